@@ -1,0 +1,194 @@
+/* JSON loading and located field getters (see jsonget.h). */
+#include "jsonget.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileio.h"
+
+pg_status pg_json_load(const char *path, json_t **out, pg_diag *d)
+{
+    *out = NULL;
+    char *text = NULL;
+    size_t len = 0;
+    pg_status st = pg_file_read(path, PG_JSON_MAX_FILE_BYTES, &text, &len, d);
+    if (st != PG_OK)
+        return st;
+    json_error_t err;
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
+    free(text);
+    if (!root)
+        return pg_diag_set(d, PG_ERR_INPUT, path, err.line, NULL,
+                           "malformed JSON at line %d column %d: %s", err.line, err.column,
+                           err.text);
+    if (!json_is_object(root)) {
+        json_decref(root);
+        return pg_diag_set(d, PG_ERR_INPUT, path, 1, NULL,
+                           "expected a JSON object at the top level, found %s",
+                           pg_json_type_name(root));
+    }
+    *out = root;
+    return PG_OK;
+}
+
+pg_jctx pg_jctx_member(const pg_jctx *parent, const char *key)
+{
+    pg_jctx c = {.file = parent->file};
+    pg_jctx_field(parent, key, c.path, sizeof c.path);
+    return c;
+}
+
+pg_jctx pg_jctx_index(const pg_jctx *parent, size_t i)
+{
+    pg_jctx c = {.file = parent->file};
+    snprintf(c.path, sizeof c.path, "%s[%zu]", parent->path, i);
+    return c;
+}
+
+const char *pg_jctx_field(const pg_jctx *ctx, const char *key, char *buf, size_t n)
+{
+    if (ctx->path[0])
+        snprintf(buf, n, "%s.%s", ctx->path, key);
+    else
+        snprintf(buf, n, "%s", key);
+    return buf;
+}
+
+const char *pg_json_type_name(const json_t *v)
+{
+    if (!v)
+        return "nothing";
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a real number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    }
+    return "unknown";
+}
+
+/* Shared lookup: NULL *v with PG_OK means "absent and optional". */
+static pg_status lookup(const json_t *obj, const pg_jctx *ctx, const char *key, bool required,
+                        json_t **v, pg_diag *d)
+{
+    char f[300];
+    *v = json_object_get(obj, key);
+    if (!*v && required)
+        return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, key, f, sizeof f),
+                           "required field is missing");
+    return PG_OK;
+}
+
+static pg_status wrong_type(const pg_jctx *ctx, const char *key, const char *want,
+                            const json_t *v, pg_diag *d)
+{
+    char f[300];
+    return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, key, f, sizeof f),
+                       "expected %s, found %s", want, pg_json_type_name(v));
+}
+
+pg_status pg_jget_string(const json_t *obj, const pg_jctx *ctx, const char *key, bool required,
+                         const char **out, pg_diag *d)
+{
+    json_t *v;
+    pg_status st = lookup(obj, ctx, key, required, &v, d);
+    if (st != PG_OK || !v)
+        return st;
+    if (!json_is_string(v))
+        return wrong_type(ctx, key, "a string", v, d);
+    *out = json_string_value(v);
+    return PG_OK;
+}
+
+pg_status pg_jget_int(const json_t *obj, const pg_jctx *ctx, const char *key, bool required,
+                      int64_t *out, pg_diag *d)
+{
+    json_t *v;
+    pg_status st = lookup(obj, ctx, key, required, &v, d);
+    if (st != PG_OK || !v)
+        return st;
+    if (!json_is_integer(v))
+        return wrong_type(ctx, key, "an integer", v, d);
+    *out = (int64_t)json_integer_value(v);
+    return PG_OK;
+}
+
+pg_status pg_jget_number(const json_t *obj, const pg_jctx *ctx, const char *key, bool required,
+                         double *out, pg_diag *d)
+{
+    json_t *v;
+    pg_status st = lookup(obj, ctx, key, required, &v, d);
+    if (st != PG_OK || !v)
+        return st;
+    if (!json_is_number(v))
+        return wrong_type(ctx, key, "a number", v, d);
+    *out = json_number_value(v);
+    return PG_OK;
+}
+
+pg_status pg_jget_bool(const json_t *obj, const pg_jctx *ctx, const char *key, bool required,
+                       bool *out, pg_diag *d)
+{
+    json_t *v;
+    pg_status st = lookup(obj, ctx, key, required, &v, d);
+    if (st != PG_OK || !v)
+        return st;
+    if (!json_is_boolean(v))
+        return wrong_type(ctx, key, "true or false", v, d);
+    *out = json_is_true(v);
+    return PG_OK;
+}
+
+pg_status pg_jget_object(const json_t *obj, const pg_jctx *ctx, const char *key, bool required,
+                         json_t **out, pg_diag *d)
+{
+    json_t *v;
+    pg_status st = lookup(obj, ctx, key, required, &v, d);
+    if (st != PG_OK || !v)
+        return st;
+    if (!json_is_object(v))
+        return wrong_type(ctx, key, "an object", v, d);
+    *out = v;
+    return PG_OK;
+}
+
+pg_status pg_jget_array(const json_t *obj, const pg_jctx *ctx, const char *key, bool required,
+                        json_t **out, pg_diag *d)
+{
+    json_t *v;
+    pg_status st = lookup(obj, ctx, key, required, &v, d);
+    if (st != PG_OK || !v)
+        return st;
+    if (!json_is_array(v))
+        return wrong_type(ctx, key, "an array", v, d);
+    *out = v;
+    return PG_OK;
+}
+
+pg_status pg_jcheck_keys(const json_t *obj, const pg_jctx *ctx, const char *const *allowed,
+                         pg_diag *d)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)obj, key, v) {
+        bool ok = false;
+        for (const char *const *a = allowed; *a; a++)
+            if (strcmp(*a, key) == 0)
+                ok = true;
+        if (!ok) {
+            char f[300], list[512] = "";
+            size_t used = 0;
+            for (const char *const *a = allowed; *a && used < sizeof list; a++)
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
+                                         a == allowed ? "" : ", ", *a);
+            return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, key, f, sizeof f),
+                               "unknown field; allowed here: %s", list);
+        }
+    }
+    return PG_OK;
+}

@@ -1,0 +1,58 @@
+/* Loading JSON files with jansson and reading fields with errors that name the file and the
+ * JSON path of the bad field ("workloads[2].symbols.M") and say what was expected. */
+#ifndef PG_BASE_JSONGET_H
+#define PG_BASE_JSONGET_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "diag.h"
+
+/* Largest JSON input file accepted (bytes). */
+#define PG_JSON_MAX_FILE_BYTES (16u * 1024u * 1024u)
+
+/* Parse the file at path (at most PG_JSON_MAX_FILE_BYTES). On success *out is a new reference the
+ * caller releases with json_decref. Errors: PG_ERR_INPUT for a missing file or malformed JSON
+ * (with the line and column jansson reports), or when the top level is not an object. */
+pg_status pg_json_load(const char *path, json_t **out, pg_diag *d);
+
+/* Context for field getters: the file being read and the JSON path of the object the getters
+ * look into ("" for the top level). */
+typedef struct {
+    const char *file;
+    char path[256];
+} pg_jctx;
+
+/* Context for a member: ctx.path + "." + key (or "[i]" for pg_jctx_index). */
+pg_jctx pg_jctx_member(const pg_jctx *parent, const char *key);
+pg_jctx pg_jctx_index(const pg_jctx *parent, size_t i);
+/* Full path of key inside ctx, written to buf. */
+const char *pg_jctx_field(const pg_jctx *ctx, const char *key, char *buf, size_t n);
+
+/* Getters. obj must be a JSON object. required=false: a missing key leaves *out unchanged and
+ * returns PG_OK. A present key with the wrong type is PG_ERR_INPUT naming the field, the
+ * expected type and the type found. Returned strings/objects are borrowed from obj. */
+pg_status pg_jget_string(const json_t *obj, const pg_jctx *ctx, const char *key, bool required,
+                         const char **out, pg_diag *d);
+pg_status pg_jget_int(const json_t *obj, const pg_jctx *ctx, const char *key, bool required,
+                      int64_t *out, pg_diag *d);
+/* Accepts JSON integers and reals. */
+pg_status pg_jget_number(const json_t *obj, const pg_jctx *ctx, const char *key, bool required,
+                         double *out, pg_diag *d);
+pg_status pg_jget_bool(const json_t *obj, const pg_jctx *ctx, const char *key, bool required,
+                       bool *out, pg_diag *d);
+pg_status pg_jget_object(const json_t *obj, const pg_jctx *ctx, const char *key, bool required,
+                         json_t **out, pg_diag *d);
+pg_status pg_jget_array(const json_t *obj, const pg_jctx *ctx, const char *key, bool required,
+                        json_t **out, pg_diag *d);
+
+/* Reject keys of obj not in the NULL-terminated list allowed (PG_ERR_INPUT naming the unknown
+ * key and listing the allowed ones), so typos do not pass silently. */
+pg_status pg_jcheck_keys(const json_t *obj, const pg_jctx *ctx, const char *const *allowed,
+                         pg_diag *d);
+
+/* Name of a JSON value's type ("object", "string", ...). */
+const char *pg_json_type_name(const json_t *v);
+
+#endif

@@ -1,0 +1,159 @@
+/* The one narrow interface between ptxgate and the GPU. CUDA-free: no CUDA header is included
+ * here, so pure modules cannot reach CUDA by accident. Everything behind it (driver loaded at run
+ * time with dlopen, cuBLASLt, ptxgate's reference and fill kernels) lives in gate/device/*.c.
+ *
+ * Calling sequence: pg_device_open → pg_module_load / pg_buffer_alloc → fill → pg_device_launch →
+ * pg_device_sync → pg_buffer_download ... → pg_device_close. One device = one CUDA context (the
+ * primary context of the ordinal) and one stream; all work is enqueued on that stream.
+ *
+ * Errors: functions return PG_OK, PG_FAIL_KERNEL (the submitted kernel failed at run time: a
+ * result, not a crash; the diag message starts with the CUDA error name, e.g.
+ * "CUDA_ERROR_ILLEGAL_ADDRESS: ..."), PG_ERR_INPUT (a launch the device cannot take, e.g. above
+ * its limits) or PG_ERR_INFRA (no driver, no GPU, library failure). After PG_FAIL_KERNEL with a
+ * sticky error the context is unusable: pg_device_is_broken() says so and later calls return
+ * PG_ERR_INFRA. */
+#ifndef PG_DEVICE_DEVICE_H
+#define PG_DEVICE_DEVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../base/diag.h"
+#include "../model/dtype.h"
+
+/* The submitted kernel failed at run time (fault, trap, launch failure, timeout). Equals the
+ * "gate failure" exit code 1. */
+#define PG_FAIL_KERNEL ((pg_status)1)
+
+typedef struct pg_device pg_device;
+typedef struct pg_module pg_module;
+typedef struct pg_kernel pg_kernel;
+typedef struct pg_buffer pg_buffer;
+
+/* Environment fingerprint of the device and its software. Strings are "" when unknown,
+ * numbers 0. */
+typedef struct {
+    char name[256];            /* e.g. "NVIDIA H200" */
+    char uuid[64];             /* "GPU-xxxxxxxx-..." */
+    char pci_bus_id[32];
+    int ordinal;
+    int cc_major, cc_minor;    /* compute capability, 9.0 on H100/H200 */
+    int sm_count;
+    int sm_clock_mhz;          /* current SM clock at open time (NVML), 0 if unknown */
+    int max_sm_clock_mhz;      /* maximum SM clock (NVML), 0 if unknown */
+    int memory_clock_mhz;      /* current memory clock (NVML), 0 if unknown */
+    long long l2_bytes;
+    long long memory_bytes;    /* total device memory */
+    int driver_api_version;    /* cuDriverGetVersion, e.g. 13000 */
+    char driver_version[64];   /* NVML system driver version, e.g. "580.159.04" */
+    long cublaslt_version;     /* cublasLtGetVersion, e.g. 130100 */
+    /* Launch limits (cuDeviceGetAttribute). */
+    int max_threads_per_block;
+    int max_block_dim[3];
+    int max_grid_dim[3];
+    int max_shared_per_block;        /* bytes without opt-in (48 KiB) */
+    int max_shared_per_block_optin;  /* bytes with the opt-in attribute (227 KiB on H100) */
+} pg_device_info;
+
+/* Open GPU `ordinal`: dlopen libcuda.so.1, cuInit, retain the primary context, create a stream,
+ * read the fingerprint. *out is owned by the caller (pg_device_close).
+ * Errors: PG_ERR_INFRA with a one-line reason usable as a skip reason, e.g.
+ * "no GPU driver: libcuda.so.1 not found (...)" or "no CUDA device: cuInit returned
+ * CUDA_ERROR_NO_DEVICE". */
+pg_status pg_device_open(int ordinal, pg_device **out, pg_diag *d);
+void pg_device_close(pg_device *dev);
+const pg_device_info *pg_device_get_info(const pg_device *dev);
+bool pg_device_is_broken(const pg_device *dev);
+
+/* Load a module image: a cubin/fatbin, or NUL-terminated PTX text (then the driver JIT compiles
+ * it). log receives the JIT error log, then the info log (NUL-terminated, truncated to log_len).
+ * Errors: PG_FAIL_KERNEL when the driver rejects the image (message names the CUresult),
+ * PG_ERR_INFRA when the device is broken. */
+pg_status pg_module_load(pg_device *dev, const void *image, size_t len, pg_module **out, char *log,
+                         size_t log_len, pg_diag *d);
+void pg_module_unload(pg_module *m);
+/* Look up a kernel by its exact entry name. Borrowed from m. Error: PG_ERR_INPUT naming it. */
+pg_status pg_module_get_kernel(pg_module *m, const char *entry, pg_kernel **out, pg_diag *d);
+
+/* Device memory. Sizes in bytes. */
+pg_status pg_buffer_alloc(pg_device *dev, size_t bytes, pg_buffer **out, pg_diag *d);
+void pg_buffer_free(pg_buffer *b);
+uint64_t pg_buffer_address(const pg_buffer *b); /* CUdeviceptr value, for kernel parameters */
+size_t pg_buffer_bytes(const pg_buffer *b);
+/* Fill `count` elements of `dtype` with N(0,1) samples (Box–Muller over a counter-based hash of
+ * (seed, index)) rounded to the dtype; deterministic for a seed on any GPU. Never zeros. */
+pg_status pg_buffer_fill_normal(pg_buffer *b, pg_dtype dtype, size_t count, uint64_t seed,
+                                pg_diag *d);
+/* Fill every byte of the buffer with the poison pattern 0xFF (a NaN in bf16, fp16 and fp32), so
+ * elements a kernel never wrote are found as NaN with the exact pattern. */
+pg_status pg_buffer_fill_poison(pg_buffer *b, pg_diag *d);
+#define PG_POISON_BYTE 0xFF
+pg_status pg_buffer_zero(pg_buffer *b, pg_diag *d);
+/* Synchronous copy of `bytes` from the start of b into host memory. */
+pg_status pg_buffer_download(pg_buffer *b, void *host, size_t bytes, pg_diag *d);
+
+/* One kernel launch. args[i] points at the value of parameter i, laid out as the PTX .param
+ * expects (cuLaunchKernel's kernelParams). cluster {0,0,0} or {1,1,1} means no cluster. */
+typedef struct {
+    pg_kernel *kernel;
+    unsigned grid[3];
+    unsigned block[3];
+    unsigned cluster[3];
+    unsigned dynamic_shared_bytes; /* above 48 KiB the opt-in attribute is set automatically */
+    void **args;
+} pg_launch;
+
+/* Enqueue launches in order on the device stream. Errors: PG_ERR_INPUT when a launch is above
+ * the device limits (names which), PG_FAIL_KERNEL when the driver refuses it
+ * (CUDA_ERROR_INVALID_VALUE, out of resources ...). */
+pg_status pg_device_launch(pg_device *dev, const pg_launch *launches, size_t n, pg_diag *d);
+/* Wait for the stream, at most timeout_s seconds (polling). A fault is PG_FAIL_KERNEL with the
+ * CUDA error name; a timeout is PG_FAIL_KERNEL "TIMEOUT: ..." and marks the device broken. */
+pg_status pg_device_sync(pg_device *dev, double timeout_s, pg_diag *d);
+
+/* Reference: C[M,N] (fp32, row-major) = A[M,K] · B[N,K]ᵀ with A, B row-major of in_dtype
+ * (bf16 or fp16), fp32 accumulation, by ptxgate's own CUDA kernel (gate/device/reference.cu),
+ * independent of cuBLAS. Enqueued; call pg_device_sync. C must hold M*N*4 bytes. */
+pg_status pg_reference_gemm_nt(pg_device *dev, pg_dtype in_dtype, const pg_buffer *A,
+                               const pg_buffer *B, pg_buffer *C, int64_t M, int64_t N, int64_t K,
+                               pg_diag *d);
+
+/* cuBLASLt baseline for C[M,N] (out_dtype, row-major) = A[M,K] · B[N,K]ᵀ (row-major), fp32
+ * compute. prepare asks the heuristic for up to max_candidates algorithms, times each (a few
+ * launches each, median, L2 flushed) and keeps the fastest. */
+typedef struct pg_blaslt_gemm pg_blaslt_gemm;
+typedef struct {
+    int candidates_returned; /* by the heuristic */
+    int candidates_timed;    /* that ran without error */
+    int chosen_index;        /* heuristic rank of the fastest (0 = heuristic's first) */
+    double chosen_median_ms; /* from the selection timing */
+    char algorithm[256];     /* "algo_id=.. tile=.. stages=.. splitk=.. reduction=.. swizzle=.. custom=.." */
+    size_t workspace_bytes;
+} pg_blaslt_choice;
+pg_status pg_blaslt_gemm_prepare(pg_device *dev, pg_dtype dtype, int64_t M, int64_t N, int64_t K,
+                                 const pg_buffer *A, const pg_buffer *B, pg_buffer *C,
+                                 int max_candidates, pg_blaslt_gemm **out, pg_blaslt_choice *choice,
+                                 pg_diag *d);
+/* Enqueue one matmul with the chosen algorithm. */
+pg_status pg_blaslt_gemm_enqueue(pg_blaslt_gemm *g, pg_diag *d);
+void pg_blaslt_gemm_free(pg_blaslt_gemm *g);
+
+/* Timing. An arm is one thing being timed: a callback that enqueues its work on the device
+ * stream. pg_device_time runs `warmup` untimed rounds, then `reps` timed rounds; in each round
+ * the arms run in turn (arm order alternates between rounds so neither arm always runs
+ * first); each timed launch is bracketed by CUDA events, preceded (outside the events) by an
+ * L2 flush when flush_l2: a memset of a buffer of max(2 × L2 size, 256 MiB) bytes.
+ * times_ms[a * reps + r] receives arm a's time of round r in milliseconds (event resolution
+ * about 0.5 µs per the CUDA documentation of cuEventElapsedTime). */
+typedef pg_status (*pg_enqueue_fn)(void *ctx, pg_diag *d);
+typedef struct {
+    pg_enqueue_fn enqueue;
+    void *ctx;
+} pg_arm;
+pg_status pg_device_time(pg_device *dev, const pg_arm *arms, size_t n_arms, int warmup, int reps,
+                         bool flush_l2, double timeout_s, double *times_ms, pg_diag *d);
+/* Bytes of the L2 flush buffer pg_device_time uses. */
+size_t pg_device_flush_bytes(const pg_device *dev);
+
+#endif
