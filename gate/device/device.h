@@ -1,6 +1,6 @@
 /* The one narrow interface between ptxgate and the GPU. CUDA-free: no CUDA header is included
  * here, so pure modules cannot reach CUDA by accident. Everything behind it (driver loaded at run
- * time with dlopen, cuBLASLt, ptxgate's reference and fill kernels) lives in gate/device/*.c.
+ * time with dlopen, cuBLASLt, ptxgate's reference and fill kernels) lives in the .c files of gate/device.
  *
  * Calling sequence: pg_device_open → pg_module_load / pg_buffer_alloc → fill → pg_device_launch →
  * pg_device_sync → pg_buffer_download ... → pg_device_close. One device = one CUDA context (the

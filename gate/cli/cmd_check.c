@@ -1,0 +1,224 @@
+/* `ptxgate check`: run submissions through the gate and write the reports. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "options.h"
+#include "pipeline/check.h"
+
+static pg_option k_options[] = {
+    {"tasks", "DIR", "Folder of task definitions (<id>/task.json). Default: $PTXGATE_TASKS, else ./tasks.", NULL},
+    {"output", "DIR", "Folder for results.json, junit.xml and summary.md (created if missing). Default: reports.", NULL},
+    {"device", "N", "CUDA device ordinal. Default: 0.", NULL},
+    {"if-no-gpu", "skip|fail", "Without a usable GPU, mark GPU stages skipped (exit 0 if the offline stages pass) or fail as infrastructure (exit 3). Default: fail.", NULL},
+    {"no-gpu", NULL, "Do not use the GPU: run the offline stages only (GPU stages skipped, or errors with --if-no-gpu fail).", NULL},
+    {"min-speedup", "X", "Override every task's gate.min_speedup (speedup = baseline time / candidate time).", NULL},
+    {"workloads", "LIST", "Comma-separated workload names or aliases to run. Default: all of the task's.", NULL},
+    {"sets", "N", "Fresh random input sets per workload for correctness. Default: 3.", NULL},
+    {"seed", "N", "Base seed of the input sets (each set's seed is recorded). Default: 20261129.", NULL},
+    {"warmup", "N", "Untimed rounds before timing. Default: 10.", NULL},
+    {"repetitions", "N", "Timed rounds (candidate and baseline alternate). Default: 50.", NULL},
+    {"confidence", "X", "Confidence level of the speedup interval, in (0.5, 1). Default: 0.95.", NULL},
+    {"timeout", "S", "Seconds allowed for one tool run or one GPU wait. Default: 60.", NULL},
+    {"quiet", NULL, "No progress lines on stderr.", NULL},
+    {0},
+};
+
+static pg_command_spec k_spec = {
+    "check",
+    "ptxgate check [options] MANIFEST.json|DIR ...",
+    "Check PTX kernel submissions: assemble, load, correctness against ptxgate's reference, and "
+    "speed against cuBLASLt.",
+    "A DIR argument stands for every *.json manifest in it (task.json excluded).\n"
+    "Exit codes: 0 pass, 1 gate failure (a kernel failed a stage), 2 usage or input error,\n"
+    "3 infrastructure (no GPU, driver, library or tool failure). See docs/exit-codes.md.",
+    "  ptxgate check tasks/gemm_bf16_nt/examples/tiled_mma.json\n"
+    "  ptxgate check --workloads m4096_n4096_k4096 --output out tasks/gemm_bf16_nt/examples\n"
+    "  ptxgate check --if-no-gpu skip tasks/gemm_bf16_nt/examples   # offline stages only on a GPU-less machine",
+    k_options,
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Expand arguments into manifest paths (owned strings). Returns 0 or 2 after printing. */
+static int expand(char **args, int n, char ***out, int *count)
+{
+    int cap = 16;
+    *out = malloc((size_t)cap * sizeof(char *));
+    *count = 0;
+    for (int i = 0; i < n; i++) {
+        struct stat st;
+        if (stat(args[i], &st) != 0) {
+            fprintf(stderr, "ptxgate: %s: no such file or folder\n", args[i]);
+            return 2;
+        }
+        int first = *count;
+        if (S_ISDIR(st.st_mode)) {
+            DIR *dp = opendir(args[i]);
+            struct dirent *e;
+            while (dp && (e = readdir(dp))) {
+                size_t len = strlen(e->d_name);
+                if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0 ||
+                    strcmp(e->d_name, "task.json") == 0)
+                    continue;
+                if (*count == cap)
+                    *out = realloc(*out, (size_t)(cap *= 2) * sizeof(char *));
+                size_t plen = strlen(args[i]) + len + 2;
+                (*out)[*count] = malloc(plen);
+                snprintf((*out)[*count], plen, "%s%s%s", args[i],
+                         args[i][strlen(args[i]) - 1] == '/' ? "" : "/", e->d_name);
+                (*count)++;
+            }
+            if (dp)
+                closedir(dp);
+            qsort(*out + first, (size_t)(*count - first), sizeof(char *), cmp_str);
+            if (*count == first) {
+                fprintf(stderr, "ptxgate: %s: no *.json manifest in this folder\n", args[i]);
+                return 2;
+            }
+        } else {
+            if (*count == cap)
+                *out = realloc(*out, (size_t)(cap *= 2) * sizeof(char *));
+            (*out)[(*count)++] = strdup(args[i]);
+        }
+    }
+    return 0;
+}
+
+static void progress(void *ctx, const char *task, const char *sub, const char *workload,
+                     const char *stage, const char *status, const char *message)
+{
+    if (!status) {
+        fprintf(stderr, "[%s/%s] %s%s%s ...\n", task, sub, stage, workload ? " " : "",
+                workload ? workload : "");
+        return;
+    }
+    fprintf(stderr, "[%s/%s] %s%s%s: %s%s%s\n", task, sub, stage, workload ? " " : "",
+            workload ? workload : "", status, message && message[0] ? " — " : "",
+            message ? message : "");
+}
+
+/* The per-stage table on stdout. */
+static void print_summary(const json_t *res)
+{
+    size_t i, j, k;
+    json_t *sub, *wl, *st;
+    json_array_foreach(json_object_get(res, "submissions"), i, sub) {
+        printf("%s (%s, %s): %s\n", json_string_value(json_object_get(sub, "name")),
+               json_string_value(json_object_get(sub, "task")),
+               json_string_value(json_object_get(sub, "arch")),
+               json_string_value(json_object_get(sub, "verdict")));
+        json_array_foreach(json_object_get(sub, "stages"), k, st)
+            printf("  %-12s %-8s %s\n", json_string_value(json_object_get(st, "stage")),
+                   json_string_value(json_object_get(st, "status")),
+                   json_string_value(json_object_get(st, "message")));
+        json_array_foreach(json_object_get(sub, "workloads"), j, wl) {
+            printf("  workload %s: %s\n", json_string_value(json_object_get(wl, "name")),
+                   json_string_value(json_object_get(wl, "verdict")));
+            json_array_foreach(json_object_get(wl, "stages"), k, st)
+                printf("    %-12s %-8s %s\n", json_string_value(json_object_get(st, "stage")),
+                       json_string_value(json_object_get(st, "status")),
+                       json_string_value(json_object_get(st, "message")));
+        }
+    }
+    json_t *env = json_object_get(res, "environment");
+    if (json_is_null(json_object_get(env, "gpu")))
+        printf("GPU stages not run: %s\n",
+               json_string_value(json_object_get(env, "gpu_skip_reason")));
+    printf("verdict: %s (exit %d)\n", json_string_value(json_object_get(res, "verdict")),
+           (int)json_integer_value(json_object_get(res, "exit_code")));
+}
+
+int pg_cmd_check(int argc, char **argv)
+{
+    char **pos = NULL, **manifests = NULL;
+    int npos = 0, nman = 0, rc;
+    json_t *res = NULL;
+    char *text = NULL;
+    rc = pg_options_parse(&k_spec, argc, argv, &pos, &npos);
+    if (rc != 0) {
+        rc = rc < 0 ? 0 : rc;
+        goto done;
+    }
+    rc = 2;
+    if (npos == 0) {
+        fprintf(stderr, "ptxgate check: no manifest given (see 'ptxgate check --help')\n");
+        goto done;
+    }
+    pg_check_options o;
+    pg_check_options_init(&o);
+    o.tasks_dir = pg_option_value(&k_spec, "tasks") ? pg_option_value(&k_spec, "tasks")
+                                                    : pg_cli_default_tasks_dir();
+    long v;
+    if (!pg_option_int(&k_spec, "device", 0, 1024, &v))
+        goto done;
+    o.device_ordinal = pg_option_value(&k_spec, "device") ? (int)v : 0;
+    const char *nogpu = pg_option_value(&k_spec, "if-no-gpu");
+    if (nogpu && strcmp(nogpu, "skip") != 0 && strcmp(nogpu, "fail") != 0) {
+        fprintf(stderr, "ptxgate check: --if-no-gpu: expected 'skip' or 'fail', got '%s'\n", nogpu);
+        goto done;
+    }
+    o.skip_without_gpu = nogpu && strcmp(nogpu, "skip") == 0;
+    o.no_gpu = pg_option_value(&k_spec, "no-gpu") != NULL;
+    if (o.no_gpu && !nogpu)
+        o.skip_without_gpu = true; /* asked for offline: skipping is what was asked */
+    if (!pg_option_double(&k_spec, "min-speedup", 1e-9, 1e9, &o.min_speedup_override) ||
+        !pg_option_double(&k_spec, "confidence", 0.5, 0.9999, &o.confidence) ||
+        !pg_option_double(&k_spec, "timeout", 0.1, 86400, &o.timeout_s))
+        goto done;
+    v = o.correctness_sets;
+    if (!pg_option_int(&k_spec, "sets", 1, 100, &v))
+        goto done;
+    o.correctness_sets = (int)v;
+    v = o.warmup;
+    if (!pg_option_int(&k_spec, "warmup", 0, 100000, &v))
+        goto done;
+    o.warmup = (int)v;
+    v = o.repetitions;
+    if (!pg_option_int(&k_spec, "repetitions", 1, 100000, &v))
+        goto done;
+    o.repetitions = (int)v;
+    v = (long)o.seed;
+    if (!pg_option_int(&k_spec, "seed", 0, 0x7fffffffL, &v))
+        goto done;
+    o.seed = (uint64_t)v;
+    o.workloads = pg_option_value(&k_spec, "workloads");
+    if (!pg_option_value(&k_spec, "quiet"))
+        o.progress = progress;
+    const char *out_dir = pg_option_value(&k_spec, "output") ? pg_option_value(&k_spec, "output")
+                                                             : "reports";
+    if (expand(pos, npos, &manifests, &nman) != 0)
+        goto done;
+
+    pg_diag d;
+    pg_diag_clear(&d);
+    if (pg_check_run(&o, (const char *const *)manifests, (size_t)nman, &res, &d) != PG_OK) {
+        rc = pg_cli_fail(&d);
+        goto done;
+    }
+    text = json_dumps(res, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    char results_path[4200];
+    snprintf(results_path, sizeof results_path, "%s/results.json", out_dir);
+    if (!text || pg_cli_write_reports(out_dir, text, results_path, true, &d) != PG_OK) {
+        rc = pg_cli_fail(&d);
+        goto done;
+    }
+    print_summary(res);
+    printf("reports: %s/results.json, %s/junit.xml, %s/summary.md\n", out_dir, out_dir, out_dir);
+    rc = (int)json_integer_value(json_object_get(res, "exit_code"));
+done:
+    for (int i = 0; i < nman; i++)
+        free(manifests[i]);
+    free(manifests);
+    free(pos);
+    free(text);
+    json_decref(res);
+    return rc;
+}

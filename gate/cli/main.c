@@ -1,0 +1,69 @@
+/* ptxgate: a thin dispatcher over the command table. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} k_commands[] = {
+    {"check", pg_cmd_check, "Check kernel submissions on the GPU and write the reports."},
+    {"report", pg_cmd_report, "Regenerate JUnit XML and markdown from a results.json."},
+};
+
+static void usage(FILE *to)
+{
+    fprintf(to, "usage: ptxgate <command> [options]\n\n"
+                "A CI gate for GPU kernels written in PTX: does it assemble, is it correct, and\n"
+                "is it fast against the vendor library.\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++)
+        fprintf(to, "  %-8s %s\n", k_commands[i].name, k_commands[i].summary);
+    fprintf(to, "\n'ptxgate <command> --help' explains each command's options.\n"
+                "'ptxgate --version' prints the version.\n"
+                "\nexample:\n  ptxgate check --if-no-gpu skip tasks/gemm_bf16_nt/examples\n");
+}
+
+int pg_cli_fail(const pg_diag *d)
+{
+    char buf[4096];
+    fprintf(stderr, "ptxgate: %s\n", pg_diag_format(d, buf, sizeof buf));
+    return d->status ? (int)d->status : 3;
+}
+
+const char *pg_cli_default_tasks_dir(void)
+{
+    const char *env = getenv("PTXGATE_TASKS");
+    struct stat st;
+    if (env && env[0])
+        return env;
+    if (stat("tasks", &st) == 0 && S_ISDIR(st.st_mode))
+        return "tasks";
+    return PG_SOURCE_DIR "/tasks";
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("ptxgate %s\n", PG_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++)
+        if (strcmp(argv[1], k_commands[i].name) == 0)
+            return k_commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "ptxgate: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

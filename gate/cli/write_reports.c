@@ -1,0 +1,81 @@
+/* Writing the report set of a run (see cli.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/fileio.h"
+#include "cli.h"
+#include "report/junit.h"
+#include "report/markdown.h"
+
+static pg_status ensure_dir(const char *dir, pg_diag *d)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        mkdir(buf, 0755);
+        *p = '/';
+    }
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+        return pg_diag_set(d, PG_ERR_INPUT, dir, 0, "--output", "cannot create the output folder: %s",
+                           strerror(errno));
+    struct stat st;
+    if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
+        return pg_diag_set(d, PG_ERR_INPUT, dir, 0, "--output", "the output path is not a folder");
+    return PG_OK;
+}
+
+pg_status pg_cli_write_reports(const char *out_dir, const char *json_text, const char *results_file,
+                               bool write_json, pg_diag *d)
+{
+    char *junit = NULL, *md = NULL;
+    size_t junit_len = 0, md_len = 0;
+    char path[4200];
+    pg_fileset *set = NULL;
+    json_error_t jerr;
+    json_t *results = json_loads(json_text, JSON_REJECT_DUPLICATES, &jerr);
+    pg_status st;
+    if (!results)
+        return pg_diag_set(d, PG_ERR_INPUT, results_file, jerr.line,
+                           NULL, "malformed JSON at line %d column %d: %s", jerr.line, jerr.column,
+                           jerr.text);
+    if (!json_is_object(results)) {
+        st = pg_diag_set(d, PG_ERR_INPUT, results_file, 1, NULL,
+                         "expected a JSON object at the top level");
+        goto done;
+    }
+    st = pg_report_junit(results, results_file, &junit, &junit_len, d);
+    if (st == PG_OK)
+        st = pg_report_markdown(results, results_file, &md, &md_len, d);
+    if (st == PG_OK)
+        st = ensure_dir(out_dir, d);
+    if (st != PG_OK)
+        goto done;
+    set = pg_fileset_new();
+    if (!set) {
+        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+        goto done;
+    }
+    if (write_json)
+        st = pg_fileset_stage(set, pg_path_join(path, sizeof path, out_dir, "results.json"),
+                              json_text, strlen(json_text), d);
+    if (st == PG_OK)
+        st = pg_fileset_stage(set, pg_path_join(path, sizeof path, out_dir, "junit.xml"), junit,
+                              junit_len, d);
+    if (st == PG_OK)
+        st = pg_fileset_stage(set, pg_path_join(path, sizeof path, out_dir, "summary.md"), md,
+                              md_len, d);
+    if (st == PG_OK)
+        st = pg_fileset_commit(set, d);
+done:
+    pg_fileset_free(set);
+    free(junit);
+    free(md);
+    json_decref(results);
+    return st;
+}

@@ -1,0 +1,146 @@
+/* Private to gate/device: the driver entry points loaded at run time, the device structure and
+ * the helpers every device file shares (entering the context, classifying CUDA errors,
+ * waiting with a deadline). Never included outside gate/device. */
+#ifndef PG_DEVICE_DEVICE_INTERNAL_H
+#define PG_DEVICE_DEVICE_INTERNAL_H
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include "device.h"
+
+/* The driver ABI version asked of cuGetProcAddress. Each typedef below is the newest version of
+ * its function at or below this number, so the pointer the driver returns matches the type. */
+#define PG_CU_ABI_VERSION 12080
+
+/* Every driver function the device layer calls: X(field, symbol, typedef). */
+#define PG_CU_FUNCTIONS(X)                                                                     \
+    X(Init, cuInit, PFN_cuInit_v2000)                                                          \
+    X(DriverGetVersion, cuDriverGetVersion, PFN_cuDriverGetVersion_v2020)                      \
+    X(GetErrorName, cuGetErrorName, PFN_cuGetErrorName_v6000)                                  \
+    X(GetErrorString, cuGetErrorString, PFN_cuGetErrorString_v6000)                            \
+    X(DeviceGetCount, cuDeviceGetCount, PFN_cuDeviceGetCount_v2000)                            \
+    X(DeviceGet, cuDeviceGet, PFN_cuDeviceGet_v2000)                                           \
+    X(DeviceGetName, cuDeviceGetName, PFN_cuDeviceGetName_v2000)                               \
+    X(DeviceGetUuid, cuDeviceGetUuid, PFN_cuDeviceGetUuid_v11040)                              \
+    X(DeviceGetAttribute, cuDeviceGetAttribute, PFN_cuDeviceGetAttribute_v2000)                \
+    X(DeviceTotalMem, cuDeviceTotalMem, PFN_cuDeviceTotalMem_v3020)                            \
+    X(DeviceGetPCIBusId, cuDeviceGetPCIBusId, PFN_cuDeviceGetPCIBusId_v4010)                   \
+    X(DevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain, PFN_cuDevicePrimaryCtxRetain_v7000)    \
+    X(DevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease, PFN_cuDevicePrimaryCtxRelease_v11000) \
+    X(CtxSetCurrent, cuCtxSetCurrent, PFN_cuCtxSetCurrent_v4000)                               \
+    X(StreamCreate, cuStreamCreate, PFN_cuStreamCreate_v2000)                                  \
+    X(StreamDestroy, cuStreamDestroy, PFN_cuStreamDestroy_v4000)                               \
+    X(StreamQuery, cuStreamQuery, PFN_cuStreamQuery_v2000)                                     \
+    X(ModuleLoadData, cuModuleLoadData, PFN_cuModuleLoadData_v2000)                            \
+    X(ModuleLoadDataEx, cuModuleLoadDataEx, PFN_cuModuleLoadDataEx_v2010)                      \
+    X(ModuleUnload, cuModuleUnload, PFN_cuModuleUnload_v2000)                                  \
+    X(ModuleGetFunction, cuModuleGetFunction, PFN_cuModuleGetFunction_v2000)                   \
+    X(FuncGetAttribute, cuFuncGetAttribute, PFN_cuFuncGetAttribute_v2020)                      \
+    X(FuncSetAttribute, cuFuncSetAttribute, PFN_cuFuncSetAttribute_v9000)                      \
+    X(LaunchKernel, cuLaunchKernel, PFN_cuLaunchKernel_v4000)                                  \
+    X(LaunchKernelEx, cuLaunchKernelEx, PFN_cuLaunchKernelEx_v11060)                           \
+    X(MemAlloc, cuMemAlloc, PFN_cuMemAlloc_v3020)                                              \
+    X(MemFree, cuMemFree, PFN_cuMemFree_v3020)                                                 \
+    X(MemsetD8Async, cuMemsetD8Async, PFN_cuMemsetD8Async_v3020)                               \
+    X(MemsetD32Async, cuMemsetD32Async, PFN_cuMemsetD32Async_v3020)                            \
+    X(MemcpyDtoHAsync, cuMemcpyDtoHAsync, PFN_cuMemcpyDtoHAsync_v3020)                         \
+    X(EventCreate, cuEventCreate, PFN_cuEventCreate_v2000)                                     \
+    X(EventDestroy, cuEventDestroy, PFN_cuEventDestroy_v4000)                                  \
+    X(EventRecord, cuEventRecord, PFN_cuEventRecord_v2000)                                     \
+    X(EventQuery, cuEventQuery, PFN_cuEventQuery_v2000)                                        \
+    X(EventElapsedTime, cuEventElapsedTime, PFN_cuEventElapsedTime_v12080)
+
+typedef struct {
+#define PG_CU_FIELD(field, sym, type) type field;
+    PG_CU_FUNCTIONS(PG_CU_FIELD)
+#undef PG_CU_FIELD
+} pg_cu_api;
+
+/* cuda_loader.c. Load libcuda.so.1, fetch every function above and run cuInit(0), once per
+ * process; later calls return the same result (the same reason on failure). The driver stays
+ * loaded for the life of the process, as the CUDA runtime does. PG_ERR_INFRA with a one-line
+ * reason when there is no driver, a driver too old, or no device. */
+pg_status pg_cu_load(const pg_cu_api **out, pg_diag *d);
+/* "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered" into buf. */
+void pg_cu_describe(const pg_cu_api *cu, CUresult r, char *buf, size_t n);
+/* Errors after which the context can run nothing more. */
+bool pg_cu_is_sticky(CUresult r);
+
+/* The reference and fill kernels of kernels/reference.cu, by pg_ref_kernel index. */
+enum {
+    PG_REF_FILL_BF16,
+    PG_REF_FILL_FP16,
+    PG_REF_FILL_FP32,
+    PG_REF_FILL_E4M3,
+    PG_REF_FILL_E5M2,
+    PG_REF_GEMM_NT_BF16,
+    PG_REF_GEMM_NT_FP16,
+    PG_REF_COUNT
+};
+
+struct cublasLtContext; /* cublasLtHandle_t is a pointer to it */
+
+struct pg_device {
+    const pg_cu_api *cu;
+    CUdevice device;
+    CUcontext ctx;        /* the primary context, retained by us when non-NULL */
+    CUstream stream;      /* the one stream all work goes to */
+    bool broken;          /* a sticky error or a timeout: nothing more may run */
+    bool hung;            /* a kernel may still be running: close leaves the context alone */
+    char broken_reason[512];
+    pg_device_info info;
+
+    CUmodule ref_module;  /* embedded reference/fill kernels (reference.c) */
+    CUfunction ref[PG_REF_COUNT];
+
+    CUevent *events;      /* timing.c: created once, grown on demand, 2 per arm */
+    size_t n_events;
+    CUdeviceptr flush;    /* timing.c: the L2 flush buffer, allocated on first use */
+    uint32_t flush_value; /* changes with every flush so no memset can be skipped */
+
+    struct cublasLtContext *blaslt; /* blaslt.c: created on first use */
+};
+
+/* Poll periods of pg_dev_wait. */
+#define PG_WAIT_FIRST_SLEEP_US 50
+#define PG_WAIT_MAX_SLEEP_US 2000
+/* Safety deadline for waits the caller gave no timeout for (download, fills). */
+#define PG_DEVICE_SAFETY_TIMEOUT_S 600.0
+
+/* device.c */
+/* PG_ERR_INFRA when broken; otherwise make the device's context current on this thread. */
+pg_status pg_dev_enter(pg_device *dev, pg_diag *d);
+/* PG_OK for CUDA_SUCCESS. A sticky error marks the device broken and is PG_FAIL_KERNEL (a
+ * kernel that ran earlier faulted); any other error is `fail` with "NAME: string (what)". */
+pg_status pg_dev_check(pg_device *dev, CUresult r, pg_status fail, const char *what, pg_diag *d);
+/* Mark the device unusable, keeping the first reason. */
+void pg_dev_mark_broken(pg_device *dev, bool hung, const char *reason);
+/* Monotonic seconds. */
+double pg_dev_now(void);
+/* Poll the stream (ev == NULL) or the event until done or `deadline` (pg_dev_now() seconds).
+ * On timeout: PG_FAIL_KERNEL "TIMEOUT: kernel still running after <timeout_s> s", device marked
+ * broken and hung. A fault: PG_FAIL_KERNEL with the CUDA error name. */
+pg_status pg_dev_wait(pg_device *dev, CUevent ev, double deadline, double timeout_s, pg_diag *d);
+
+/* module.c: a kernel's function and the device its module lives on (pg_kernel is private to
+ * module.c). */
+CUfunction pg_kernel_function(const pg_kernel *k, pg_device **dev);
+
+/* buffer.c: the device a buffer lives on. */
+pg_device *pg_buffer_device(const pg_buffer *b);
+
+/* reference.c: load the embedded module at open; fills and GEMM. */
+pg_status pg_ref_load(pg_device *dev, pg_diag *d);
+void pg_ref_unload(pg_device *dev);
+
+/* fingerprint.c: fill dev->info (driver attributes, then NVML when present). */
+pg_status pg_fingerprint_read(pg_device *dev, int ordinal, pg_diag *d);
+
+/* timing.c: release events and the flush buffer. */
+void pg_timing_release(pg_device *dev);
+
+/* blaslt.c: destroy the cuBLASLt handle. */
+void pg_blaslt_release(pg_device *dev);
+
+#endif

@@ -1,0 +1,500 @@
+/* Submission manifests: parsing, validation and the cross-check with the task (see manifest.h). */
+#include "manifest.h"
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../base/fileio.h"
+#include "../base/jsonget.h"
+#include "expr.h"
+
+static const char *const k_type_names[] = {"u32", "s32", "u64", "s64",
+                                           "f32", "f64", "ptr", "tensor_map"};
+static const unsigned k_type_sizes[] = {4, 4, 8, 8, 4, 8, 8, 128};
+
+unsigned pg_param_type_size(pg_param_type t)
+{
+    return (unsigned)t < sizeof k_type_sizes / sizeof k_type_sizes[0] ? k_type_sizes[t] : 0;
+}
+
+const char *pg_param_type_name(pg_param_type t)
+{
+    return (unsigned)t < sizeof k_type_names / sizeof k_type_names[0] ? k_type_names[t] : "invalid";
+}
+
+static bool is_identifier(const char *s)
+{
+    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'))
+        return false;
+    for (s++; *s; s++)
+        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+              *s == '_'))
+            return false;
+    return true;
+}
+
+/* PTX identifier: [A-Za-z_$%][A-Za-z0-9_$]* (a '%' or '_' start needs a following char). */
+static bool is_ptx_identifier(const char *s)
+{
+    bool first_special = *s == '_' || *s == '$' || *s == '%';
+    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || first_special))
+        return false;
+    if (first_special && !s[1])
+        return false;
+    for (s++; *s; s++)
+        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+              *s == '_' || *s == '$'))
+            return false;
+    return true;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* String field copied into dst (n bytes); nonempty: "" is an error. */
+static pg_status get_string(const json_t *obj, const pg_jctx *ctx, const char *key, bool required,
+                            bool nonempty, char *dst, size_t n, pg_diag *d)
+{
+    const char *s = NULL;
+    char f[300];
+    pg_status st = pg_jget_string(obj, ctx, key, required, &s, d);
+    if (st != PG_OK || !s)
+        return st;
+    if (nonempty && !s[0])
+        return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, key, f, sizeof f),
+                           "expected a non-empty string");
+    if (strlen(s) >= n)
+        return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, key, f, sizeof f),
+                           "string is too long (%zu characters, at most %zu)", strlen(s), n - 1);
+    snprintf(dst, n, "%s", s);
+    return PG_OK;
+}
+
+/* ---- sections ------------------------------------------------------------------------------ */
+
+static pg_status parse_source(pg_manifest *m, const json_t *root, const pg_jctx *ctx, pg_diag *d)
+{
+    struct stat sb;
+    pg_status st = get_string(root, ctx, "source", true, true, m->source_field_value,
+                              sizeof m->source_field_value, d);
+    if (st != PG_OK)
+        return st;
+    const char *src = m->source_field_value;
+    if (!ends_with(src, ".ptx") && !ends_with(src, ".cu"))
+        return pg_diag_set(d, PG_ERR_INPUT, m->file, 0, "source",
+                           "expected a kernel source ending in .ptx or .cu, found '%s'", src);
+    pg_path_join(m->source, sizeof m->source, m->dir, src);
+    if (stat(m->source, &sb) != 0)
+        return pg_diag_set(d, PG_ERR_INPUT, m->file, 0, "source",
+                           "source file '%s' cannot be found (looked for '%s': %s)", src,
+                           m->source, strerror(errno));
+    if (!S_ISREG(sb.st_mode))
+        return pg_diag_set(d, PG_ERR_INPUT, m->file, 0, "source",
+                           "source '%s' ('%s') is not a regular file", src, m->source);
+    return PG_OK;
+}
+
+static pg_status parse_workspaces(pg_manifest *m, const json_t *root, const pg_jctx *ctx,
+                                  pg_diag *d)
+{
+    static const char *const keys[] = {"bytes", "init", NULL};
+    json_t *obj = NULL;
+    pg_status st = pg_jget_object(root, ctx, "workspaces", false, &obj, d);
+    if (st != PG_OK || !obj)
+        return st;
+    pg_jctx oc = pg_jctx_member(ctx, "workspaces");
+    if (json_object_size(obj) > PG_MAX_WORKSPACES)
+        return pg_diag_set(d, PG_ERR_INPUT, oc.file, 0, oc.path,
+                           "expected at most %d workspaces, found %zu", PG_MAX_WORKSPACES,
+                           json_object_size(obj));
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v) {
+        pg_jctx c = pg_jctx_member(&oc, key);
+        pg_workspace_spec *ws = &m->ws[m->n_ws];
+        const char *init = "zero";
+        if (!is_identifier(key) || strlen(key) >= sizeof ws->name)
+            return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, c.path,
+                               "expected a workspace name ([A-Za-z_][A-Za-z0-9_]*, at most %zu "
+                               "characters)", sizeof ws->name - 1);
+        if (!json_is_object(v))
+            return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, c.path,
+                               "expected a workspace object {\"bytes\": expr, \"init\": "
+                               "\"zero\"|\"poison\"}, found %s", pg_json_type_name(v));
+        snprintf(ws->name, sizeof ws->name, "%s", key);
+        st = pg_jcheck_keys(v, &c, keys, d);
+        if (st == PG_OK)
+            st = pg_expr_from_json(v, &c, "bytes", true, ws->bytes, sizeof ws->bytes, d);
+        if (st == PG_OK)
+            st = pg_jget_string(v, &c, "init", false, &init, d);
+        if (st != PG_OK)
+            return st;
+        if (strcmp(init, "zero") != 0 && strcmp(init, "poison") != 0) {
+            char f[300];
+            return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, pg_jctx_field(&c, "init", f, sizeof f),
+                               "unknown init '%s'; accepted: zero, poison", init);
+        }
+        ws->poison = strcmp(init, "poison") == 0;
+        m->n_ws++;
+    }
+    return PG_OK;
+}
+
+static int find_workspace(const pg_manifest *m, const char *name)
+{
+    for (int i = 0; i < m->n_ws; i++)
+        if (strcmp(m->ws[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* Type of a value/scalar param from its "type" key. */
+static pg_status parse_param_type(const json_t *obj, const pg_jctx *ctx, pg_param_binding *p,
+                                  pg_diag *d)
+{
+    bool scalar = p->kind == PG_PARAM_SCALAR;
+    const char *accepted = scalar ? "f32, f64" : "u32, s32, u64, s64";
+    const char *s = NULL;
+    char f[300];
+    pg_jctx_field(ctx, "type", f, sizeof f);
+    if (!json_object_get(obj, "type"))
+        return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, f,
+                           "required field is missing: a %s parameter needs a type (%s)",
+                           scalar ? "scalar" : "value", accepted);
+    pg_status st = pg_jget_string(obj, ctx, "type", true, &s, d);
+    if (st != PG_OK)
+        return st;
+    int first = scalar ? PG_PTYPE_F32 : PG_PTYPE_U32, last = scalar ? PG_PTYPE_F64 : PG_PTYPE_S64;
+    for (int t = first; t <= last; t++)
+        if (strcmp(s, k_type_names[t]) == 0) {
+            p->type = (pg_param_type)t;
+            return PG_OK;
+        }
+    return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, f,
+                       "unknown type '%s' for a %s parameter; accepted: %s", s,
+                       scalar ? "scalar" : "value", accepted);
+}
+
+static pg_status parse_param(const pg_manifest *m, int li, int pi, pg_param_binding *p,
+                             const json_t *obj, const pg_jctx *ctx, pg_diag *d)
+{
+    static const char *const all_keys[] = {"tensor", "value", "scalar", "workspace",
+                                           "tensor_map", "name", "type", NULL};
+    static const char *const kinds[] = {"tensor", "value", "scalar", "workspace", "tensor_map"};
+    static const char *const ref_keys[] = {"tensor", "workspace", "name", NULL};
+    char f[300];
+    snprintf(p->field, sizeof p->field, "launches[%d].params[%d]", li, pi);
+    if (!json_is_object(obj))
+        return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, ctx->path,
+                           "expected a parameter object, found %s", pg_json_type_name(obj));
+    pg_status st = pg_jcheck_keys(obj, ctx, all_keys, d);
+    if (st == PG_OK)
+        st = get_string(obj, ctx, "name", false, true, p->name, sizeof p->name, d);
+    if (st != PG_OK)
+        return st;
+    int found = -1;
+    for (int k = 0; k < 5; k++) {
+        if (!json_object_get(obj, kinds[k]))
+            continue;
+        if (found >= 0)
+            return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, ctx->path,
+                               "has both '%s' and '%s'; expected exactly one of tensor, value, "
+                               "scalar, workspace, tensor_map", kinds[found], kinds[k]);
+        found = k;
+    }
+    if (found < 0)
+        return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, ctx->path,
+                           "expected exactly one of tensor, value, scalar, workspace, tensor_map");
+    p->kind = (pg_param_kind)found; /* kinds[] follows pg_param_kind's order */
+    switch (p->kind) {
+    case PG_PARAM_TENSOR_MAP:
+        p->type = PG_PTYPE_TMAP;
+        return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0,
+                           pg_jctx_field(ctx, "tensor_map", f, sizeof f),
+                           "tensor_map parameters are not supported yet");
+    case PG_PARAM_TENSOR:
+    case PG_PARAM_WORKSPACE: {
+        const char *key = kinds[found];
+        p->type = PG_PTYPE_PTR;
+        if (json_object_get(obj, "type"))
+            return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0,
+                               pg_jctx_field(ctx, "type", f, sizeof f),
+                               "a %s parameter takes no type (it is always an 8-byte address)",
+                               key);
+        st = pg_jcheck_keys(obj, ctx, ref_keys, d);
+        if (st == PG_OK)
+            st = get_string(obj, ctx, key, true, true, p->ref, sizeof p->ref, d);
+        if (st != PG_OK)
+            return st;
+        if (p->kind == PG_PARAM_WORKSPACE && find_workspace(m, p->ref) < 0)
+            return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, key, f, sizeof f),
+                               "unknown workspace '%s'; declare it under \"workspaces\"%s",
+                               p->ref, m->n_ws ? "" : " (none is declared)");
+        return PG_OK;
+    }
+    case PG_PARAM_VALUE:
+        st = parse_param_type(obj, ctx, p, d);
+        if (st == PG_OK)
+            st = pg_expr_from_json(obj, ctx, "value", true, p->expr, sizeof p->expr, d);
+        return st;
+    case PG_PARAM_SCALAR:
+        st = parse_param_type(obj, ctx, p, d);
+        if (st == PG_OK)
+            st = pg_jget_number(obj, ctx, "scalar", true, &p->scalar, d);
+        if (st != PG_OK)
+            return st;
+        if (!isfinite(p->scalar) || (p->type == PG_PTYPE_F32 && fabs(p->scalar) > FLT_MAX))
+            return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0,
+                               pg_jctx_field(ctx, "scalar", f, sizeof f),
+                               "%g does not fit %s", p->scalar, pg_param_type_name(p->type));
+        return PG_OK;
+    }
+    return PG_OK;
+}
+
+/* "grid"/"block"/"cluster": an array of 3 expressions. */
+static pg_status parse_dim3(const json_t *obj, const pg_jctx *ctx, const char *key,
+                            char out[3][128], pg_diag *d)
+{
+    json_t *arr;
+    pg_status st = pg_jget_array(obj, ctx, key, true, &arr, d);
+    if (st != PG_OK)
+        return st;
+    pg_jctx ac = pg_jctx_member(ctx, key);
+    if (json_array_size(arr) != 3)
+        return pg_diag_set(d, PG_ERR_INPUT, ac.file, 0, ac.path,
+                           "expected 3 expressions [x, y, z], found %zu elements",
+                           json_array_size(arr));
+    for (size_t i = 0; i < 3; i++) {
+        pg_jctx c = pg_jctx_index(&ac, i);
+        st = pg_expr_from_json_value(json_array_get(arr, i), &c, out[i], 128, d);
+        if (st != PG_OK)
+            return st;
+    }
+    return PG_OK;
+}
+
+static pg_status parse_launch(const pg_manifest *m, int li, pg_launch_spec *l, const json_t *obj,
+                              const pg_jctx *ctx, pg_diag *d)
+{
+    static const char *const keys[] = {"entry", "grid", "block", "dynamic_shared_bytes",
+                                       "cluster", "params", NULL};
+    char f[300];
+    snprintf(l->field, sizeof l->field, "launches[%d]", li);
+    snprintf(l->dynamic_shared_bytes, sizeof l->dynamic_shared_bytes, "0");
+    if (!json_is_object(obj))
+        return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, ctx->path,
+                           "expected a launch object, found %s", pg_json_type_name(obj));
+    pg_status st = pg_jcheck_keys(obj, ctx, keys, d);
+    if (st == PG_OK)
+        st = get_string(obj, ctx, "entry", true, true, l->entry, sizeof l->entry, d);
+    if (st != PG_OK)
+        return st;
+    if (!is_ptx_identifier(l->entry))
+        return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, "entry", f, sizeof f),
+                           "expected a PTX entry name ([A-Za-z_$%%][A-Za-z0-9_$]*), found '%s'",
+                           l->entry);
+    st = parse_dim3(obj, ctx, "grid", l->grid, d);
+    if (st == PG_OK)
+        st = parse_dim3(obj, ctx, "block", l->block, d);
+    if (st == PG_OK && json_object_get(obj, "cluster")) {
+        l->has_cluster = true;
+        st = parse_dim3(obj, ctx, "cluster", l->cluster, d);
+    }
+    if (st == PG_OK)
+        st = pg_expr_from_json(obj, ctx, "dynamic_shared_bytes", false, l->dynamic_shared_bytes,
+                               sizeof l->dynamic_shared_bytes, d);
+    json_t *params;
+    if (st == PG_OK)
+        st = pg_jget_array(obj, ctx, "params", true, &params, d);
+    if (st != PG_OK)
+        return st;
+    pg_jctx pc = pg_jctx_member(ctx, "params");
+    size_t np = json_array_size(params);
+    if (np > PG_MAX_PARAMS)
+        return pg_diag_set(d, PG_ERR_INPUT, pc.file, 0, pc.path,
+                           "expected at most %d parameters, found %zu", PG_MAX_PARAMS, np);
+    l->params = calloc(np ? np : 1, sizeof *l->params);
+    if (!l->params)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    for (size_t i = 0; i < np; i++) {
+        pg_jctx c = pg_jctx_index(&pc, i);
+        st = parse_param(m, li, (int)i, &l->params[i], json_array_get(params, i), &c, d);
+        if (st != PG_OK)
+            return st;
+        l->n_params = (int)i + 1;
+    }
+    return PG_OK;
+}
+
+static pg_status parse_launches(pg_manifest *m, const json_t *root, const pg_jctx *ctx, pg_diag *d)
+{
+    json_t *arr;
+    pg_status st = pg_jget_array(root, ctx, "launches", true, &arr, d);
+    if (st != PG_OK)
+        return st;
+    size_t n = json_array_size(arr);
+    if (n < 1 || n > PG_MAX_LAUNCHES)
+        return pg_diag_set(d, PG_ERR_INPUT, m->file, 0, "launches",
+                           "expected 1 to %d launches, found %zu", PG_MAX_LAUNCHES, n);
+    m->launches = calloc(n, sizeof *m->launches);
+    if (!m->launches)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    pg_jctx ac = pg_jctx_member(ctx, "launches");
+    for (size_t i = 0; i < n; i++) {
+        pg_jctx c = pg_jctx_index(&ac, i);
+        m->n_launches = (int)i + 1; /* count it now so that pg_manifest_free frees its params */
+        st = parse_launch(m, (int)i, &m->launches[i], json_array_get(arr, i), &c, d);
+        if (st != PG_OK)
+            return st;
+    }
+    return PG_OK;
+}
+
+static pg_status parse_header(pg_manifest *m, const json_t *root, const pg_jctx *ctx, pg_diag *d)
+{
+    int64_t version = 0;
+    pg_status st = pg_jget_int(root, ctx, "schema_version", true, &version, d);
+    if (st != PG_OK)
+        return st;
+    if (version != 1)
+        return pg_diag_set(d, PG_ERR_INPUT, m->file, 0, "schema_version",
+                           "unsupported schema_version %lld; accepted: 1", (long long)version);
+    st = get_string(root, ctx, "task", true, true, m->task, sizeof m->task, d);
+    if (st == PG_OK)
+        st = get_string(root, ctx, "arch", false, true, m->arch, sizeof m->arch, d);
+    if (st != PG_OK)
+        return st;
+    if (m->arch[0] && !pg_arch_name_valid(m->arch))
+        return pg_diag_set(d, PG_ERR_INPUT, m->file, 0, "arch",
+                           "expected an architecture name like sm_90 or sm_90a, found '%s'",
+                           m->arch);
+    st = get_string(root, ctx, "description", false, false, m->description,
+                    sizeof m->description, d);
+    return st;
+}
+
+/* ---- public -------------------------------------------------------------------------------- */
+
+pg_status pg_manifest_load(const char *path, pg_manifest **out, pg_diag *d)
+{
+    static const char *const keys[] = {"schema_version", "task", "source", "arch", "description",
+                                       "workspaces", "launches", NULL};
+    json_t *root = NULL;
+    pg_manifest *m = NULL;
+    pg_jctx ctx = {.file = path, .path = ""};
+    *out = NULL;
+    pg_status st = pg_json_load(path, &root, d);
+    if (st != PG_OK)
+        goto done;
+    m = calloc(1, sizeof *m);
+    if (!m) {
+        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+        goto done;
+    }
+    snprintf(m->file, sizeof m->file, "%s", path);
+    pg_path_dirname(m->dir, sizeof m->dir, path);
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t blen = strlen(base);
+    if (ends_with(base, ".json"))
+        blen -= 5;
+    snprintf(m->name, sizeof m->name, "%.*s", (int)blen, base);
+    st = pg_jcheck_keys(root, &ctx, keys, d);
+    if (st == PG_OK)
+        st = parse_header(m, root, &ctx, d);
+    if (st == PG_OK)
+        st = parse_source(m, root, &ctx, d);
+    if (st == PG_OK)
+        st = parse_workspaces(m, root, &ctx, d);
+    if (st == PG_OK)
+        st = parse_launches(m, root, &ctx, d);
+done:
+    json_decref(root);
+    if (st != PG_OK) {
+        pg_manifest_free(m);
+        m = NULL;
+    }
+    *out = m;
+    return st;
+}
+
+/* Symbols of expression text at field are task symbols. */
+static pg_status check_expr(const pg_manifest *m, const char *text, const char *field,
+                            const char *const *names, size_t count, pg_diag *d)
+{
+    char err[1024];
+    if (pg_expr_check(text, names, count, err, sizeof err) != PG_OK)
+        return pg_diag_set(d, PG_ERR_INPUT, m->file, 0, field, "%s", err);
+    return PG_OK;
+}
+
+pg_status pg_manifest_check_task(const pg_manifest *m, const pg_task *t, pg_diag *d)
+{
+    const char *names[PG_MAX_SYMBOLS];
+    static const char *const dims[] = {"grid", "block", "cluster"};
+    char f[320];
+    size_t count = (size_t)t->n_symbols;
+    pg_status st = PG_OK;
+    if (strcmp(m->task, t->id) != 0)
+        return pg_diag_set(d, PG_ERR_INPUT, m->file, 0, "task",
+                           "the manifest is for task '%s' but the task loaded is '%s'", m->task,
+                           t->id);
+    for (int i = 0; i < t->n_symbols; i++)
+        names[i] = t->symbols[i];
+    for (int w = 0; w < m->n_ws && st == PG_OK; w++) {
+        snprintf(f, sizeof f, "workspaces.%s.bytes", m->ws[w].name);
+        st = check_expr(m, m->ws[w].bytes, f, names, count, d);
+    }
+    for (int li = 0; li < m->n_launches && st == PG_OK; li++) {
+        const pg_launch_spec *l = &m->launches[li];
+        for (int k = 0; k < 3 && st == PG_OK; k++) {
+            const char(*v)[128] = k == 0 ? l->grid : k == 1 ? l->block : l->cluster;
+            if (k == 2 && !l->has_cluster)
+                break;
+            for (int i = 0; i < 3 && st == PG_OK; i++) {
+                snprintf(f, sizeof f, "%s.%s[%d]", l->field, dims[k], i);
+                st = check_expr(m, v[i], f, names, count, d);
+            }
+        }
+        if (st == PG_OK) {
+            snprintf(f, sizeof f, "%s.dynamic_shared_bytes", l->field);
+            st = check_expr(m, l->dynamic_shared_bytes, f, names, count, d);
+        }
+        for (int pi = 0; pi < l->n_params && st == PG_OK; pi++) {
+            const pg_param_binding *p = &l->params[pi];
+            if (p->kind == PG_PARAM_VALUE) {
+                snprintf(f, sizeof f, "%s.value", p->field);
+                st = check_expr(m, p->expr, f, names, count, d);
+            } else if (p->kind == PG_PARAM_TENSOR && pg_task_find_tensor(t, p->ref) < 0) {
+                char known[512] = "";
+                size_t used = 0;
+                for (int i = 0; i < t->n_tensors && used < sizeof known; i++)
+                    used += (size_t)snprintf(known + used, sizeof known - used, "%s%s",
+                                             i ? ", " : "", t->tensors[i].name);
+                snprintf(f, sizeof f, "%s.tensor", p->field);
+                st = pg_diag_set(d, PG_ERR_INPUT, m->file, 0, f,
+                                 "unknown tensor '%s'; task '%s' has %s", p->ref, t->id, known);
+            }
+        }
+    }
+    return st;
+}
+
+void pg_manifest_free(pg_manifest *m)
+{
+    if (!m)
+        return;
+    for (int i = 0; i < m->n_launches; i++)
+        free(m->launches[i].params);
+    free(m->launches);
+    free(m);
+}

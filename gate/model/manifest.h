@@ -1,0 +1,111 @@
+/* Submission manifests (docs/formats.md "Submission manifest"): parsing and validating a manifest
+ * on its own, then cross-checking it against its task. Expressions stay text here; plan.h
+ * evaluates them for one workload. */
+#ifndef PG_MODEL_MANIFEST_H
+#define PG_MODEL_MANIFEST_H
+
+#include <stdbool.h>
+
+#include "../base/diag.h"
+#include "task.h"
+
+#define PG_MAX_WORKSPACES 8
+/* Most launches in one manifest and parameters in one launch. */
+#define PG_MAX_LAUNCHES 64
+#define PG_MAX_PARAMS 256
+
+typedef enum {
+    PG_PARAM_TENSOR,    /* {"tensor": "A"}: device address of a task tensor */
+    PG_PARAM_VALUE,     /* {"value": expr, "type": "u32"}: an integer expression */
+    PG_PARAM_SCALAR,    /* {"scalar": 1.0, "type": "f32"}: a floating-point constant */
+    PG_PARAM_WORKSPACE, /* {"workspace": "ws"}: device address of a declared workspace */
+    PG_PARAM_TENSOR_MAP /* reserved: rejected by pg_manifest_load for now */
+} pg_param_kind;
+
+typedef enum {
+    PG_PTYPE_U32,
+    PG_PTYPE_S32,
+    PG_PTYPE_U64,
+    PG_PTYPE_S64,
+    PG_PTYPE_F32,
+    PG_PTYPE_F64,
+    PG_PTYPE_PTR, /* tensor and workspace addresses: 8 bytes */
+    PG_PTYPE_TMAP /* tensor map: 128 bytes */
+} pg_param_type;
+
+/* One kernel parameter. Which members are meaningful depends on kind:
+ * TENSOR: ref = tensor name, type PTR. WORKSPACE: ref = workspace name, type PTR.
+ * VALUE: expr, type U32/S32/U64/S64. SCALAR: scalar, type F32/F64. */
+typedef struct {
+    pg_param_kind kind;
+    char name[64];   /* optional "name" of the manifest; "" when absent */
+    char ref[64];
+    char expr[256];
+    pg_param_type type;
+    double scalar;
+    char field[160]; /* JSON path, e.g. "launches[0].params[3]" */
+} pg_param_binding;
+
+/* One launch; expressions are text (grid, block, cluster: x, y, z). */
+typedef struct {
+    char entry[256];
+    char grid[3][128];
+    char block[3][128];
+    char cluster[3][128];          /* meaningful when has_cluster */
+    bool has_cluster;
+    char dynamic_shared_bytes[128];/* "0" when absent */
+    pg_param_binding *params;      /* n_params entries, owned */
+    int n_params;
+    char field[64];                /* "launches[0]" */
+} pg_launch_spec;
+
+typedef struct {
+    char name[64];
+    char bytes[256];  /* expression */
+    bool poison;      /* init "poison" (else "zero") */
+} pg_workspace_spec;
+
+typedef struct {
+    char file[1024];   /* manifest path as given */
+    char dir[1024];    /* its folder */
+    char name[256];    /* file name without .json */
+    char task[128];
+    char source[1024]; /* source resolved against dir */
+    char source_field_value[1024]; /* as written */
+    char arch[32];     /* "" = the task's default_arch */
+    char description[512];
+    pg_workspace_spec ws[PG_MAX_WORKSPACES]; /* in the manifest's order */
+    int n_ws;
+    pg_launch_spec *launches; /* n_launches (>= 1) entries, owned */
+    int n_launches;
+} pg_manifest;
+
+/* Parse and validate the manifest at path on its own. *out is owned by the caller
+ * (pg_manifest_free); NULL on error.
+ * Errors (PG_ERR_INPUT naming path, the JSON path of the field and what was expected): missing
+ * file, malformed JSON, unknown keys, wrong types, schema_version other than 1, source not ending
+ * in .ptx or .cu, source file missing or not a regular file, arch not sm_XX[a], workspace names
+ * (identifiers), init other than zero/poison, 1..PG_MAX_LAUNCHES launches, entry names, grid/
+ * block/cluster not arrays of 3 expressions, expression syntax, a param without exactly one kind
+ * key, a param type not allowed for its kind (value: u32/s32/u64/s64 required; scalar: f32/f64
+ * required, value finite and within f32 range for f32; tensor/workspace: no type), a workspace
+ * param naming an undeclared workspace, and tensor_map params ("tensor_map parameters are not
+ * supported yet", field "launches[i].params[j].tensor_map"). */
+pg_status pg_manifest_load(const char *path, pg_manifest **out, pg_diag *d);
+
+/* Cross-check m with its task t. Errors (PG_ERR_INPUT, file = m->file, field = the manifest
+ * field): m->task differs from t->id (field "task"), a tensor param naming no task tensor
+ * (field "launches[i].params[j].tensor"), an expression using a symbol that is not a task symbol
+ * (e.g. field "launches[0].grid[1]", "workspaces.ws.bytes"). */
+pg_status pg_manifest_check_task(const pg_manifest *m, const pg_task *t, pg_diag *d);
+
+/* Free m and what it owns. m may be NULL. */
+void pg_manifest_free(pg_manifest *m);
+
+/* Size in bytes of a parameter of type t: 4, 4, 8, 8, 4, 8, 8 (ptr), 128 (tensor map). */
+unsigned pg_param_type_size(pg_param_type t);
+
+/* Manifest name of t: "u32", "s32", "u64", "s64", "f32", "f64", "ptr", "tensor_map". Static. */
+const char *pg_param_type_name(pg_param_type t);
+
+#endif

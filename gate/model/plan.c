@@ -1,0 +1,180 @@
+/* Launch plans: evaluating a manifest's expressions for one workload (see plan.h). */
+#include "plan.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "expr.h"
+
+/* What the plan builder needs at hand for every expression. */
+typedef struct {
+    const pg_task *t;
+    const pg_manifest *m;
+    const pg_workload *w;
+    pg_symtab syms;
+    const char *names[PG_MAX_SYMBOLS];
+    pg_diag *d;
+} builder;
+
+/* Evaluate text (field of file) and check lo <= value <= hi. */
+static pg_status eval_range(builder *b, const char *file, const char *field, const char *text,
+                            int64_t lo, int64_t hi, const char *what, int64_t *out)
+{
+    char err[1024];
+    int64_t v;
+    if (pg_expr_eval(text, &b->syms, &v, err, sizeof err) != PG_OK)
+        return pg_diag_set(b->d, PG_ERR_INPUT, file, 0, field, "workload '%s': %s", b->w->name,
+                           err);
+    if (v < lo || v > hi)
+        return pg_diag_set(b->d, PG_ERR_INPUT, file, 0, field,
+                           "workload '%s': '%s' = %" PRId64 " does not fit %s (%" PRId64
+                           "..%" PRId64 ")", b->w->name, text, v, what, lo, hi);
+    *out = v;
+    return PG_OK;
+}
+
+static pg_status eval_dim3(builder *b, const char *launch_field, const char *key,
+                           const char text[3][128], int64_t max_x, uint32_t out[3])
+{
+    char f[256], what[64];
+    snprintf(what, sizeof what, "a %s dimension", key);
+    for (int i = 0; i < 3; i++) {
+        int64_t v;
+        snprintf(f, sizeof f, "%s.%s[%d]", launch_field, key, i);
+        pg_status st = eval_range(b, b->m->file, f, text[i], 1, i == 0 ? max_x : 65535, what, &v);
+        if (st != PG_OK)
+            return st;
+        out[i] = (uint32_t)v;
+    }
+    return PG_OK;
+}
+
+static pg_status eval_param(builder *b, const pg_param_binding *p, pg_param_value *out)
+{
+    char f[256];
+    int64_t v = 0;
+    pg_status st = PG_OK;
+    out->kind = p->kind;
+    out->type = p->type;
+    out->ref_index = -1;
+    snprintf(f, sizeof f, "%s.value", p->field);
+    switch (p->kind) {
+    case PG_PARAM_TENSOR:
+        out->ref_index = pg_task_find_tensor(b->t, p->ref);
+        if (out->ref_index < 0)
+            return pg_diag_set(b->d, PG_ERR_INPUT, b->m->file, 0, p->field,
+                               "unknown tensor '%s' in task '%s'", p->ref, b->t->id);
+        return PG_OK;
+    case PG_PARAM_WORKSPACE:
+        for (int i = 0; i < b->m->n_ws; i++)
+            if (strcmp(b->m->ws[i].name, p->ref) == 0)
+                out->ref_index = i;
+        if (out->ref_index < 0)
+            return pg_diag_set(b->d, PG_ERR_INPUT, b->m->file, 0, p->field,
+                               "unknown workspace '%s'", p->ref);
+        return PG_OK;
+    case PG_PARAM_SCALAR:
+        if (p->type == PG_PTYPE_F32)
+            out->v.f32 = (float)p->scalar;
+        else
+            out->v.f64 = p->scalar;
+        return PG_OK;
+    case PG_PARAM_VALUE:
+        switch (p->type) {
+        case PG_PTYPE_U32:
+            st = eval_range(b, b->m->file, f, p->expr, 0, UINT32_MAX, "u32", &v);
+            out->v.u32 = (uint32_t)v;
+            break;
+        case PG_PTYPE_S32:
+            st = eval_range(b, b->m->file, f, p->expr, INT32_MIN, INT32_MAX, "s32", &v);
+            out->v.s32 = (int32_t)v;
+            break;
+        case PG_PTYPE_U64:
+            st = eval_range(b, b->m->file, f, p->expr, 0, INT64_MAX, "u64", &v);
+            out->v.u64 = (uint64_t)v;
+            break;
+        case PG_PTYPE_S64:
+            st = eval_range(b, b->m->file, f, p->expr, INT64_MIN, INT64_MAX, "s64", &v);
+            out->v.s64 = v;
+            break;
+        default:
+            st = pg_diag_set(b->d, PG_ERR_INPUT, b->m->file, 0, p->field,
+                             "type %s is not an integer type", pg_param_type_name(p->type));
+        }
+        return st;
+    case PG_PARAM_TENSOR_MAP:
+        break;
+    }
+    return pg_diag_set(b->d, PG_ERR_INPUT, b->m->file, 0, p->field,
+                       "tensor_map parameters are not supported yet");
+}
+
+static pg_status eval_launch(builder *b, const pg_launch_spec *l, pg_launch_values *out)
+{
+    char f[256];
+    int64_t v;
+    pg_status st = eval_dim3(b, l->field, "grid", l->grid, INT32_MAX, out->grid);
+    if (st == PG_OK)
+        st = eval_dim3(b, l->field, "block", l->block, 65535, out->block);
+    if (st == PG_OK && l->has_cluster)
+        st = eval_dim3(b, l->field, "cluster", l->cluster, 65535, out->cluster);
+    if (st != PG_OK)
+        return st;
+    snprintf(f, sizeof f, "%s.dynamic_shared_bytes", l->field);
+    st = eval_range(b, b->m->file, f, l->dynamic_shared_bytes, 0, UINT32_MAX, "a byte count", &v);
+    if (st != PG_OK)
+        return st;
+    out->dynamic_shared_bytes = (uint32_t)v;
+    out->params = calloc(l->n_params ? (size_t)l->n_params : 1, sizeof *out->params);
+    if (!out->params)
+        return pg_diag_set(b->d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    out->n_params = l->n_params;
+    for (int i = 0; i < l->n_params && st == PG_OK; i++)
+        st = eval_param(b, &l->params[i], &out->params[i]);
+    return st;
+}
+
+pg_status pg_plan_build(const pg_task *t, const pg_manifest *m, const pg_workload *w, pg_plan *out,
+                        pg_diag *d)
+{
+    builder b = {.t = t, .m = m, .w = w, .d = d};
+    char f[256];
+    int64_t v;
+    pg_status st = PG_OK;
+    memset(out, 0, sizeof *out);
+    pg_task_symtab(t, w, b.names, &b.syms);
+    st = eval_range(&b, t->file, "flops", t->flops, 0, INT64_MAX, "a non-negative count", &v);
+    if (st != PG_OK)
+        return st;
+    out->flop = (double)v;
+    for (int i = 0; i < t->n_tensors && st == PG_OK; i++)
+        st = pg_task_tensor_elements(t, i, w, &out->tensor_elements[i], d);
+    for (int i = 0; i < m->n_ws && st == PG_OK; i++) {
+        snprintf(f, sizeof f, "workspaces.%s.bytes", m->ws[i].name);
+        st = eval_range(&b, m->file, f, m->ws[i].bytes, 0, INT64_MAX, "a byte count", &v);
+        if (st == PG_OK)
+            out->workspace_bytes[i] = (uint64_t)v;
+    }
+    if (st != PG_OK)
+        return st;
+    out->launches = calloc((size_t)m->n_launches, sizeof *out->launches);
+    if (!out->launches)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    for (int i = 0; i < m->n_launches && st == PG_OK; i++) {
+        out->n_launches = i + 1; /* counted first so that pg_plan_free frees its params */
+        st = eval_launch(&b, &m->launches[i], &out->launches[i]);
+    }
+    return st;
+}
+
+void pg_plan_free(pg_plan *p)
+{
+    if (!p)
+        return;
+    for (int i = 0; i < p->n_launches; i++)
+        free(p->launches[i].params);
+    free(p->launches);
+    memset(p, 0, sizeof *p);
+}

@@ -1,0 +1,65 @@
+/* Launch plans: a manifest's expressions evaluated for one workload of its task (launch geometry,
+ * shared memory, kernel parameter values, workspace and tensor sizes, floating-point operations).
+ * Only value ranges are checked here; device limits are checked later by the device layer. */
+#ifndef PG_MODEL_PLAN_H
+#define PG_MODEL_PLAN_H
+
+#include <stdint.h>
+
+#include "../base/diag.h"
+#include "manifest.h"
+#include "task.h"
+
+/* One parameter value. kind and type are the binding's. ref_index: tensor index (TENSOR) or
+ * workspace index (WORKSPACE), else -1. v: the member named by type holds the value (u32, s32,
+ * u64, s64 for VALUE; f32, f64 for SCALAR); unused for addresses (the caller binds them). */
+typedef struct {
+    pg_param_kind kind;
+    pg_param_type type;
+    int ref_index;
+    union {
+        uint64_t u64;
+        int64_t s64;
+        uint32_t u32;
+        int32_t s32;
+        float f32;
+        double f64;
+    } v;
+} pg_param_value;
+
+/* One launch: geometry in CTAs / threads, cluster {0,0,0} = no cluster; dynamic shared memory in
+ * bytes; n_params values in the manifest's order (owned by the plan). */
+typedef struct {
+    uint32_t grid[3], block[3], cluster[3];
+    uint32_t dynamic_shared_bytes;
+    pg_param_value *params;
+    int n_params;
+} pg_launch_values;
+
+/* launches: n_launches entries in manifest order (owned). workspace_bytes[i]: bytes of workspace
+ * m->ws[i]. tensor_elements[i]: elements of task tensor i. flop: floating-point operations of one
+ * run (the task's flops expression). */
+typedef struct {
+    pg_launch_values *launches;
+    int n_launches;
+    uint64_t workspace_bytes[PG_MAX_WORKSPACES];
+    uint64_t tensor_elements[PG_MAX_TENSORS];
+    double flop;
+} pg_plan;
+
+/* Evaluate every expression of m (checked with pg_manifest_check_task) and of t for workload w
+ * into *out (zeroed first; release with pg_plan_free, also after an error).
+ * Errors (PG_ERR_INPUT): file = m->file and field = the manifest field ("launches[0].grid[0]",
+ * "launches[0].params[3].value", "workspaces.ws.bytes"), or file = t->file and field "flops" /
+ * "tensors[i].dims": an expression error (division by zero, overflow, unknown symbol), a value that
+ * does not fit (grid x 1..2^31-1; grid y/z, block and cluster dims 1..65535; dynamic_shared_bytes
+ * 0..UINT32_MAX; u32 0..UINT32_MAX, s32 INT32_MIN..INT32_MAX, u64 >= 0), negative workspace sizes
+ * or flops, a tensor param naming no task tensor or a workspace param naming no workspace. Each
+ * message names the workload. */
+pg_status pg_plan_build(const pg_task *t, const pg_manifest *m, const pg_workload *w, pg_plan *out,
+                        pg_diag *d);
+
+/* Free what p owns and zero it. p may be NULL. */
+void pg_plan_free(pg_plan *p);
+
+#endif

@@ -1,0 +1,801 @@
+/* Task definitions: loading and validating task.json, and lookups (see task.h). */
+#include "task.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../base/fileio.h"
+#include "../base/jsonget.h"
+
+/* ---- small shared helpers ---------------------------------------------------------------- */
+
+static bool is_identifier(const char *s)
+{
+    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'))
+        return false;
+    for (s++; *s; s++)
+        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+              *s == '_'))
+            return false;
+    return true;
+}
+
+/* [A-Za-z0-9_.-]+, not starting with '.' (usable as a file or folder name). */
+static bool is_plain_name(const char *s)
+{
+    if (!*s || *s == '.')
+        return false;
+    for (; *s; s++)
+        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+              *s == '_' || *s == '.' || *s == '-'))
+            return false;
+    return true;
+}
+
+static bool is_function_name(const char *s)
+{
+    return strcmp(s, "ceil_div") == 0 || strcmp(s, "min") == 0 || strcmp(s, "max") == 0;
+}
+
+bool pg_arch_name_valid(const char *arch)
+{
+    if (strncmp(arch, "sm_", 3) != 0)
+        return false;
+    const char *p = arch + 3;
+    int digits = 0;
+    while (*p >= '0' && *p <= '9') {
+        p++;
+        digits++;
+    }
+    if (digits < 2 || digits > 3 || arch[3] == '0')
+        return false;
+    if (*p == 'a')
+        p++;
+    return *p == '\0';
+}
+
+/* Required (or optional) string field copied into dst (n bytes). nonempty: "" is an error. */
+static pg_status get_string(const json_t *obj, const pg_jctx *ctx, const char *key, bool required,
+                            bool nonempty, char *dst, size_t n, pg_diag *d)
+{
+    const char *s = NULL;
+    char f[300];
+    pg_status st = pg_jget_string(obj, ctx, key, required, &s, d);
+    if (st != PG_OK || !s)
+        return st;
+    if (nonempty && !s[0])
+        return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, key, f, sizeof f),
+                           "expected a non-empty string");
+    if (strlen(s) >= n)
+        return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, key, f, sizeof f),
+                           "string is too long (%zu characters, at most %zu)", strlen(s), n - 1);
+    snprintf(dst, n, "%s", s);
+    return PG_OK;
+}
+
+/* Array element i of arr as a string copied into dst (n bytes); ctx is the array's context. */
+static pg_status get_string_elem(const json_t *arr, size_t i, const pg_jctx *ctx, char *dst,
+                                 size_t n, pg_diag *d)
+{
+    pg_jctx c = pg_jctx_index(ctx, i);
+    const json_t *v = json_array_get(arr, i);
+    if (!json_is_string(v))
+        return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, c.path, "expected a string, found %s",
+                           pg_json_type_name(v));
+    const char *s = json_string_value(v);
+    if (!s[0])
+        return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, c.path, "expected a non-empty string");
+    if (strlen(s) >= n)
+        return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, c.path,
+                           "string is too long (%zu characters, at most %zu)", strlen(s), n - 1);
+    snprintf(dst, n, "%s", s);
+    return PG_OK;
+}
+
+/* Array with min..max elements. */
+static pg_status get_array(const json_t *obj, const pg_jctx *ctx, const char *key, size_t min,
+                           size_t max, json_t **out, pg_diag *d)
+{
+    char f[300];
+    pg_status st = pg_jget_array(obj, ctx, key, true, out, d);
+    if (st != PG_OK)
+        return st;
+    size_t n = json_array_size(*out);
+    if (n < min || n > max)
+        return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, key, f, sizeof f),
+                           "expected %zu to %zu elements, found %zu", min, max, n);
+    return PG_OK;
+}
+
+/* Non-negative (or positive) finite number. */
+static pg_status get_limit(const json_t *obj, const pg_jctx *ctx, const char *key, bool positive,
+                           double *out, pg_diag *d)
+{
+    char f[300];
+    pg_status st = pg_jget_number(obj, ctx, key, true, out, d);
+    if (st != PG_OK)
+        return st;
+    if (!isfinite(*out) || (positive ? *out <= 0 : *out < 0))
+        return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, key, f, sizeof f),
+                           "expected a %s number, found %g", positive ? "positive" : "non-negative",
+                           *out);
+    return PG_OK;
+}
+
+static void symbol_list(const pg_task *t, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < t->n_symbols && used < n; i++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? ", " : "", t->symbols[i]);
+}
+
+/* Name of the folder holding path ("tasks/x/task.json" -> "x"), resolving "." and "..". */
+static void folder_name(const char *path, char *out, size_t n)
+{
+    char dir[PATH_MAX], real[PATH_MAX];
+    pg_path_dirname(dir, sizeof dir, path);
+    const char *base = strrchr(dir, '/');
+    base = base ? base + 1 : dir;
+    if ((!base[0] || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) && realpath(dir, real)) {
+        base = strrchr(real, '/');
+        base = base ? base + 1 : real;
+    }
+    snprintf(out, n, "%s", base);
+}
+
+/* ---- sections of task.json --------------------------------------------------------------- */
+
+static pg_status parse_symbols(pg_task *t, const json_t *root, const pg_jctx *ctx, pg_diag *d)
+{
+    json_t *arr;
+    pg_status st = get_array(root, ctx, "symbols", 1, PG_MAX_SYMBOLS, &arr, d);
+    if (st != PG_OK)
+        return st;
+    pg_jctx ac = pg_jctx_member(ctx, "symbols");
+    for (size_t i = 0; i < json_array_size(arr); i++) {
+        pg_jctx c = pg_jctx_index(&ac, i);
+        char *s = t->symbols[i];
+        st = get_string_elem(arr, i, &ac, s, sizeof t->symbols[i], d);
+        if (st != PG_OK)
+            return st;
+        if (!is_identifier(s) || is_function_name(s))
+            return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, c.path,
+                               "expected a symbol name ([A-Za-z_][A-Za-z0-9_]*, not ceil_div, min "
+                               "or max), found '%s'", s);
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(t->symbols[j], s) == 0)
+                return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, c.path,
+                                   "duplicate symbol '%s' (also symbols[%zu])", s, j);
+        t->n_symbols = (int)i + 1;
+    }
+    return PG_OK;
+}
+
+static pg_status parse_tensor(pg_task *t, pg_tensor_spec *ts, const json_t *obj,
+                              const pg_jctx *ctx, pg_diag *d)
+{
+    static const char *const keys[] = {"name", "dims", "dtype", "layout", "role", NULL};
+    char f[300], syms[512], buf[64];
+    if (!json_is_object(obj))
+        return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, ctx->path,
+                           "expected a tensor object, found %s", pg_json_type_name(obj));
+    pg_status st = pg_jcheck_keys(obj, ctx, keys, d);
+    if (st == PG_OK)
+        st = get_string(obj, ctx, "name", true, true, ts->name, sizeof ts->name, d);
+    if (st != PG_OK)
+        return st;
+    if (!is_identifier(ts->name))
+        return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, "name", f, sizeof f),
+                           "expected a tensor name ([A-Za-z_][A-Za-z0-9_]*), found '%s'", ts->name);
+    json_t *dims;
+    st = get_array(obj, ctx, "dims", 1, PG_MAX_DIMS, &dims, d);
+    if (st != PG_OK)
+        return st;
+    pg_jctx dc = pg_jctx_member(ctx, "dims");
+    symbol_list(t, syms, sizeof syms);
+    for (size_t i = 0; i < json_array_size(dims); i++) {
+        st = get_string_elem(dims, i, &dc, ts->dims[i], sizeof ts->dims[i], d);
+        if (st != PG_OK)
+            return st;
+        if (pg_task_find_symbol(t, ts->dims[i]) < 0) {
+            pg_jctx c = pg_jctx_index(&dc, i);
+            return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, c.path,
+                               "unknown symbol '%s'; dims must be task symbols (%s)", ts->dims[i],
+                               syms);
+        }
+        ts->ndims = (int)i + 1;
+    }
+    st = get_string(obj, ctx, "dtype", true, true, buf, sizeof buf, d);
+    if (st != PG_OK)
+        return st;
+    ts->dtype = pg_dtype_parse(buf);
+    if (ts->dtype == PG_DTYPE_INVALID)
+        return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, "dtype", f, sizeof f),
+                           "unknown dtype '%s'; accepted: %s", buf, pg_dtype_accepted());
+    st = get_string(obj, ctx, "layout", true, true, buf, sizeof buf, d);
+    if (st != PG_OK)
+        return st;
+    if (strcmp(buf, "row_major") != 0)
+        return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0,
+                           pg_jctx_field(ctx, "layout", f, sizeof f),
+                           "unsupported layout '%s'; accepted: row_major", buf);
+    st = get_string(obj, ctx, "role", true, true, buf, sizeof buf, d);
+    if (st != PG_OK)
+        return st;
+    if (strcmp(buf, "input") != 0 && strcmp(buf, "output") != 0)
+        return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, "role", f, sizeof f),
+                           "unknown role '%s'; accepted: input, output", buf);
+    ts->is_output = strcmp(buf, "output") == 0;
+    return PG_OK;
+}
+
+static pg_status parse_tensors(pg_task *t, const json_t *root, const pg_jctx *ctx, pg_diag *d)
+{
+    json_t *arr;
+    pg_status st = get_array(root, ctx, "tensors", 1, PG_MAX_TENSORS, &arr, d);
+    if (st != PG_OK)
+        return st;
+    pg_jctx ac = pg_jctx_member(ctx, "tensors");
+    int outputs = 0;
+    for (size_t i = 0; i < json_array_size(arr); i++) {
+        pg_jctx c = pg_jctx_index(&ac, i);
+        pg_tensor_spec *ts = &t->tensors[i];
+        st = parse_tensor(t, ts, json_array_get(arr, i), &c, d);
+        if (st != PG_OK)
+            return st;
+        int prev = pg_task_find_tensor(t, ts->name);
+        if (prev >= 0) {
+            char f[300];
+            return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, pg_jctx_field(&c, "name", f, sizeof f),
+                               "duplicate tensor name '%s' (also tensors[%d])", ts->name, prev);
+        }
+        outputs += ts->is_output;
+        t->n_tensors = (int)i + 1;
+    }
+    if (outputs == 0)
+        return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, "tensors",
+                           "expected at least one tensor with role \"output\"");
+    return PG_OK;
+}
+
+/* gemm_nt: C[M,N] = A[M,K] * B[N,K]^T, A and B inputs of one dtype, C output. */
+static pg_status check_gemm_nt(const pg_task *t, pg_diag *d)
+{
+    static const struct {
+        const char *name, *d0, *d1;
+        bool out;
+    } want[] = {{"A", "M", "K", false}, {"B", "N", "K", false}, {"C", "M", "N", true}};
+    const char *expect = "operation gemm_nt expects symbols M, N, K and exactly the tensors "
+                         "A [M,K] (input), B [N,K] (input, same dtype as A), C [M,N] (output)";
+    if (pg_task_find_symbol(t, "M") < 0 || pg_task_find_symbol(t, "N") < 0 ||
+        pg_task_find_symbol(t, "K") < 0)
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "symbols", "%s", expect);
+    if (t->n_tensors != 3)
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "tensors", "%s; found %d tensors", expect,
+                           t->n_tensors);
+    for (int i = 0; i < 3; i++) {
+        int k = pg_task_find_tensor(t, want[i].name);
+        if (k < 0)
+            return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "tensors", "%s; no tensor '%s'",
+                               expect, want[i].name);
+        const pg_tensor_spec *ts = &t->tensors[k];
+        char f[64];
+        snprintf(f, sizeof f, "tensors[%d]", k);
+        if (ts->ndims != 2 || strcmp(ts->dims[0], want[i].d0) != 0 ||
+            strcmp(ts->dims[1], want[i].d1) != 0 || ts->is_output != want[i].out)
+            return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f, "%s; tensor '%s' differs", expect,
+                               ts->name);
+    }
+    if (t->tensors[pg_task_find_tensor(t, "A")].dtype !=
+        t->tensors[pg_task_find_tensor(t, "B")].dtype)
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "tensors",
+                           "%s; A and B have different dtypes", expect);
+    return PG_OK;
+}
+
+/* Name or alias at field f of workload wi; unique among all earlier names and aliases. */
+static pg_status check_workload_name(const pg_task *t, int wi, const char *name, const char *f,
+                                     pg_diag *d)
+{
+    if (!is_plain_name(name))
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                           "expected a workload name made of [A-Za-z0-9_.-] not starting with "
+                           "'.', found '%s'", name);
+    for (int j = 0; j <= wi; j++) {
+        const pg_workload *w = &t->workloads[j];
+        if (j < wi && strcmp(w->name, name) == 0)
+            return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                               "duplicate workload name '%s' (also workloads[%d].name)", name, j);
+        for (int a = 0; a < w->n_aliases; a++)
+            if (strcmp(w->aliases[a], name) == 0)
+                return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                                   "duplicate workload name '%s' (also workloads[%d].aliases[%d])",
+                                   name, j, a);
+    }
+    return PG_OK;
+}
+
+static pg_status parse_workload(pg_task *t, int wi, const json_t *obj, const pg_jctx *ctx,
+                                pg_diag *d)
+{
+    static const char *const keys[] = {"name", "aliases", "symbols", NULL};
+    pg_workload *w = &t->workloads[wi];
+    char f[300], syms[512];
+    if (!json_is_object(obj))
+        return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, ctx->path,
+                           "expected a workload object, found %s", pg_json_type_name(obj));
+    pg_status st = pg_jcheck_keys(obj, ctx, keys, d);
+    if (st == PG_OK)
+        st = get_string(obj, ctx, "name", true, true, w->name, sizeof w->name, d);
+    if (st == PG_OK)
+        st = check_workload_name(t, wi, w->name, pg_jctx_field(ctx, "name", f, sizeof f), d);
+    if (st != PG_OK)
+        return st;
+    json_t *aliases = NULL;
+    st = pg_jget_array(obj, ctx, "aliases", false, &aliases, d);
+    if (st != PG_OK)
+        return st;
+    if (aliases) {
+        pg_jctx ac = pg_jctx_member(ctx, "aliases");
+        if (json_array_size(aliases) > PG_MAX_ALIASES)
+            return pg_diag_set(d, PG_ERR_INPUT, ac.file, 0, ac.path,
+                               "expected at most %d aliases, found %zu", PG_MAX_ALIASES,
+                               json_array_size(aliases));
+        for (size_t a = 0; a < json_array_size(aliases); a++) {
+            pg_jctx c = pg_jctx_index(&ac, a);
+            st = get_string_elem(aliases, a, &ac, w->aliases[a], sizeof w->aliases[a], d);
+            if (st == PG_OK)
+                st = check_workload_name(t, wi, w->aliases[a], c.path, d);
+            if (st != PG_OK)
+                return st;
+            w->n_aliases = (int)a + 1;
+        }
+    }
+    json_t *so;
+    st = pg_jget_object(obj, ctx, "symbols", true, &so, d);
+    if (st != PG_OK)
+        return st;
+    pg_jctx sc = pg_jctx_member(ctx, "symbols");
+    symbol_list(t, syms, sizeof syms);
+    const char *key;
+    json_t *v;
+    json_object_foreach(so, key, v) {
+        if (pg_task_find_symbol(t, key) < 0)
+            return pg_diag_set(d, PG_ERR_INPUT, sc.file, 0, pg_jctx_field(&sc, key, f, sizeof f),
+                               "unknown symbol; the task's symbols are %s", syms);
+    }
+    for (int i = 0; i < t->n_symbols; i++) {
+        pg_jctx_field(&sc, t->symbols[i], f, sizeof f);
+        v = json_object_get(so, t->symbols[i]);
+        if (!v)
+            return pg_diag_set(d, PG_ERR_INPUT, sc.file, 0, f,
+                               "symbol '%s' is not bound; a workload binds every task symbol (%s)",
+                               t->symbols[i], syms);
+        if (!json_is_integer(v) || json_integer_value(v) <= 0) {
+            if (json_is_integer(v))
+                return pg_diag_set(d, PG_ERR_INPUT, sc.file, 0, f,
+                                   "expected a positive integer, found %" JSON_INTEGER_FORMAT,
+                                   json_integer_value(v));
+            return pg_diag_set(d, PG_ERR_INPUT, sc.file, 0, f,
+                               "expected a positive integer, found %s", pg_json_type_name(v));
+        }
+        w->values[i] = (int64_t)json_integer_value(v);
+    }
+    return PG_OK;
+}
+
+static pg_status parse_workloads(pg_task *t, const json_t *root, const pg_jctx *ctx, pg_diag *d)
+{
+    json_t *arr;
+    pg_status st = get_array(root, ctx, "workloads", 1, PG_MAX_WORKLOADS, &arr, d);
+    if (st != PG_OK)
+        return st;
+    t->workloads = calloc(json_array_size(arr), sizeof *t->workloads);
+    if (!t->workloads)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    pg_jctx ac = pg_jctx_member(ctx, "workloads");
+    for (size_t i = 0; i < json_array_size(arr); i++) {
+        pg_jctx c = pg_jctx_index(&ac, i);
+        st = parse_workload(t, (int)i, json_array_get(arr, i), &c, d);
+        if (st != PG_OK)
+            return st;
+        t->n_workloads = (int)i + 1;
+    }
+    return PG_OK;
+}
+
+static pg_status parse_tolerances(pg_task *t, const json_t *root, const pg_jctx *ctx, pg_diag *d)
+{
+    static const char *const keys[] = {"atol", "rtol", "max_rel_l2", NULL};
+    json_t *obj;
+    pg_status st = pg_jget_object(root, ctx, "tolerances", true, &obj, d);
+    if (st != PG_OK)
+        return st;
+    pg_jctx oc = pg_jctx_member(ctx, "tolerances");
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v) {
+        pg_jctx c = pg_jctx_member(&oc, key);
+        pg_dtype dt = pg_dtype_parse(key);
+        if (dt == PG_DTYPE_INVALID)
+            return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, c.path,
+                               "unknown dtype '%s'; accepted: %s", key, pg_dtype_accepted());
+        if (t->n_tolerances >= PG_MAX_TOLERANCES)
+            return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, c.path,
+                               "at most %d tolerances are accepted", PG_MAX_TOLERANCES);
+        if (!json_is_object(v))
+            return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, c.path,
+                               "expected a tolerance object, found %s", pg_json_type_name(v));
+        pg_tolerance *tol = &t->tolerances[t->n_tolerances].tol;
+        st = pg_jcheck_keys(v, &c, keys, d);
+        if (st == PG_OK)
+            st = get_limit(v, &c, "atol", false, &tol->atol, d);
+        if (st == PG_OK)
+            st = get_limit(v, &c, "rtol", false, &tol->rtol, d);
+        if (st == PG_OK)
+            st = get_limit(v, &c, "max_rel_l2", false, &tol->max_rel_l2, d);
+        if (st != PG_OK)
+            return st;
+        t->tolerances[t->n_tolerances++].dtype = dt;
+    }
+    for (int i = 0; i < t->n_tensors; i++)
+        if (t->tensors[i].is_output && !pg_task_tolerance(t, t->tensors[i].dtype))
+            return pg_diag_set(d, PG_ERR_INPUT, oc.file, 0, oc.path,
+                               "no tolerance for dtype '%s' of output tensor '%s'",
+                               pg_dtype_name(t->tensors[i].dtype), t->tensors[i].name);
+    return PG_OK;
+}
+
+static pg_status parse_targets(pg_task *t, const json_t *root, const pg_jctx *ctx, pg_diag *d)
+{
+    static const char *const keys[] = {"ptx", "sass", NULL};
+    static const char *const lists[] = {"ptx", "sass"};
+    json_t *obj;
+    pg_status st = pg_jget_object(root, ctx, "targets", true, &obj, d);
+    if (st != PG_OK)
+        return st;
+    pg_jctx oc = pg_jctx_member(ctx, "targets");
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v) {
+        pg_jctx c = pg_jctx_member(&oc, key);
+        if (!pg_arch_name_valid(key))
+            return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, c.path,
+                               "expected an architecture name like sm_90 or sm_90a, found '%s'",
+                               key);
+        if (!json_is_object(v))
+            return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, c.path,
+                               "expected a target set object {\"ptx\": [...], \"sass\": [...]}, "
+                               "found %s", pg_json_type_name(v));
+        st = pg_jcheck_keys(v, &c, keys, d);
+        if (st != PG_OK)
+            return st;
+        for (int l = 0; l < 2; l++) {
+            json_t *arr;
+            st = pg_jget_array(v, &c, lists[l], true, &arr, d);
+            if (st != PG_OK)
+                return st;
+            pg_jctx lc = pg_jctx_member(&c, lists[l]);
+            for (size_t i = 0; i < json_array_size(arr); i++) {
+                char s[256];
+                st = get_string_elem(arr, i, &lc, s, sizeof s, d);
+                if (st != PG_OK)
+                    return st;
+            }
+        }
+    }
+    t->targets = json_incref(obj);
+    return PG_OK;
+}
+
+static pg_status parse_baseline(pg_task *t, const json_t *root, const pg_jctx *ctx, pg_diag *d)
+{
+    static const char *const keys[] = {"library", "compute", "max_candidates", NULL};
+    json_t *obj;
+    char f[300];
+    pg_status st = pg_jget_object(root, ctx, "baseline", true, &obj, d);
+    if (st != PG_OK)
+        return st;
+    pg_jctx c = pg_jctx_member(ctx, "baseline");
+    st = pg_jcheck_keys(obj, &c, keys, d);
+    if (st == PG_OK)
+        st = get_string(obj, &c, "library", true, true, t->baseline_library,
+                        sizeof t->baseline_library, d);
+    if (st != PG_OK)
+        return st;
+    if (strcmp(t->baseline_library, "cublaslt") != 0)
+        return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, pg_jctx_field(&c, "library", f, sizeof f),
+                           "unsupported library '%s'; accepted: cublaslt", t->baseline_library);
+    st = get_string(obj, &c, "compute", true, true, t->baseline_compute,
+                    sizeof t->baseline_compute, d);
+    if (st != PG_OK)
+        return st;
+    if (strcmp(t->baseline_compute, "fp32") != 0)
+        return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, pg_jctx_field(&c, "compute", f, sizeof f),
+                           "unsupported compute type '%s'; accepted: fp32", t->baseline_compute);
+    int64_t mc = 16;
+    st = pg_jget_int(obj, &c, "max_candidates", false, &mc, d);
+    if (st != PG_OK)
+        return st;
+    if (mc < 1 || mc > 64)
+        return pg_diag_set(d, PG_ERR_INPUT, c.file, 0,
+                           pg_jctx_field(&c, "max_candidates", f, sizeof f),
+                           "expected an integer from 1 to 64, found %" PRId64, mc);
+    t->baseline_max_candidates = (int)mc;
+    return PG_OK;
+}
+
+static pg_status parse_gate(pg_task *t, const json_t *root, const pg_jctx *ctx, pg_diag *d)
+{
+    static const char *const keys[] = {"min_speedup", NULL};
+    json_t *obj;
+    pg_status st = pg_jget_object(root, ctx, "gate", true, &obj, d);
+    if (st != PG_OK)
+        return st;
+    pg_jctx c = pg_jctx_member(ctx, "gate");
+    st = pg_jcheck_keys(obj, &c, keys, d);
+    if (st == PG_OK)
+        st = get_limit(obj, &c, "min_speedup", true, &t->min_speedup, d);
+    return st;
+}
+
+static pg_status parse_header(pg_task *t, const json_t *root, const pg_jctx *ctx, pg_diag *d)
+{
+    int64_t version = 0;
+    char folder[PATH_MAX];
+    pg_status st = pg_jget_int(root, ctx, "schema_version", true, &version, d);
+    if (st != PG_OK)
+        return st;
+    if (version != 1)
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "schema_version",
+                           "unsupported schema_version %" PRId64 "; accepted: 1", version);
+    st = get_string(root, ctx, "id", true, true, t->id, sizeof t->id, d);
+    if (st != PG_OK)
+        return st;
+    folder_name(t->file, folder, sizeof folder);
+    if (strcmp(folder, t->id) != 0)
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "id",
+                           "id '%s' must equal the name of the task's folder ('%s')", t->id,
+                           folder);
+    st = get_string(root, ctx, "description", false, false, t->description,
+                    sizeof t->description, d);
+    if (st != PG_OK)
+        return st;
+    if (strpbrk(t->description, "\r\n"))
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "description",
+                           "expected one line, found a line break");
+    st = get_string(root, ctx, "operation", true, true, t->operation, sizeof t->operation, d);
+    if (st != PG_OK)
+        return st;
+    if (strcmp(t->operation, "gemm_nt") != 0)
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "operation",
+                           "unsupported operation '%s'; accepted: gemm_nt", t->operation);
+    st = get_string(root, ctx, "default_arch", true, true, t->default_arch,
+                    sizeof t->default_arch, d);
+    if (st != PG_OK)
+        return st;
+    if (!pg_arch_name_valid(t->default_arch))
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "default_arch",
+                           "expected an architecture name like sm_90 or sm_90a, found '%s'",
+                           t->default_arch);
+    return PG_OK;
+}
+
+static pg_status parse_flops(pg_task *t, const json_t *root, const pg_jctx *ctx, pg_diag *d)
+{
+    const char *names[PG_MAX_SYMBOLS];
+    char err[1024];
+    pg_status st = pg_expr_from_json(root, ctx, "flops", true, t->flops, sizeof t->flops, d);
+    if (st != PG_OK)
+        return st;
+    for (int i = 0; i < t->n_symbols; i++)
+        names[i] = t->symbols[i];
+    if (pg_expr_check(t->flops, names, (size_t)t->n_symbols, err, sizeof err) != PG_OK)
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "flops", "%s", err);
+    return PG_OK;
+}
+
+/* ---- public ------------------------------------------------------------------------------ */
+
+pg_status pg_task_load_file(const char *path, pg_task **out, pg_diag *d)
+{
+    static const char *const keys[] = {"schema_version", "id",         "description", "operation",
+                                       "symbols",        "tensors",    "flops",       "workloads",
+                                       "tolerances",     "targets",    "baseline",    "gate",
+                                       "default_arch",   NULL};
+    json_t *root = NULL;
+    pg_task *t = NULL;
+    pg_jctx ctx = {.file = path, .path = ""};
+    *out = NULL;
+    pg_status st = pg_json_load(path, &root, d);
+    if (st != PG_OK)
+        goto done;
+    t = calloc(1, sizeof *t);
+    if (!t) {
+        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+        goto done;
+    }
+    snprintf(t->file, sizeof t->file, "%s", path);
+    st = pg_jcheck_keys(root, &ctx, keys, d);
+    if (st == PG_OK)
+        st = parse_header(t, root, &ctx, d);
+    if (st == PG_OK)
+        st = parse_symbols(t, root, &ctx, d);
+    if (st == PG_OK)
+        st = parse_tensors(t, root, &ctx, d);
+    if (st == PG_OK)
+        st = check_gemm_nt(t, d);
+    if (st == PG_OK)
+        st = parse_flops(t, root, &ctx, d);
+    if (st == PG_OK)
+        st = parse_workloads(t, root, &ctx, d);
+    if (st == PG_OK)
+        st = parse_tolerances(t, root, &ctx, d);
+    if (st == PG_OK)
+        st = parse_targets(t, root, &ctx, d);
+    if (st == PG_OK)
+        st = parse_baseline(t, root, &ctx, d);
+    if (st == PG_OK)
+        st = parse_gate(t, root, &ctx, d);
+done:
+    json_decref(root);
+    if (st != PG_OK) {
+        pg_task_free(t);
+        t = NULL;
+    }
+    *out = t;
+    return st;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "unknown task" error listing the folders of tasks_dir that hold a task.json. */
+static pg_status unknown_task(const char *tasks_dir, const char *task_id, pg_diag *d)
+{
+    enum { MAX_LISTED = 256 };
+    char *names[MAX_LISTED];
+    size_t n = 0;
+    char list[1536] = "";
+    pg_status st;
+    DIR *dir = opendir(tasks_dir);
+    if (!dir)
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "task",
+                           "unknown task '%s': the tasks folder '%s' cannot be read (%s)", task_id,
+                           tasks_dir, strerror(errno));
+    struct dirent *e;
+    while ((e = readdir(dir)) && n < MAX_LISTED) {
+        char sub[PATH_MAX], file[PATH_MAX];
+        struct stat sb;
+        if (e->d_name[0] == '.')
+            continue;
+        pg_path_join(sub, sizeof sub, tasks_dir, e->d_name);
+        pg_path_join(file, sizeof file, sub, "task.json");
+        if (stat(file, &sb) != 0 || !S_ISREG(sb.st_mode))
+            continue;
+        names[n] = strdup(e->d_name);
+        if (names[n])
+            n++;
+    }
+    closedir(dir);
+    qsort(names, n, sizeof names[0], cmp_str);
+    size_t used = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (used < sizeof list)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
+                                     names[i]);
+        free(names[i]);
+    }
+    if (n == 0)
+        st = pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "task",
+                         "unknown task '%s' (no task.json found in the folders of '%s')", task_id,
+                         tasks_dir);
+    else
+        st = pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "task", "unknown task '%s' (known: %s)",
+                         task_id, list);
+    return st;
+}
+
+pg_status pg_task_load(const char *tasks_dir, const char *task_id, pg_task **out, pg_diag *d)
+{
+    char sub[PATH_MAX], path[PATH_MAX];
+    struct stat sb;
+    *out = NULL;
+    if (!is_plain_name(task_id) || strlen(task_id) >= sizeof ((pg_task *)0)->id)
+        return unknown_task(tasks_dir, task_id, d);
+    pg_path_join(sub, sizeof sub, tasks_dir, task_id);
+    pg_path_join(path, sizeof path, sub, "task.json");
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return unknown_task(tasks_dir, task_id, d);
+    return pg_task_load_file(path, out, d);
+}
+
+void pg_task_free(pg_task *t)
+{
+    if (!t)
+        return;
+    free(t->workloads);
+    json_decref(t->targets);
+    free(t);
+}
+
+const pg_tolerance *pg_task_tolerance(const pg_task *t, pg_dtype dtype)
+{
+    for (int i = 0; i < t->n_tolerances; i++)
+        if (t->tolerances[i].dtype == dtype)
+            return &t->tolerances[i].tol;
+    return NULL;
+}
+
+int pg_task_find_tensor(const pg_task *t, const char *name)
+{
+    for (int i = 0; i < t->n_tensors; i++)
+        if (strcmp(t->tensors[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+int pg_task_find_workload(const pg_task *t, const char *name_or_alias)
+{
+    for (int i = 0; i < t->n_workloads; i++) {
+        if (strcmp(t->workloads[i].name, name_or_alias) == 0)
+            return i;
+        for (int a = 0; a < t->workloads[i].n_aliases; a++)
+            if (strcmp(t->workloads[i].aliases[a], name_or_alias) == 0)
+                return i;
+    }
+    return -1;
+}
+
+int pg_task_find_symbol(const pg_task *t, const char *name)
+{
+    for (int i = 0; i < t->n_symbols; i++)
+        if (strcmp(t->symbols[i], name) == 0)
+            return i;
+    return -1;
+}
+
+void pg_task_symtab(const pg_task *t, const pg_workload *w, const char **names_storage,
+                    pg_symtab *out)
+{
+    for (int i = 0; i < t->n_symbols; i++)
+        names_storage[i] = t->symbols[i];
+    out->names = names_storage;
+    out->values = w->values;
+    out->count = (size_t)t->n_symbols;
+}
+
+pg_status pg_task_tensor_elements(const pg_task *t, int tensor, const pg_workload *w,
+                                  uint64_t *out, pg_diag *d)
+{
+    char f[64];
+    if (tensor < 0 || tensor >= t->n_tensors)
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "tensors",
+                           "no tensor with index %d (the task has %d)", tensor, t->n_tensors);
+    const pg_tensor_spec *ts = &t->tensors[tensor];
+    snprintf(f, sizeof f, "tensors[%d].dims", tensor);
+    uint64_t n = 1;
+    for (int i = 0; i < ts->ndims; i++) {
+        int s = pg_task_find_symbol(t, ts->dims[i]);
+        if (s < 0 || w->values[s] <= 0)
+            return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                               "symbol '%s' has no positive value in workload '%s'", ts->dims[i],
+                               w->name);
+        if (__builtin_mul_overflow(n, (uint64_t)w->values[s], &n))
+            return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                               "element count of tensor '%s' for workload '%s' overflows 64 bits",
+                               ts->name, w->name);
+    }
+    *out = n;
+    return PG_OK;
+}

@@ -1,0 +1,174 @@
+/* `ptxgate check` orchestration: validate every submission offline first, then run the stages,
+ * then fold stage statuses into verdicts and the exit code (docs/exit-codes.md). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+
+void pg_check_options_init(pg_check_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->tasks_dir = "tasks";
+    o->correctness_sets = 3;
+    o->seed = 20261129;
+    o->warmup = 10;
+    o->repetitions = 50;
+    o->confidence = 0.95;
+    o->timeout_s = 60.0;
+}
+
+void pg_progress(pg_run *run, const pg_submission *s, const char *workload, const char *stage,
+                 const char *status, const char *message)
+{
+    if (run->o->progress)
+        run->o->progress(run->o->progress_ctx, s->task ? s->task->id : "?", s->manifest->name,
+                         workload, stage, status, message);
+}
+
+/* Worst status: fail > error > pass > skipped, for verdicts. */
+static int rank(const char *status)
+{
+    if (strcmp(status, "fail") == 0)
+        return 3;
+    if (strcmp(status, "error") == 0)
+        return 2;
+    if (strcmp(status, "pass") == 0)
+        return 1;
+    return 0;
+}
+
+static const char *fold(json_t *stages, const char *acc, json_t *counts)
+{
+    size_t i;
+    json_t *st;
+    json_array_foreach(stages, i, st) {
+        const char *s = pg_stage_status(st);
+        json_object_set_new(counts, s, json_integer(json_integer_value(json_object_get(counts, s)) + 1));
+        if (rank(s) > rank(acc))
+            acc = s;
+    }
+    return acc;
+}
+
+/* Verdicts per workload and submission, counts, and the run's exit code: 3 when any stage is
+ * an infrastructure error, else 1 when any failed, else 0. */
+static void finish_verdicts(json_t *results)
+{
+    json_t *counts = json_pack("{s:i, s:i, s:i, s:i}", "pass", 0, "fail", 0, "error", 0,
+                               "skipped", 0);
+    bool any_fail = false, any_error = false;
+    size_t i, j;
+    json_t *sub, *wl;
+    json_array_foreach(json_object_get(results, "submissions"), i, sub) {
+        const char *sv = fold(json_object_get(sub, "stages"), "skipped", counts);
+        json_array_foreach(json_object_get(sub, "workloads"), j, wl) {
+            const char *wv = fold(json_object_get(wl, "stages"), "skipped", counts);
+            json_object_set_new(wl, "verdict", json_string(wv));
+            if (rank(wv) > rank(sv))
+                sv = wv;
+        }
+        json_object_set_new(sub, "verdict", json_string(sv));
+        any_fail |= strcmp(sv, "fail") == 0;
+        any_error |= strcmp(sv, "error") == 0;
+    }
+    /* An error in one workload must surface even when another failed. */
+    any_error |= json_integer_value(json_object_get(counts, "error")) > 0;
+    any_fail |= json_integer_value(json_object_get(counts, "fail")) > 0;
+    int code = any_error ? 3 : any_fail ? 1 : 0;
+    json_object_set_new(results, "counts", counts);
+    json_object_set_new(results, "verdict",
+                        json_string(code == 0 ? "pass" : code == 1 ? "fail" : "error"));
+    json_object_set_new(results, "exit_code", json_integer(code));
+}
+
+static void remove_tmpdir(const char *dir)
+{
+    DIR *dp = opendir(dir);
+    if (!dp)
+        return;
+    struct dirent *e;
+    char path[PG_PATH_MAX + 300];
+    while ((e = readdir(dp))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    closedir(dp);
+    rmdir(dir);
+}
+
+static json_t *settings_json(const pg_check_options *o, size_t flush_bytes)
+{
+    return json_pack("{s:i, s:I, s:i, s:i, s:I, s:f, s:o, s:f}", "correctness_sets",
+                     o->correctness_sets, "seed", (json_int_t)o->seed, "warmup", o->warmup,
+                     "repetitions", o->repetitions, "flush_l2_bytes", (json_int_t)flush_bytes,
+                     "confidence", o->confidence, "min_speedup_override",
+                     o->min_speedup_override > 0 ? json_real(o->min_speedup_override) : json_null(),
+                     "timeout_s", o->timeout_s);
+}
+
+pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, size_t n,
+                       json_t **results, pg_diag *d)
+{
+    *results = NULL;
+    pg_run run = {.o = o};
+    pg_status st = PG_OK;
+    pg_submission *subs = calloc(n ? n : 1, sizeof *subs);
+    json_t *res = NULL;
+    time_t now = time(NULL);
+    double t0 = pg_now_s();
+    char started[32];
+    strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    const char *tmp = getenv("TMPDIR");
+    snprintf(run.tmpdir, sizeof run.tmpdir, "%s/ptxgate.XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+    if (!subs || !mkdtemp(run.tmpdir)) {
+        free(subs);
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "cannot create a temporary folder");
+    }
+    size_t prepared = 0;
+    for (; prepared < n; prepared++) {
+        st = pg_submission_prepare(&run, manifests[prepared], (int)prepared, &subs[prepared], d);
+        if (st != PG_OK) {
+            prepared++;
+            goto done;
+        }
+    }
+
+    res = json_pack("{s:i, s:{s:s, s:s}, s:s, s:f, s:s, s:i}", "schema_version", 1, "tool", "name",
+                    "ptxgate", "version", PG_VERSION, "started_utc", started, "duration_s", 0.0,
+                    "verdict", "pass", "exit_code", 0);
+    json_t *subs_json = json_array();
+    json_object_set_new(res, "submissions", subs_json);
+    for (size_t i = 0; i < n; i++) {
+        pg_submission *s = &subs[i];
+        s->json = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:[], s:[]}", "manifest",
+                            s->manifest->file, "name", s->manifest->name, "source",
+                            s->manifest->source, "task", s->task->id, "arch", s->arch, "verdict",
+                            "skipped", "stages", "workloads");
+        json_array_append_new(subs_json, s->json);
+        pg_stage_assemble(&run, s);
+        pg_stages_gpu(&run, s);
+    }
+    json_object_set_new(res, "environment", pg_environment_json(&run));
+    json_object_set_new(res, "settings",
+                        settings_json(o, run.dev ? pg_device_flush_bytes(run.dev) : 0));
+    json_object_set_new(res, "duration_s", json_real(pg_now_s() - t0));
+    finish_verdicts(res);
+    *results = res;
+    res = NULL;
+done:
+    for (size_t i = 0; i < prepared; i++)
+        pg_submission_release(&subs[i]);
+    free(subs);
+    json_decref(res);
+    if (run.dev)
+        pg_device_close(run.dev);
+    remove_tmpdir(run.tmpdir);
+    return st;
+}

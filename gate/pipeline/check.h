@@ -1,0 +1,48 @@
+/* `ptxgate check`: the recipe that takes submissions through assemble → load → correctness →
+ * performance on one GPU and builds the results model (docs/results.md). The pipeline never
+ * prints: progress goes through a callback, and the caller writes the reports. */
+#ifndef PG_PIPELINE_CHECK_H
+#define PG_PIPELINE_CHECK_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/diag.h"
+
+/* Progress events: one per stage start and end. status is NULL at the start of a stage and
+ * "pass"/"fail"/"error"/"skipped" at its end; workload is NULL for submission-level stages;
+ * message is a one-line summary at the end (may be NULL). */
+typedef void (*pg_progress_fn)(void *ctx, const char *task, const char *submission,
+                               const char *workload, const char *stage, const char *status,
+                               const char *message);
+
+typedef struct {
+    const char *tasks_dir;         /* folder holding <task-id>/task.json */
+    int device_ordinal;            /* CUDA device ordinal, default 0 */
+    bool skip_without_gpu;         /* no GPU: GPU stages "skipped" (true) or "error" (false) */
+    bool no_gpu;                   /* do not open the GPU at all (offline checks only) */
+    double min_speedup_override;   /* <= 0: use each task's gate.min_speedup */
+    int correctness_sets;          /* fresh input sets per workload, >= 1 (default 3) */
+    uint64_t seed;                 /* base seed; each set's seed is recorded in the results */
+    int warmup;                    /* untimed rounds before timing (default 10) */
+    int repetitions;               /* timed rounds (default 50) */
+    double confidence;             /* of the speedup interval (default 0.95) */
+    double timeout_s;              /* per GPU wait and per tool run (default 60) */
+    const char *workloads;         /* comma-separated workload names/aliases, NULL = all */
+    pg_progress_fn progress;       /* may be NULL */
+    void *progress_ctx;
+} pg_check_options;
+
+/* Defaults as documented above. */
+void pg_check_options_init(pg_check_options *o);
+
+/* Validate every manifest against its task and its PTX first (input errors abort before any GPU
+ * work: PG_ERR_INPUT with the file and field), then run the stages and return the results model
+ * in *results (a new reference; the caller json_decref's it). Kernel failures and unavailable
+ * GPUs are results, not errors: the return is PG_OK and results' "exit_code" says 0/1/3.
+ * Errors: PG_ERR_INPUT (bad task/manifest/flags), PG_ERR_INFRA (out of memory, temp folder). */
+pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, size_t n,
+                       json_t **results, pg_diag *d);
+
+#endif

@@ -1,0 +1,47 @@
+/* The environment fingerprint of a run: host, GPU, driver, CUDA, ptxas and cuBLASLt versions. */
+#include <string.h>
+#include <unistd.h>
+
+#include "tool/toolchain.h"
+#include "internal.h"
+
+json_t *pg_environment_json(const pg_run *run)
+{
+    char host[256] = "unknown";
+    gethostname(host, sizeof host - 1);
+    char ptxas[64] = "";
+    bool has_ptxas = pg_toolchain_ptxas_version(ptxas, sizeof ptxas);
+    json_t *env = json_object();
+    json_object_set_new(env, "hostname", json_string(host));
+    if (run->dev) {
+        const pg_device_info *i = pg_device_get_info(run->dev);
+        char cc[16];
+        snprintf(cc, sizeof cc, "%d.%d", i->cc_major, i->cc_minor);
+        json_object_set_new(
+            env, "gpu",
+            json_pack("{s:s, s:s, s:s, s:i, s:s, s:i, s:i, s:i, s:i, s:I, s:I}", "name", i->name,
+                      "uuid", i->uuid, "pci_bus_id", i->pci_bus_id, "ordinal", i->ordinal,
+                      "compute_capability", cc, "sm_count", i->sm_count, "sm_clock_mhz",
+                      i->sm_clock_mhz, "max_sm_clock_mhz", i->max_sm_clock_mhz,
+                      "memory_clock_mhz", i->memory_clock_mhz, "l2_bytes",
+                      (json_int_t)i->l2_bytes, "memory_bytes", (json_int_t)i->memory_bytes));
+        json_object_set_new(env, "gpu_skip_reason", json_null());
+        json_object_set_new(env, "driver_version",
+                            i->driver_version[0] ? json_string(i->driver_version) : json_null());
+        json_object_set_new(env, "cuda_driver_api_version",
+                            i->driver_api_version ? json_integer(i->driver_api_version)
+                                                  : json_null());
+        json_object_set_new(env, "cublaslt_version",
+                            i->cublaslt_version ? json_integer(i->cublaslt_version) : json_null());
+    } else {
+        json_object_set_new(env, "gpu", json_null());
+        json_object_set_new(env, "gpu_skip_reason",
+                            run->dev_tried ? json_string(run->gpu_skip_reason)
+                                           : json_string("no GPU stage was reached"));
+        json_object_set_new(env, "driver_version", json_null());
+        json_object_set_new(env, "cuda_driver_api_version", json_null());
+        json_object_set_new(env, "cublaslt_version", json_null());
+    }
+    json_object_set_new(env, "ptxas_version", has_ptxas ? json_string(ptxas) : json_null());
+    return env;
+}

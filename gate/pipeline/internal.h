@@ -1,0 +1,119 @@
+/* Shared state of one `ptxgate check` run, private to gate/pipeline. */
+#ifndef PG_PIPELINE_INTERNAL_H
+#define PG_PIPELINE_INTERNAL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "check.h"
+#include "device/device.h"
+#include "model/manifest.h"
+#include "model/plan.h"
+#include "model/task.h"
+#include "ptx/signature.h"
+#include "tool/assemble.h"
+
+#define PG_PATH_MAX 4096
+
+/* One submission, validated and ready to run. */
+typedef struct {
+    pg_manifest *manifest;
+    pg_task *task;
+    char arch[32];
+    char ptx_path[PG_PATH_MAX];   /* the PTX that is assembled: the source or nvcc's output */
+    char cubin_path[PG_PATH_MAX];
+    bool from_cu;
+    bool cu_compiled;             /* .cu → PTX succeeded (always true for .ptx sources) */
+    pg_assemble_result cu_result; /* nvcc's run, when from_cu */
+    bool has_sig;
+    pg_ptx_module_info sig;
+    char sig_error[2048];         /* PTX signature parse failure: an assemble failure */
+    int *workloads;               /* indices into task->workloads */
+    int n_workloads;
+    pg_plan *plans;               /* one per selected workload */
+    json_t *json;                 /* borrowed: this submission's object in the results */
+} pg_submission;
+
+typedef struct {
+    const pg_check_options *o;
+    char tmpdir[PG_PATH_MAX];
+    pg_device *dev;
+    bool dev_tried;
+    char gpu_skip_reason[1024];
+    json_t *results;
+} pg_run;
+
+/* --- submission.c: offline validation (input errors abort the run) */
+pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int index,
+                                pg_submission *s, pg_diag *d);
+void pg_submission_release(pg_submission *s);
+
+/* --- bind.c: manifest bindings versus PTX .entry signatures; kernel argument blocks */
+pg_status pg_bind_check(const pg_manifest *m, const pg_ptx_module_info *sig, const char *ptx_file,
+                        pg_diag *d);
+/* Argument storage for one launch: args[i] points into storage. */
+typedef struct {
+    unsigned char *storage;
+    void **args;
+} pg_arg_block;
+/* tensor_addr[i] / ws_addr[i]: device addresses of task tensors and workspaces. */
+pg_status pg_bind_args(const pg_launch_values *lv, const uint64_t *tensor_addr,
+                       const uint64_t *ws_addr, pg_arg_block *out);
+void pg_arg_block_free(pg_arg_block *b);
+
+/* --- results_json.c: building the results model */
+json_t *pg_stage_new(const char *stage);
+/* Set status ("pass"/"fail"/"error"/"skipped"), duration and message of a stage. */
+void pg_stage_finish(json_t *stage, const char *status, double duration_s, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+json_t *pg_stage_details(json_t *stage); /* borrowed */
+const char *pg_stage_status(const json_t *stage);
+/* Nullable number: NaN becomes null. New reference. */
+json_t *pg_json_real_or_null(double v);
+double pg_now_s(void);
+
+/* --- environment.c */
+json_t *pg_environment_json(const pg_run *run);
+
+/* --- stages */
+void pg_stage_assemble(pg_run *run, pg_submission *s);
+/* Runs load, then correctness and performance per workload. */
+void pg_stages_gpu(pg_run *run, pg_submission *s);
+
+/* Progress helper. */
+void pg_progress(pg_run *run, const pg_submission *s, const char *workload, const char *stage,
+                 const char *status, const char *message);
+
+#endif
+
+/* One workload of one submission on the GPU: its buffers and launches. */
+typedef struct {
+    pg_run *run;
+    pg_submission *s;
+    int index;                /* into s->workloads / s->plans */
+    const pg_workload *w;
+    const pg_plan *plan;
+    pg_kernel **kernels;      /* one per launch, borrowed from the module */
+    pg_buffer *tensors[PG_MAX_TENSORS];
+    uint64_t tensor_addr[PG_MAX_TENSORS];
+    pg_buffer *ws[PG_MAX_WORKSPACES];
+    uint64_t ws_addr[PG_MAX_WORKSPACES];
+    pg_arg_block *args;       /* one per launch */
+    pg_launch *launches;
+    int a, b, c;              /* gemm_nt operand tensor indices */
+    json_t *json;             /* the workload's results object */
+} pg_wctx;
+
+/* workload.c */
+/* Value of symbol `name` in workload w; 0 when the task has no such symbol. */
+int64_t pg_workload_symbol(const pg_task *t, const pg_workload *w, const char *name);
+pg_status pg_wctx_setup(pg_wctx *c, pg_diag *d);
+void pg_wctx_release(pg_wctx *c);
+/* Re-initialise workspaces (zero or poison, per manifest). */
+pg_status pg_wctx_init_workspaces(pg_wctx *c, pg_diag *d);
+/* Enqueue all launches of the submission (a pg_enqueue_fn over pg_wctx). */
+pg_status pg_wctx_enqueue(void *wctx, pg_diag *d);
+
+/* stage_correctness.c / stage_performance.c: return true when the stage passed. */
+bool pg_stage_correctness(pg_wctx *c);
+bool pg_stage_performance(pg_wctx *c);

@@ -1,0 +1,132 @@
+/* The assemble stage: (.cu → PTX with nvcc, done in submission.c), PTX → cubin with ptxas for
+ * the task's architecture, with diagnostics at PTX line numbers and per-entry resource usage.
+ * Without ptxas the stage is skipped and the load stage hands the PTX to the driver JIT; it says
+ * so. nvJitLink is never used for the cubin that runs (it drops setmaxnreg, see
+ * ../shared/notes/gpu-facts.md). */
+#include <string.h>
+
+#include "internal.h"
+
+static const char *severity_name(pg_severity s)
+{
+    return s == PG_SEV_ERROR ? "error" : s == PG_SEV_WARNING ? "warning" : "info";
+}
+
+/* details: tool, command, diagnostics, per-entry usage, raw log. */
+static void fill_details(json_t *det, const pg_assemble_result *r, const char *arch)
+{
+    json_object_set_new(det, "tool_path", json_string(r->tool_path));
+    json_object_set_new(det, "arch", json_string(arch));
+    json_object_set_new(det, "command", json_string(r->command));
+    json_t *diags = json_array();
+    for (int i = 0; i < r->log.n_diags; i++) {
+        const pg_ptxas_diag *g = &r->log.diags[i];
+        json_array_append_new(diags, json_pack("{s:s, s:i, s:s}", "severity",
+                                               severity_name(g->severity), "line", g->line,
+                                               "message", g->message));
+    }
+    json_object_set_new(det, "diagnostics", diags);
+    json_t *entries = json_array();
+    for (int i = 0; i < r->log.n_entries; i++) {
+        const pg_ptxas_entry_usage *u = &r->log.entries[i];
+        json_array_append_new(
+            entries, json_pack("{s:s, s:i, s:I, s:I, s:I, s:I, s:I}", "name", u->entry,
+                               "registers", u->registers, "shared_bytes", (json_int_t)u->shared_bytes,
+                               "constant0_bytes", (json_int_t)u->constant0_bytes,
+                               "stack_frame_bytes", (json_int_t)u->stack_frame_bytes,
+                               "spill_store_bytes", (json_int_t)u->spill_store_bytes,
+                               "spill_load_bytes", (json_int_t)u->spill_load_bytes));
+    }
+    json_object_set_new(det, "entries", entries);
+    json_object_set_new(det, "log", json_string(r->raw_output ? r->raw_output : ""));
+}
+
+/* First error diagnostic as "line L: message", for the stage message. */
+static void first_error(const pg_assemble_result *r, char *buf, size_t n)
+{
+    snprintf(buf, n, "exit code %d", r->exit_code);
+    for (int i = 0; i < r->log.n_diags; i++)
+        if (r->log.diags[i].severity == PG_SEV_ERROR) {
+            if (r->log.diags[i].line > 0)
+                snprintf(buf, n, "PTX line %d: %s", r->log.diags[i].line, r->log.diags[i].message);
+            else
+                snprintf(buf, n, "%s", r->log.diags[i].message);
+            return;
+        }
+}
+
+void pg_stage_assemble(pg_run *run, pg_submission *s)
+{
+    json_t *stage = pg_stage_new("assemble");
+    json_array_append_new(json_object_get(s->json, "stages"), stage);
+    json_t *det = pg_stage_details(stage);
+    pg_progress(run, s, NULL, "assemble", NULL, NULL);
+    double t0 = pg_now_s();
+    char why[1200];
+
+    if (s->from_cu) {
+        json_t *cu = json_object();
+        json_object_set_new(cu, "tool_path", json_string(s->cu_result.tool_path));
+        json_object_set_new(cu, "command", json_string(s->cu_result.command));
+        json_object_set_new(cu, "log",
+                            json_string(s->cu_result.raw_output ? s->cu_result.raw_output : ""));
+        json_object_set_new(det, "nvcc", cu);
+        if (!s->cu_compiled) {
+            if (!s->cu_result.tool_found)
+                pg_stage_finish(stage, "error", pg_now_s() - t0,
+                                "nvcc not found: cannot compile the .cu source to PTX (set "
+                                "PTXGATE_NVCC or submit PTX)");
+            else {
+                first_error(&s->cu_result, why, sizeof why);
+                pg_stage_finish(stage, "fail", pg_now_s() - t0, "nvcc -ptx failed: %s", why);
+            }
+            goto done;
+        }
+    }
+    if (!s->has_sig) {
+        pg_stage_finish(stage, "fail", pg_now_s() - t0, "cannot read the PTX entry signatures: %s",
+                        s->sig_error);
+        goto done;
+    }
+
+    pg_assemble_result r;
+    pg_diag d;
+    pg_diag_clear(&d);
+    memset(&r, 0, sizeof r);
+    pg_status st = pg_assemble_ptx(s->ptx_path, s->arch, s->cubin_path, run->o->timeout_s, &r, &d);
+    if (st != PG_OK && !r.tool_found) {
+        s->cubin_path[0] = '\0'; /* the load stage JIT-compiles the PTX */
+        json_object_set_new(det, "fallback", json_string("driver JIT"));
+        pg_stage_finish(stage, "skipped", pg_now_s() - t0,
+                        "ptxas not found: the driver JIT compiles the PTX at load instead "
+                        "(no resource usage, diagnostics only from the driver)");
+    } else if (st != PG_OK) {
+        char msg[2400];
+        pg_stage_finish(stage, "error", pg_now_s() - t0, "%s",
+                        pg_diag_format(&d, msg, sizeof msg));
+    } else {
+        fill_details(det, &r, s->arch);
+        if (r.timed_out)
+            pg_stage_finish(stage, "fail", r.wall_s, "ptxas timed out after %.0f s",
+                            run->o->timeout_s);
+        else if (!r.ok) {
+            first_error(&r, why, sizeof why);
+            pg_stage_finish(stage, "fail", r.wall_s, "ptxas failed for %s: %s", s->arch, why);
+        } else {
+            char usage[1024] = "";
+            size_t used = 0;
+            for (int i = 0; i < r.log.n_entries && used < sizeof usage; i++)
+                used += (size_t)snprintf(usage + used, sizeof usage - used,
+                                         "%s%s: %d registers, %ld B smem, %ld B spill stores",
+                                         i ? "; " : "", r.log.entries[i].entry,
+                                         r.log.entries[i].registers, r.log.entries[i].shared_bytes,
+                                         r.log.entries[i].spill_store_bytes);
+            pg_stage_finish(stage, "pass", r.wall_s, "ptxas %s ok (%d warnings); %s", s->arch,
+                            r.log.n_warnings, usage);
+        }
+    }
+    pg_assemble_result_free(&r);
+done:
+    pg_progress(run, s, NULL, "assemble", pg_stage_status(stage),
+                json_string_value(json_object_get(stage, "message")));
+}

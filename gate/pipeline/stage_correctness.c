@@ -1,0 +1,166 @@
+/* The correctness stage: several fresh input sets from recorded seeds (N(0,1) cast to the dtype,
+ * never zeros), outputs poisoned with 0xFF bytes so unwritten elements are counted, ptxgate's own
+ * fp32 reference, and the tolerance comparator per output. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats/accuracy.h"
+#include "internal.h"
+
+/* Seed of input set `set` of workload `wl`; tensor i uses seed + i. Documented in
+ * docs/correctness.md so a failing set can be replayed. */
+static uint64_t set_seed(uint64_t base, int wl, int set)
+{
+    return base + 1000003ull * (uint64_t)wl + 7919ull * (uint64_t)set;
+}
+
+/* Run one input set; fills *acc for the output tensor. Returns PG_OK, PG_FAIL_KERNEL (kernel
+ * fault, message in d) or an infrastructure error. */
+static pg_status run_set(pg_wctx *c, uint64_t seed, pg_buffer *ref, void *host_out,
+                         float *host_ref, pg_accuracy *acc, pg_diag *d)
+{
+    const pg_task *t = c->s->task;
+    pg_device *dev = c->run->dev;
+    pg_status st = PG_OK;
+    for (int i = 0; i < t->n_tensors && st == PG_OK; i++) {
+        if (t->tensors[i].is_output)
+            st = pg_buffer_fill_poison(c->tensors[i], d);
+        else
+            st = pg_buffer_fill_normal(c->tensors[i], t->tensors[i].dtype,
+                                       (size_t)c->plan->tensor_elements[i], seed + (uint64_t)i, d);
+    }
+    if (st == PG_OK)
+        st = pg_wctx_init_workspaces(c, d);
+    if (st == PG_OK)
+        st = pg_device_sync(dev, c->run->o->timeout_s, d);
+    if (st != PG_OK)
+        return st == PG_FAIL_KERNEL ? PG_ERR_INFRA : st;
+
+    st = pg_wctx_enqueue(c, d);
+    if (st == PG_OK)
+        st = pg_device_sync(dev, c->run->o->timeout_s, d);
+    if (st != PG_OK)
+        return st;
+
+    int64_t M = pg_workload_symbol(t, c->w, "M"), N = pg_workload_symbol(t, c->w, "N"),
+            K = pg_workload_symbol(t, c->w, "K");
+    st = pg_reference_gemm_nt(dev, t->tensors[c->a].dtype, c->tensors[c->a], c->tensors[c->b],
+                              ref, M, N, K, d);
+    if (st == PG_OK)
+        st = pg_device_sync(dev, c->run->o->timeout_s, d);
+    if (st != PG_OK)
+        return st == PG_FAIL_KERNEL ? PG_ERR_INFRA : st;
+
+    size_t count = (size_t)c->plan->tensor_elements[c->c];
+    pg_dtype odt = t->tensors[c->c].dtype;
+    st = pg_buffer_download(c->tensors[c->c], host_out, count * pg_dtype_size(odt), d);
+    if (st == PG_OK)
+        st = pg_buffer_download(ref, host_ref, count * sizeof(float), d);
+    if (st != PG_OK)
+        return st;
+    const pg_tolerance *tol = pg_task_tolerance(t, odt);
+    pg_accuracy_tolerance at = {tol->atol, tol->rtol, tol->max_rel_l2};
+    pg_accuracy_compare(host_out, odt, host_ref, count, &at, acc);
+    return PG_OK;
+}
+
+static json_t *set_json(uint64_t seed, const char *output, const pg_accuracy *a, int64_t cols)
+{
+    json_t *first = json_null();
+    if (a->first_bad_index >= 0)
+        first = json_pack("[I, I]", (json_int_t)(a->first_bad_index / cols),
+                          (json_int_t)(a->first_bad_index % cols));
+    return json_pack("{s:I, s:s, s:I, s:o, s:o, s:o, s:I, s:I, s:I, s:o, s:b}", "seed",
+                     (json_int_t)seed, "output", output, "elements", (json_int_t)a->elements,
+                     "max_absolute_error", pg_json_real_or_null(a->max_absolute_error),
+                     "max_relative_error", pg_json_real_or_null(a->max_relative_error),
+                     "relative_l2_error", pg_json_real_or_null(a->relative_l2_error),
+                     "bad_elements", (json_int_t)a->bad_elements, "nan_or_inf_elements",
+                     (json_int_t)a->nan_or_inf_elements, "unwritten_elements",
+                     (json_int_t)a->unwritten_elements, "first_bad_index", first, "pass", a->pass);
+}
+
+bool pg_stage_correctness(pg_wctx *c)
+{
+    pg_run *run = c->run;
+    const pg_task *t = c->s->task;
+    json_t *stage = pg_stage_new("correctness");
+    json_array_append_new(json_object_get(c->json, "stages"), stage);
+    json_t *det = pg_stage_details(stage);
+    pg_progress(run, c->s, c->w->name, "correctness", NULL, NULL);
+    double t0 = pg_now_s();
+    pg_dtype odt = t->tensors[c->c].dtype;
+    const pg_tolerance *tol = pg_task_tolerance(t, odt);
+    size_t count = (size_t)c->plan->tensor_elements[c->c];
+    pg_buffer *ref = NULL;
+    void *host_out = malloc(count * pg_dtype_size(odt) + 1);
+    float *host_ref = malloc(count * sizeof(float) + 1);
+    pg_diag d;
+    pg_diag_clear(&d);
+    pg_status st = host_out && host_ref ? pg_buffer_alloc(run->dev, count * sizeof(float), &ref, &d)
+                                        : pg_diag_set(&d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    json_object_set_new(det, "tolerance", json_pack("{s:f, s:f, s:f}", "atol", tol->atol, "rtol",
+                                                    tol->rtol, "max_rel_l2", tol->max_rel_l2));
+    json_t *sets = json_array();
+    json_object_set_new(det, "sets", sets);
+    double max_abs = 0, max_rel = 0, max_l2 = 0;
+    long long bad = 0, nonfinite = 0, unwritten = 0;
+    int passed_sets = 0;
+    for (int set = 0; st == PG_OK && set < run->o->correctness_sets; set++) {
+        uint64_t seed = set_seed(run->o->seed, c->s->workloads[c->index], set);
+        pg_accuracy acc;
+        st = run_set(c, seed, ref, host_out, host_ref, &acc, &d);
+        if (st != PG_OK)
+            break;
+        json_array_append_new(sets, set_json(seed, t->tensors[c->c].name, &acc, pg_workload_symbol(t, c->w, "N")));
+        max_abs = fmax(max_abs, acc.max_absolute_error);
+        max_rel = fmax(max_rel, acc.max_relative_error);
+        max_l2 = fmax(max_l2, acc.relative_l2_error);
+        bad += (long long)acc.bad_elements;
+        nonfinite += (long long)acc.nan_or_inf_elements;
+        unwritten += (long long)acc.unwritten_elements;
+        passed_sets += acc.pass;
+    }
+    json_object_set_new(det, "max_absolute_error", json_real(max_abs));
+    json_object_set_new(det, "max_relative_error", json_real(max_rel));
+    json_object_set_new(det, "relative_l2_error", pg_json_real_or_null(max_l2));
+    json_object_set_new(det, "bad_elements", json_integer(bad));
+    json_object_set_new(det, "nan_or_inf_elements", json_integer(nonfinite));
+    json_object_set_new(det, "unwritten_elements", json_integer(unwritten));
+
+    const char *ptxbench = "PASSED";
+    double dt = pg_now_s() - t0;
+    if (st == PG_FAIL_KERNEL) {
+        bool timeout = strncmp(d.message, "TIMEOUT", 7) == 0;
+        ptxbench = timeout ? "TIMEOUT" : "RUNTIME_ERROR";
+        pg_stage_finish(stage, "fail", dt, "kernel failed at run time: %s", d.message);
+    } else if (st != PG_OK) {
+        char msg[2400];
+        ptxbench = "INFRA_ERROR";
+        pg_stage_finish(stage, "error", dt, "%s", pg_diag_format(&d, msg, sizeof msg));
+    } else if (passed_sets == run->o->correctness_sets) {
+        pg_stage_finish(stage, "pass", dt,
+                        "%d/%d input sets within tolerance; max |err| %.3g, max rel L2 %.3g",
+                        passed_sets, run->o->correctness_sets, max_abs, max_l2);
+    } else {
+        ptxbench = "INCORRECT_NUMERICAL";
+        pg_stage_finish(stage, "fail", dt,
+                        "%d/%d input sets failed: %lld bad elements (%lld NaN/Inf, %lld "
+                        "unwritten) of %zu per set; max |err| %.3g, max rel L2 %.3g (limit %.3g)",
+                        run->o->correctness_sets - passed_sets, run->o->correctness_sets, bad,
+                        nonfinite, unwritten, count, max_abs, max_l2, tol->max_rel_l2);
+    }
+    json_object_set_new(c->json, "status", json_string(ptxbench));
+    if (st == PG_OK) {
+        json_object_set_new(c->json, "max_absolute_error", json_real(max_abs));
+        json_object_set_new(c->json, "max_relative_error", json_real(max_rel));
+    }
+    if (ref)
+        pg_buffer_free(ref);
+    free(host_out);
+    free(host_ref);
+    pg_progress(run, c->s, c->w->name, "correctness", pg_stage_status(stage),
+                json_string_value(json_object_get(stage, "message")));
+    return strcmp(pg_stage_status(stage), "pass") == 0;
+}

@@ -1,0 +1,158 @@
+/* Offline validation of one submission: manifest, task, source (a .cu is compiled to PTX here,
+ * device code only), the PTX .entry signatures against the bindings, and every workload's launch
+ * plan. Input errors stop the run before any GPU work; a .cu that does not compile or a PTX whose
+ * signatures cannot be read is a result (the assemble stage fails), not an input error. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/fileio.h"
+#include "internal.h"
+
+/* Largest kernel source accepted (bytes). */
+#define PG_SOURCE_MAX_BYTES (32u * 1024u * 1024u)
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* The workloads the run covers: all, or those named in o->workloads (names or aliases). */
+static pg_status select_workloads(const pg_run *run, pg_submission *s, pg_diag *d)
+{
+    const pg_task *t = s->task;
+    s->workloads = calloc((size_t)t->n_workloads, sizeof(int));
+    if (!s->workloads)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    const char *filter = run->o->workloads;
+    if (!filter || !filter[0]) {
+        for (int i = 0; i < t->n_workloads; i++)
+            s->workloads[s->n_workloads++] = i;
+        return PG_OK;
+    }
+    char buf[2048];
+    snprintf(buf, sizeof buf, "%s", filter);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        int wi = pg_task_find_workload(t, tok);
+        if (wi < 0) {
+            char known[1024] = "";
+            size_t used = 0;
+            for (int i = 0; i < t->n_workloads && used < sizeof known; i++)
+                used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
+                                         t->workloads[i].name);
+            return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "--workloads",
+                               "task '%s' has no workload '%s' (known: %s)", t->id, tok, known);
+        }
+        bool dup = false;
+        for (int i = 0; i < s->n_workloads; i++)
+            dup |= s->workloads[i] == wi;
+        if (!dup)
+            s->workloads[s->n_workloads++] = wi;
+    }
+    return PG_OK;
+}
+
+static pg_status compile_cu(pg_run *run, pg_submission *s, int index, pg_diag *d)
+{
+    snprintf(s->ptx_path, sizeof s->ptx_path, "%s/submission%d.ptx", run->tmpdir, index);
+    pg_status st = pg_compile_cu_to_ptx(s->manifest->source, s->arch, s->ptx_path,
+                                        run->o->timeout_s, &s->cu_result, d);
+    if (st == PG_ERR_INPUT)
+        return st; /* e.g. a malformed arch string */
+    /* nvcc missing or failing is recorded in the assemble stage. */
+    s->cu_compiled = st == PG_OK && s->cu_result.ok;
+    pg_diag_clear(d);
+    return PG_OK;
+}
+
+pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int index,
+                                pg_submission *s, pg_diag *d)
+{
+    memset(s, 0, sizeof *s);
+    pg_status st = pg_manifest_load(manifest_path, &s->manifest, d);
+    if (st != PG_OK)
+        return st;
+    st = pg_task_load(run->o->tasks_dir, s->manifest->task, &s->task, d);
+    if (st != PG_OK) {
+        if (!d->file[0] || strcmp(d->field, "task") == 0) {
+            /* An unknown task id is the manifest's fault: name the manifest. */
+            char msg[2048];
+            snprintf(msg, sizeof msg, "%s", d->message);
+            pg_diag_set(d, st, s->manifest->file, 0, "task", "%s", msg);
+        }
+        return st;
+    }
+    st = pg_manifest_check_task(s->manifest, s->task, d);
+    if (st != PG_OK)
+        return st;
+    snprintf(s->arch, sizeof s->arch, "%s",
+             s->manifest->arch[0] ? s->manifest->arch : s->task->default_arch);
+    snprintf(s->cubin_path, sizeof s->cubin_path, "%s/submission%d.cubin", run->tmpdir, index);
+
+    s->from_cu = ends_with(s->manifest->source, ".cu");
+    if (s->from_cu) {
+        st = compile_cu(run, s, index, d);
+        if (st != PG_OK)
+            return st;
+    } else {
+        snprintf(s->ptx_path, sizeof s->ptx_path, "%s", s->manifest->source);
+        s->cu_compiled = true;
+    }
+
+    if (s->cu_compiled) {
+        char *text = NULL;
+        st = pg_file_read(s->ptx_path, PG_SOURCE_MAX_BYTES, &text, NULL, d);
+        if (st != PG_OK)
+            return st;
+        pg_diag sd;
+        pg_diag_clear(&sd);
+        if (pg_ptx_parse_signatures(text, s->manifest->source, &s->sig, &sd) == PG_OK) {
+            s->has_sig = true;
+        } else {
+            pg_diag_format(&sd, s->sig_error, sizeof s->sig_error);
+        }
+        free(text);
+        if (s->has_sig) {
+            st = pg_bind_check(s->manifest, &s->sig, s->manifest->source, d);
+            if (st != PG_OK)
+                return st;
+        }
+    }
+
+    st = select_workloads(run, s, d);
+    if (st != PG_OK)
+        return st;
+    s->plans = calloc((size_t)s->n_workloads, sizeof(pg_plan));
+    if (!s->plans)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    for (int i = 0; i < s->n_workloads; i++) {
+        st = pg_plan_build(s->task, s->manifest, &s->task->workloads[s->workloads[i]],
+                           &s->plans[i], d);
+        if (st != PG_OK) {
+            char msg[2048];
+            snprintf(msg, sizeof msg, "%s (workload %s)", d->message,
+                     s->task->workloads[s->workloads[i]].name);
+            snprintf(d->message, sizeof d->message, "%s", msg);
+            return st;
+        }
+    }
+    return PG_OK;
+}
+
+void pg_submission_release(pg_submission *s)
+{
+    if (s->plans)
+        for (int i = 0; i < s->n_workloads; i++)
+            pg_plan_free(&s->plans[i]);
+    free(s->plans);
+    free(s->workloads);
+    if (s->has_sig)
+        pg_ptx_module_info_free(&s->sig);
+    if (s->from_cu)
+        pg_assemble_result_free(&s->cu_result);
+    pg_manifest_free(s->manifest);
+    pg_task_free(s->task);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,909 @@
+/* JUnit XML writer (libxml2 xmlTextWriter) and XSD validation (see junit.h, docs/reports.md). */
+#include "junit.h"
+
+#include <libxml/parser.h>
+#include <libxml/xmlschemas.h>
+#include <libxml/xmlwriter.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/fileio.h"
+#include "results_read.h"
+
+#define NAME_MAX_BYTES 512          /* names from the results (task, submission, workload) */
+#define MESSAGE_MAX_BYTES 4096      /* failure/error/skipped message attribute */
+#define BODY_MAX_BYTES (64 * 1024)  /* failure/error body */
+#define OUT_MAX_BYTES (64 * 1024)   /* testcase system-out */
+#define DIAGS_IN_MESSAGE 3          /* assemble diagnostics quoted in a message attribute */
+#define DIAGS_IN_BODY 50            /* ... and in the body */
+#define DETAILS_MAX_DEPTH 12
+#define XSD_MAX_BYTES (4u * 1024u * 1024u)
+
+/* ---- a set of strings, to keep (classname, name) pairs unique ---- */
+
+typedef struct {
+    char **slots;
+    size_t cap, n;
+} strset;
+
+static uint64_t fnv1a(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* 1: added, 0: already present, -1: out of memory. */
+static int strset_add(strset *s, const char *key)
+{
+    if ((s->n + 1) * 2 > s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 64;
+        char **slots = calloc(cap, sizeof *slots);
+        if (!slots)
+            return -1;
+        for (size_t i = 0; i < s->cap; i++)
+            if (s->slots[i]) {
+                size_t j = fnv1a(s->slots[i]) & (cap - 1);
+                while (slots[j])
+                    j = (j + 1) & (cap - 1);
+                slots[j] = s->slots[i];
+            }
+        free(s->slots);
+        s->slots = slots;
+        s->cap = cap;
+    }
+    size_t j = fnv1a(key) & (s->cap - 1);
+    for (; s->slots[j]; j = (j + 1) & (s->cap - 1))
+        if (strcmp(s->slots[j], key) == 0)
+            return 0;
+    if (!(s->slots[j] = strdup(key)))
+        return -1;
+    s->n++;
+    return 1;
+}
+
+static void strset_free(strset *s)
+{
+    for (size_t i = 0; i < s->cap; i++)
+        free(s->slots[i]);
+    free(s->slots);
+}
+
+/* ---- the plan: suites and testcases in emission order, names final ---- */
+
+typedef struct {
+    char *name;
+    size_t tests, failures, errors, skipped;
+    double time_s;
+} suite;
+
+typedef struct {
+    size_t suite;
+    char *classname, *name;
+    const pg_res_stage *stage;
+} tcase;
+
+typedef struct {
+    suite *suites;
+    size_t n_suites;
+    tcase *cases;
+    size_t n_cases, cap_cases;
+    size_t *sub_suite; /* suite index of each submission */
+    strset used;       /* "C\x1f<classname>" and "P\x1f<classname>\x1f<name>" */
+    bool oom;
+} plan;
+
+static void plan_free(plan *p)
+{
+    for (size_t i = 0; i < p->n_suites; i++)
+        free(p->suites[i].name);
+    free(p->suites);
+    for (size_t i = 0; i < p->n_cases; i++) {
+        free(p->cases[i].classname);
+        free(p->cases[i].name);
+    }
+    free(p->cases);
+    free(p->sub_suite);
+    strset_free(&p->used);
+}
+
+/* Cleaned one-line copy of s (malloc'd; NULL on out-of-memory). */
+static char *clean_name(const char *s)
+{
+    pg_rtext t;
+    pg_rtext_init(&t, NAME_MAX_BYTES * 2);
+    pg_rtext_add_clean(&t, s, PG_CLEAN_ONE_LINE, NAME_MAX_BYTES);
+    return pg_rtext_take(&t, NULL);
+}
+
+/* a + b + c + e as a malloc'd string (NULL on out-of-memory); any part may be NULL. */
+static char *join(const char *a, const char *b, const char *c, const char *e)
+{
+    pg_rtext t;
+    pg_rtext_init(&t, SIZE_MAX / 2);
+    pg_rtext_add(&t, a);
+    pg_rtext_add(&t, b);
+    pg_rtext_add(&t, c);
+    pg_rtext_add(&t, e);
+    return pg_rtext_take(&t, NULL);
+}
+
+/* base, or base + "#n" for n > 1 (malloc'd; base is consumed). */
+static char *numbered(char *base, unsigned n)
+{
+    if (!base || n <= 1)
+        return base;
+    char suffix[16];
+    snprintf(suffix, sizeof suffix, "#%u", n);
+    char *s = join(base, suffix, NULL, NULL);
+    free(base);
+    return s;
+}
+
+/* Reserve key "<tag>\x1f<a>[\x1f<b>]<suffix>" for n = 1, 2, ...: the first free n. */
+static int reserve(plan *p, char tag, const char *a, const char *b, unsigned *n_out)
+{
+    for (unsigned n = 1;; n++) {
+        char suffix[16] = "";
+        if (n > 1)
+            snprintf(suffix, sizeof suffix, "#%u", n);
+        pg_rtext k;
+        pg_rtext_init(&k, SIZE_MAX / 2);
+        pg_rtext_addf(&k, "%c\x1f%s%s%s%s", tag, a, b ? "\x1f" : "", b ? b : "", suffix);
+        char *key = pg_rtext_take(&k, NULL);
+        int r = key ? strset_add(&p->used, key) : -1;
+        free(key);
+        if (r != 0) {
+            *n_out = n;
+            return r;
+        }
+    }
+}
+
+static void add_case(plan *p, size_t si, const char *classname, const char *stage_name,
+                     const char *what, const pg_res_stage *st)
+{
+    if (p->oom)
+        return;
+    if (p->n_cases == p->cap_cases) {
+        size_t cap = p->cap_cases ? p->cap_cases * 2 : 32;
+        tcase *c = realloc(p->cases, cap * sizeof *c);
+        if (!c) {
+            p->oom = true;
+            return;
+        }
+        p->cases = c;
+        p->cap_cases = cap;
+    }
+    char *base = join(stage_name, "[", what, "]");
+    unsigned n = 1;
+    if (!base || reserve(p, 'P', classname, base, &n) < 0) {
+        free(base);
+        p->oom = true;
+        return;
+    }
+    char *name = numbered(base, n);
+    char *cn = strdup(classname);
+    if (!name || !cn) {
+        free(name);
+        free(cn);
+        p->oom = true;
+        return;
+    }
+    p->cases[p->n_cases++] = (tcase){.suite = si, .classname = cn, .name = name, .stage = st};
+    suite *s = &p->suites[si];
+    s->tests++;
+    s->time_s += st->duration_s;
+    s->failures += st->status == PG_RES_FAIL;
+    s->errors += st->status == PG_RES_ERROR;
+    s->skipped += st->status == PG_RES_SKIPPED;
+}
+
+/* Group submissions into suites by (cleaned) task, in order of first appearance, and name every
+ * testcase uniquely. */
+static pg_status plan_build(const pg_results *r, plan *p, pg_diag *d)
+{
+    memset(p, 0, sizeof *p);
+    if (r->n_subs) {
+        p->suites = calloc(r->n_subs, sizeof *p->suites);
+        p->sub_suite = calloc(r->n_subs, sizeof *p->sub_suite);
+        if (!p->suites || !p->sub_suite)
+            goto oom;
+    }
+    for (size_t i = 0; i < r->n_subs; i++) {
+        char *task = clean_name(r->subs[i].task);
+        if (!task)
+            goto oom;
+        size_t si = 0;
+        while (si < p->n_suites && strcmp(p->suites[si].name, task) != 0)
+            si++;
+        if (si == p->n_suites)
+            p->suites[p->n_suites++].name = task;
+        else
+            free(task);
+        p->sub_suite[i] = si;
+    }
+    for (size_t si = 0; si < p->n_suites; si++) {
+        for (size_t i = 0; i < r->n_subs; i++) {
+            if (p->sub_suite[i] != si)
+                continue;
+            const pg_res_submission *s = &r->subs[i];
+            char *sub = clean_name(s->name);
+            char *base = sub ? join(p->suites[si].name, ".", sub, NULL) : NULL;
+            free(sub);
+            unsigned n = 1;
+            if (!base || reserve(p, 'C', base, NULL, &n) < 0) {
+                free(base);
+                goto oom;
+            }
+            char *classname = numbered(base, n);
+            if (!classname)
+                goto oom;
+            for (size_t k = 0; k < s->n_stages; k++)
+                add_case(p, si, classname, s->stages[k].stage, "all", &s->stages[k]);
+            for (size_t w = 0; w < s->n_workloads; w++) {
+                char *wname = clean_name(s->workloads[w].name);
+                if (!wname)
+                    p->oom = true;
+                for (size_t k = 0; wname && k < s->workloads[w].n_stages; k++)
+                    add_case(p, si, classname, s->workloads[w].stages[k].stage, wname,
+                             &s->workloads[w].stages[k]);
+                free(wname);
+            }
+            free(classname);
+            if (p->oom)
+                goto oom;
+        }
+    }
+    return PG_OK;
+oom:
+    return pg_diag_set(d, PG_ERR_INFRA, r->file, 0, NULL, "out of memory rendering JUnit");
+}
+
+/* ---- the numbers of a stage, for messages and bodies ---- */
+
+/* Append one item, separated from the previous one by sep. */
+static void item(pg_rtext *t, bool *first, const char *sep)
+{
+    if (!*first)
+        pg_rtext_add(t, sep);
+    *first = false;
+}
+
+static pg_status assemble_numbers(const pg_res_stage *s, pg_rtext *t, const char *sep,
+                                  size_t max_diags, bool *first, pg_diag *d)
+{
+    const json_t *diags = NULL;
+    pg_status st = pg_res_detail_array(s, "diagnostics", &diags, d);
+    if (st != PG_OK)
+        return st;
+    size_t n = json_array_size(diags);
+    for (size_t i = 0; i < n && i < max_diags; i++) {
+        pg_res_ptx_diag g;
+        if ((st = pg_res_ptx_diag_get(s, diags, i, &g, d)) != PG_OK)
+            return st;
+        item(t, first, sep);
+        if (g.line.has)
+            pg_rtext_addf(t, "PTX line %lld: ", (long long)g.line.v);
+        if (g.severity[0]) {
+            pg_rtext_add_clean(t, g.severity, PG_CLEAN_ONE_LINE, 32);
+            pg_rtext_add(t, ": ");
+        }
+        pg_rtext_add_clean(t, g.message, PG_CLEAN_ONE_LINE, 512);
+    }
+    if (n > max_diags) {
+        item(t, first, sep);
+        pg_rtext_addf(t, "%zu more diagnostics", n - max_diags);
+    }
+    static const struct {
+        const char *key, *label, *unit;
+    } k_ints[] = {{"registers", "registers", ""},
+                  {"spill_store_bytes", "spill stores", " B"},
+                  {"spill_load_bytes", "spill loads", " B"},
+                  {"shared_bytes", "shared", " B"},
+                  {"stack_frame_bytes", "stack frame", " B"}};
+    for (size_t i = 0; i < sizeof k_ints / sizeof k_ints[0]; i++) {
+        pg_res_int v;
+        if ((st = pg_res_detail_int(s, k_ints[i].key, &v, d)) != PG_OK)
+            return st;
+        if (v.has) {
+            item(t, first, sep);
+            pg_rtext_addf(t, "%s %lld%s", k_ints[i].label, (long long)v.v, k_ints[i].unit);
+        }
+    }
+    return PG_OK;
+}
+
+static pg_status correctness_numbers(const pg_res_stage *s, pg_rtext *t, const char *sep,
+                                     bool *first, pg_diag *d)
+{
+    static const struct {
+        const char *key, *label;
+    } k_nums[] = {{"max_absolute_error", "max abs error"},
+                  {"max_relative_error", "max rel error"},
+                  {"relative_l2_error", "rel L2 error"}};
+    pg_status st;
+    for (size_t i = 0; i < sizeof k_nums / sizeof k_nums[0]; i++) {
+        pg_res_num v;
+        if ((st = pg_res_detail_number(s, k_nums[i].key, &v, d)) != PG_OK)
+            return st;
+        if (v.has) {
+            item(t, first, sep);
+            pg_rtext_addf(t, "%s %.3g", k_nums[i].label, v.v);
+        }
+    }
+    pg_res_int bad;
+    if ((st = pg_res_detail_int(s, "bad_elements", &bad, d)) != PG_OK)
+        return st;
+    if (bad.has) {
+        item(t, first, sep);
+        pg_rtext_addf(t, "bad elements %lld", (long long)bad.v);
+    }
+    pg_res_num atol, rtol, l2;
+    if ((st = pg_res_detail_number(s, "tolerance.atol", &atol, d)) != PG_OK ||
+        (st = pg_res_detail_number(s, "tolerance.rtol", &rtol, d)) != PG_OK ||
+        (st = pg_res_detail_number(s, "tolerance.max_rel_l2", &l2, d)) != PG_OK)
+        return st;
+    if (atol.has && rtol.has) {
+        item(t, first, sep);
+        pg_rtext_addf(t, "tolerance atol %g, rtol %g", atol.v, rtol.v);
+        if (l2.has)
+            pg_rtext_addf(t, ", max rel L2 %g", l2.v);
+    }
+    return PG_OK;
+}
+
+/* "candidate median 1.234 ms [1.230, 1.240], 590.2 TFLOP/s" */
+static pg_status timing_item(const pg_res_stage *s, const char *arm, pg_rtext *t, const char *sep,
+                             bool *first, pg_diag *d)
+{
+    char k[64];
+    pg_res_num med, lo, hi, tf;
+    pg_status st;
+    snprintf(k, sizeof k, "%s.median_ms", arm);
+    if ((st = pg_res_detail_number(s, k, &med, d)) != PG_OK)
+        return st;
+    snprintf(k, sizeof k, "%s.ci_low_ms", arm);
+    if ((st = pg_res_detail_number(s, k, &lo, d)) != PG_OK)
+        return st;
+    snprintf(k, sizeof k, "%s.ci_high_ms", arm);
+    if ((st = pg_res_detail_number(s, k, &hi, d)) != PG_OK)
+        return st;
+    snprintf(k, sizeof k, "%s.tflops", arm);
+    if ((st = pg_res_detail_number(s, k, &tf, d)) != PG_OK)
+        return st;
+    if (!med.has && !tf.has)
+        return PG_OK;
+    item(t, first, sep);
+    pg_rtext_add(t, arm);
+    if (med.has) {
+        pg_rtext_addf(t, " median %.4f ms", med.v);
+        if (lo.has && hi.has)
+            pg_rtext_addf(t, " [%.4f, %.4f]", lo.v, hi.v);
+    }
+    if (tf.has)
+        pg_rtext_addf(t, "%s%.1f TFLOP/s", med.has ? ", " : " ", tf.v);
+    return PG_OK;
+}
+
+static pg_status performance_numbers(const pg_results *r, const pg_res_stage *s, pg_rtext *t,
+                                     const char *sep, bool *first, pg_diag *d)
+{
+    pg_res_num est, lo, hi, conf, min;
+    pg_status st;
+    if ((st = pg_res_detail_number(s, "speedup.estimate", &est, d)) != PG_OK ||
+        (st = pg_res_detail_number(s, "speedup.ci_low", &lo, d)) != PG_OK ||
+        (st = pg_res_detail_number(s, "speedup.ci_high", &hi, d)) != PG_OK ||
+        (st = pg_res_detail_number(s, "speedup.confidence", &conf, d)) != PG_OK ||
+        (st = pg_res_detail_number(s, "min_speedup", &min, d)) != PG_OK)
+        return st;
+    if (!conf.has)
+        conf = r->confidence;
+    if (est.has) {
+        item(t, first, sep);
+        pg_rtext_addf(t, "speedup %.3f×", est.v);
+        if (lo.has && hi.has) {
+            pg_rtext_addf(t, " [%.3f, %.3f]", lo.v, hi.v);
+            if (conf.has)
+                pg_rtext_addf(t, " (%g%% CI)", conf.v * 100.0);
+        }
+    }
+    if (min.has) {
+        item(t, first, sep);
+        pg_rtext_addf(t, "min speedup %.3g", min.v);
+    }
+    if ((st = timing_item(s, "candidate", t, sep, first, d)) != PG_OK ||
+        (st = timing_item(s, "baseline", t, sep, first, d)) != PG_OK)
+        return st;
+    return PG_OK;
+}
+
+/* The numbers of stage s as items joined by sep. */
+static pg_status stage_numbers(const pg_results *r, const pg_res_stage *s, pg_rtext *t,
+                               const char *sep, size_t max_diags, pg_diag *d)
+{
+    bool first = true;
+    if (strcmp(s->stage, "assemble") == 0)
+        return assemble_numbers(s, t, sep, max_diags, &first, d);
+    if (strcmp(s->stage, "correctness") == 0)
+        return correctness_numbers(s, t, sep, &first, d);
+    if (strcmp(s->stage, "performance") == 0)
+        return performance_numbers(r, s, t, sep, &first, d);
+    return PG_OK;
+}
+
+/* ---- details as "key: value" lines ---- */
+
+static void dump_scalar(pg_rtext *t, const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_STRING: pg_rtext_add_clean(t, json_string_value(v), PG_CLEAN_ONE_LINE, 4096); break;
+    case JSON_INTEGER: pg_rtext_addf(t, "%" JSON_INTEGER_FORMAT, json_integer_value(v)); break;
+    case JSON_REAL: pg_rtext_addf(t, "%.6g", json_real_value(v)); break;
+    case JSON_TRUE: pg_rtext_add(t, "true"); break;
+    case JSON_FALSE: pg_rtext_add(t, "false"); break;
+    case JSON_NULL: pg_rtext_add(t, "null"); break;
+    default: pg_rtext_add(t, "…"); break;
+    }
+}
+
+static bool all_scalars(const json_t *a)
+{
+    size_t i;
+    const json_t *v;
+    json_array_foreach(a, i, v) if (json_is_object(v) || json_is_array(v)) return false;
+    return true;
+}
+
+static void dump_value(pg_rtext *t, const char *key, const json_t *v, int depth)
+{
+    if (json_is_object(v) && json_object_size(v) > 0 && depth < DETAILS_MAX_DEPTH) {
+        const char *k;
+        const json_t *m;
+        json_object_foreach((json_t *)v, k, m) {
+            pg_rtext sub;
+            pg_rtext_init(&sub, 1024);
+            if (key[0])
+                pg_rtext_addf(&sub, "%s.", key);
+            pg_rtext_add_clean(&sub, k, PG_CLEAN_ONE_LINE, 128);
+            char *path = pg_rtext_take(&sub, NULL);
+            if (!path) {
+                t->oom = true;
+                return;
+            }
+            dump_value(t, path, m, depth + 1);
+            free(path);
+        }
+        return;
+    }
+    if (json_is_array(v) && json_array_size(v) > 0 && !all_scalars(v) &&
+        depth < DETAILS_MAX_DEPTH) {
+        size_t i;
+        const json_t *m;
+        json_array_foreach(v, i, m) {
+            char path[1100];
+            snprintf(path, sizeof path, "%s[%zu]", key, i);
+            dump_value(t, path, m, depth + 1);
+        }
+        return;
+    }
+    pg_rtext_addf(t, "%s:", key);
+    if (json_is_object(v)) {
+        pg_rtext_add(t, json_object_size(v) ? " {…}\n" : " {}\n");
+    } else if (json_is_array(v)) {
+        size_t i;
+        const json_t *m;
+        pg_rtext_add(t, " [");
+        json_array_foreach(v, i, m) {
+            if (i)
+                pg_rtext_add(t, ", ");
+            if (json_is_object(m) || json_is_array(m))
+                pg_rtext_add(t, "…");
+            else
+                dump_scalar(t, m);
+        }
+        pg_rtext_add(t, "]\n");
+    } else if (json_is_string(v) && strpbrk(json_string_value(v), "\r\n")) {
+        /* A multi-line text (a compiler log): one indented line per line. */
+        const char *s = json_string_value(v);
+        pg_rtext_add(t, "\n");
+        while (*s) {
+            size_t n = strcspn(s, "\r\n");
+            char line[4096];
+            size_t m = n < sizeof line - 1 ? n : sizeof line - 1;
+            memcpy(line, s, m);
+            line[m] = '\0';
+            pg_rtext_add(t, "  ");
+            pg_rtext_add_clean(t, line, 0, 0);
+            pg_rtext_add(t, "\n");
+            s += n;
+            if (*s == '\r' && s[1] == '\n')
+                s++;
+            if (*s)
+                s++;
+        }
+    } else {
+        pg_rtext_add(t, " ");
+        dump_scalar(t, v);
+        pg_rtext_add(t, "\n");
+    }
+}
+
+/* ---- writing ---- */
+
+typedef struct {
+    xmlTextWriterPtr w;
+    bool failed;
+} xw;
+
+static void xw_start(xw *x, const char *el)
+{
+    if (!x->failed && xmlTextWriterStartElement(x->w, BAD_CAST el) < 0)
+        x->failed = true;
+}
+
+static void xw_end(xw *x)
+{
+    if (!x->failed && xmlTextWriterEndElement(x->w) < 0)
+        x->failed = true;
+}
+
+/* value must already be clean (results_read cleaning or our own formatting). */
+static void xw_attr(xw *x, const char *name, const char *value)
+{
+    if (!x->failed && xmlTextWriterWriteAttribute(x->w, BAD_CAST name, BAD_CAST value) < 0)
+        x->failed = true;
+}
+
+static void xw_attrf(xw *x, const char *name, const char *fmt, double v)
+{
+    char b[64];
+    snprintf(b, sizeof b, fmt, v);
+    xw_attr(x, name, b);
+}
+
+static void xw_attrz(xw *x, const char *name, size_t v)
+{
+    char b[32];
+    snprintf(b, sizeof b, "%zu", v);
+    xw_attr(x, name, b);
+}
+
+static void xw_text(xw *x, const char *s)
+{
+    if (!x->failed && xmlTextWriterWriteString(x->w, BAD_CAST s) < 0)
+        x->failed = true;
+}
+
+/* An element whose only content is text (system-out, a text-only failure, ...). */
+static void xw_text_element(xw *x, const char *el, const char *text)
+{
+    if (!x->failed && xmlTextWriterWriteElement(x->w, BAD_CAST el, BAD_CAST text) < 0)
+        x->failed = true;
+}
+
+static void write_property(xw *x, const char *name, const char *value)
+{
+    if (!value)
+        return;
+    pg_rtext t;
+    pg_rtext_init(&t, 2048);
+    pg_rtext_add_clean(&t, value, PG_CLEAN_ONE_LINE, 1024);
+    xw_start(x, "property");
+    xw_attr(x, "name", name);
+    xw_attr(x, "value", t.data ? t.data : "");
+    xw_end(x);
+    pg_rtext_free(&t);
+}
+
+/* Suite properties: the environment fingerprint (same in every suite). */
+static void write_properties(xw *x, const pg_results *r)
+{
+    const pg_res_env *e = &r->env;
+    char b1[32], b2[32];
+    xw_start(x, "properties");
+    write_property(x, "ptxgate.version", r->tool_version ? r->tool_version : "unknown");
+    write_property(x, "verdict", pg_res_status_name(r->verdict));
+    write_property(x, "gpu.name", e->gpu_name);
+    write_property(x, "gpu.compute_capability", e->compute_capability);
+    write_property(x, "gpu_skip_reason", e->gpu_skip_reason);
+    write_property(x, "driver_version", e->driver_version);
+    write_property(x, "cuda_version",
+                   e->cuda_driver_api_version.has
+                       ? pg_res_cuda_version(e->cuda_driver_api_version.v, b1, sizeof b1)
+                       : NULL);
+    write_property(x, "ptxas_version", e->ptxas_version);
+    write_property(x, "cublaslt_version",
+                   e->cublaslt_version.has
+                       ? pg_res_cublaslt_version(e->cublaslt_version.v, b2, sizeof b2)
+                       : NULL);
+    xw_end(x);
+}
+
+static pg_status write_testcase(xw *x, const pg_results *r, const tcase *c, pg_diag *d)
+{
+    const pg_res_stage *s = c->stage;
+    pg_status st = PG_OK;
+    pg_rtext msg, body, out;
+    pg_rtext_init(&msg, MESSAGE_MAX_BYTES + 64);
+    pg_rtext_init(&body, BODY_MAX_BYTES);
+    pg_rtext_init(&out, OUT_MAX_BYTES);
+
+    xw_start(x, "testcase");
+    xw_attr(x, "name", c->name);
+    xw_attr(x, "classname", c->classname);
+    xw_attrf(x, "time", "%.3f", s->duration_s);
+
+    if (s->status == PG_RES_FAIL || s->status == PG_RES_ERROR) {
+        pg_rtext numbers;
+        pg_rtext_init(&numbers, MESSAGE_MAX_BYTES);
+        pg_rtext_add_clean(&msg, s->message, PG_CLEAN_ONE_LINE, 1024);
+        st = stage_numbers(r, s, &numbers, "; ", DIAGS_IN_MESSAGE, d);
+        if (st == PG_OK && numbers.len) {
+            pg_rtext_add(&msg, msg.len ? " — " : "");
+            pg_rtext_add(&msg, numbers.data);
+        }
+        pg_rtext_free(&numbers);
+        if (st != PG_OK)
+            goto done;
+        pg_rtext_add_clean(&body, s->message, 0, 16384);
+        pg_rtext_add(&body, "\n");
+        if ((st = stage_numbers(r, s, &body, "\n", DIAGS_IN_BODY, d)) != PG_OK)
+            goto done;
+        pg_rtext_add(&body, "\n");
+        xw_start(x, s->status == PG_RES_FAIL ? "failure" : "error");
+        xw_attr(x, "message", msg.data ? msg.data : "");
+        xw_attr(x, "type", s->stage);
+        xw_text(x, body.data ? body.data : "");
+        xw_end(x);
+    } else if (s->status == PG_RES_SKIPPED) {
+        pg_rtext_add_clean(&msg, s->message, PG_CLEAN_ONE_LINE, MESSAGE_MAX_BYTES);
+        xw_start(x, "skipped");
+        xw_attr(x, "message", msg.len ? msg.data : "no reason recorded");
+        xw_end(x);
+    }
+
+    pg_rtext_addf(&out, "status: %s\n", pg_res_status_name(s->status));
+    if (s->message[0]) {
+        pg_rtext_add(&out, "message: ");
+        pg_rtext_add_clean(&out, s->message, PG_CLEAN_ONE_LINE, 4096);
+        pg_rtext_add(&out, "\n");
+    }
+    dump_value(&out, "", s->details, 0);
+    if (out.truncated)
+        pg_rtext_add(&out, "\n… (truncated; the full record is in the results json)\n");
+    xw_text_element(x, "system-out", out.data ? out.data : "");
+    xw_end(x);
+    if (msg.oom || body.oom || out.oom)
+        st = pg_diag_set(d, PG_ERR_INFRA, r->file, 0, s->ctx.path, "out of memory rendering JUnit");
+done:
+    pg_rtext_free(&msg);
+    pg_rtext_free(&body);
+    pg_rtext_free(&out);
+    return st;
+}
+
+static pg_status write_document(xw *x, const pg_results *r, const plan *p, pg_diag *d)
+{
+    size_t tests = 0, failures = 0, errors = 0;
+    for (size_t i = 0; i < p->n_suites; i++) {
+        tests += p->suites[i].tests;
+        failures += p->suites[i].failures;
+        errors += p->suites[i].errors;
+    }
+    /* The junit-10 xs:dateTime form: no zone designator. */
+    char timestamp[64];
+    snprintf(timestamp, sizeof timestamp, "%s", r->started_utc);
+    timestamp[strcspn(timestamp, "Z")] = '\0';
+    char *host = clean_name(r->env.hostname && r->env.hostname[0] ? r->env.hostname : "unknown");
+    if (!host)
+        return pg_diag_set(d, PG_ERR_INFRA, r->file, 0, NULL, "out of memory rendering JUnit");
+
+    if (!x->failed && xmlTextWriterStartDocument(x->w, NULL, "UTF-8", NULL) < 0)
+        x->failed = true;
+    xw_start(x, "testsuites");
+    xw_attr(x, "name", "ptxgate");
+    xw_attrz(x, "tests", tests);
+    xw_attrz(x, "failures", failures);
+    xw_attrz(x, "errors", errors);
+    xw_attrf(x, "time", "%.3f", r->duration_s);
+    pg_status st = PG_OK;
+    size_t c = 0;
+    for (size_t si = 0; si < p->n_suites && st == PG_OK; si++) {
+        const suite *s = &p->suites[si];
+        xw_start(x, "testsuite");
+        xw_attr(x, "name", s->name);
+        xw_attrz(x, "tests", s->tests);
+        xw_attrz(x, "failures", s->failures);
+        xw_attrz(x, "errors", s->errors);
+        xw_attrz(x, "skipped", s->skipped);
+        xw_attrf(x, "time", "%.3f", s->time_s);
+        xw_attr(x, "timestamp", timestamp);
+        xw_attr(x, "hostname", host);
+        xw_attrz(x, "id", si);
+        write_properties(x, r);
+        for (; c < p->n_cases && p->cases[c].suite == si && st == PG_OK; c++)
+            st = write_testcase(x, r, &p->cases[c], d);
+        xw_end(x);
+    }
+    xw_end(x);
+    if (!x->failed && xmlTextWriterEndDocument(x->w) < 0)
+        x->failed = true;
+    free(host);
+    return st;
+}
+
+pg_status pg_report_junit(const json_t *results, const char *results_file, char **out, size_t *len,
+                          pg_diag *d)
+{
+    *out = NULL;
+    if (len)
+        *len = 0;
+    pg_results r;
+    plan p;
+    memset(&p, 0, sizeof p);
+    pg_res_locale loc = {0};
+    xmlBufferPtr buf = NULL;
+    xw x = {0};
+    pg_status st = pg_results_read(results, results_file, &r, d);
+    if (st != PG_OK)
+        return st;
+    if ((st = pg_res_locale_enter(&loc, d)) != PG_OK)
+        goto done;
+    if ((st = plan_build(&r, &p, d)) != PG_OK)
+        goto done;
+    xmlInitParser();
+    buf = xmlBufferCreate();
+    x.w = buf ? xmlNewTextWriterMemory(buf, 0) : NULL;
+    if (!x.w) {
+        st = pg_diag_set(d, PG_ERR_INFRA, r.file, 0, NULL, "libxml2 could not create a writer");
+        goto done;
+    }
+    if (xmlTextWriterSetIndent(x.w, 1) < 0 || xmlTextWriterSetIndentString(x.w, BAD_CAST "  ") < 0)
+        x.failed = true;
+    st = write_document(&x, &r, &p, d);
+    xmlFreeTextWriter(x.w); /* flushes into buf */
+    x.w = NULL;
+    if (st != PG_OK)
+        goto done;
+    if (x.failed) {
+        st = pg_diag_set(d, PG_ERR_INFRA, r.file, 0, NULL, "libxml2 failed writing JUnit XML");
+        goto done;
+    }
+    size_t n = (size_t)xmlBufferLength(buf);
+    char *text = malloc(n + 1);
+    if (!text) {
+        st = pg_diag_set(d, PG_ERR_INFRA, r.file, 0, NULL, "out of memory rendering JUnit");
+        goto done;
+    }
+    memcpy(text, xmlBufferContent(buf), n);
+    text[n] = '\0';
+    *out = text;
+    if (len)
+        *len = n;
+done:
+    if (x.w)
+        xmlFreeTextWriter(x.w);
+    if (buf)
+        xmlBufferFree(buf);
+    plan_free(&p);
+    pg_res_locale_leave(&loc);
+    pg_results_free(&r);
+    return st;
+}
+
+/* ---- validation ---- */
+
+typedef struct {
+    bool seen;
+    int line;
+    char message[1024];
+} first_error;
+
+#if LIBXML_VERSION >= 21200
+static void capture_error(void *ctx, const xmlError *e)
+#else
+static void capture_error(void *ctx, xmlErrorPtr e)
+#endif
+{
+    first_error *f = ctx;
+    if (f->seen || !e || e->level < XML_ERR_ERROR)
+        return;
+    f->seen = true;
+    f->line = e->line;
+    snprintf(f->message, sizeof f->message, "%s", e->message ? e->message : "unknown error");
+    f->message[strcspn(f->message, "\n")] = '\0';
+}
+
+/* Parse text without network, DTD loading or entity expansion; errors are captured, not printed. */
+static xmlDocPtr parse_quietly(const char *text, size_t len, const char *url, first_error *f)
+{
+    xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
+    if (!ctxt)
+        return NULL;
+    xmlDocPtr doc = xmlCtxtReadMemory(ctxt, text, (int)len, url, NULL,
+                                      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    if (!doc) {
+        xmlErrorPtr e = xmlCtxtGetLastError(ctxt);
+        f->seen = true;
+        f->line = e ? e->line : 0;
+        snprintf(f->message, sizeof f->message, "%s",
+                 e && e->message ? e->message : "not well-formed XML");
+        f->message[strcspn(f->message, "\n")] = '\0';
+    }
+    xmlFreeParserCtxt(ctxt);
+    return doc;
+}
+
+pg_status pg_junit_validate(const char *xml, size_t len, const char *xsd_path, pg_diag *d)
+{
+    pg_status st;
+    char *xsd = NULL;
+    size_t xsd_len = 0;
+    xmlDocPtr sdoc = NULL, doc = NULL;
+    xmlSchemaParserCtxtPtr pctxt = NULL;
+    xmlSchemaPtr schema = NULL;
+    xmlSchemaValidCtxtPtr vctxt = NULL;
+    first_error f = {0};
+    pg_diag rd;
+
+    xmlInitParser();
+    if (pg_file_read(xsd_path, XSD_MAX_BYTES, &xsd, &xsd_len, &rd) != PG_OK) {
+        st = pg_diag_set(d, PG_ERR_INFRA, xsd_path, 0, NULL, "cannot load the XML schema: %s",
+                         rd.message);
+        goto done;
+    }
+    if (!(sdoc = parse_quietly(xsd, xsd_len, xsd_path, &f))) {
+        st = pg_diag_set(d, PG_ERR_INFRA, xsd_path, f.line, NULL,
+                         "cannot load the XML schema: %s", f.message);
+        goto done;
+    }
+    if ((pctxt = xmlSchemaNewDocParserCtxt(sdoc)) != NULL) {
+        xmlSchemaSetParserStructuredErrors(pctxt, capture_error, &f);
+        schema = xmlSchemaParse(pctxt);
+    }
+    if (!schema) {
+        st = pg_diag_set(d, PG_ERR_INFRA, xsd_path, f.line, NULL, "cannot load the XML schema: %s",
+                         f.seen ? f.message : "libxml2 rejected it");
+        goto done;
+    }
+    if (len > INT_MAX) {
+        st = pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL, "XML text too large to validate");
+        goto done;
+    }
+    if (!(doc = parse_quietly(xml, len, "junit.xml", &f))) {
+        st = pg_diag_set(d, PG_ERR_INPUT, NULL, f.line, NULL, "line %d: XML not well-formed: %s",
+                         f.line, f.message);
+        goto done;
+    }
+    if (!(vctxt = xmlSchemaNewValidCtxt(schema))) {
+        st = pg_diag_set(d, PG_ERR_INFRA, xsd_path, 0, NULL, "libxml2 could not create a validator");
+        goto done;
+    }
+    xmlSchemaSetValidStructuredErrors(vctxt, capture_error, &f);
+    int rc = xmlSchemaValidateDoc(vctxt, doc);
+    if (rc == 0)
+        st = PG_OK;
+    else if (rc > 0)
+        st = pg_diag_set(d, PG_ERR_INPUT, NULL, f.line, NULL, "line %d: not valid against %s: %s",
+                         f.line, xsd_path, f.seen ? f.message : "validation failed");
+    else
+        st = pg_diag_set(d, PG_ERR_INFRA, xsd_path, 0, NULL, "libxml2 validation failed internally");
+done:
+    if (vctxt)
+        xmlSchemaFreeValidCtxt(vctxt);
+    if (doc)
+        xmlFreeDoc(doc);
+    if (schema)
+        xmlSchemaFree(schema);
+    if (pctxt)
+        xmlSchemaFreeParserCtxt(pctxt);
+    if (sdoc)
+        xmlFreeDoc(sdoc);
+    free(xsd);
+    return st;
+}

@@ -1,0 +1,734 @@
+/* Strict reading of the results json into a borrowed view, and the writers' text toolkit
+ * (see results_read.h). */
+#include "results_read.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_FILE "results.json"
+
+/* ---- status words ---- */
+
+const char *pg_res_status_name(pg_res_status s)
+{
+    switch (s) {
+    case PG_RES_PASS: return "pass";
+    case PG_RES_FAIL: return "fail";
+    case PG_RES_ERROR: return "error";
+    case PG_RES_SKIPPED: return "skipped";
+    }
+    return "unknown";
+}
+
+const char *pg_res_status_word(pg_res_status s)
+{
+    switch (s) {
+    case PG_RES_PASS: return "PASS";
+    case PG_RES_FAIL: return "FAIL";
+    case PG_RES_ERROR: return "ERROR";
+    case PG_RES_SKIPPED: return "SKIPPED";
+    }
+    return "UNKNOWN";
+}
+
+/* ---- field helpers ---- */
+
+static pg_status oom(const pg_jctx *ctx, pg_diag *d)
+{
+    return pg_diag_set(d, PG_ERR_INFRA, ctx->file, 0, ctx->path, "out of memory reading results");
+}
+
+static pg_status bad_field(const pg_jctx *ctx, const char *key, pg_diag *d, const char *what)
+{
+    char f[300];
+    return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, key, f, sizeof f), "%s",
+                       what);
+}
+
+/* A string that may be null or (when !required) absent: *out = NULL then. */
+static pg_status get_nstring(const json_t *obj, const pg_jctx *ctx, const char *key,
+                             bool required, const char **out, pg_diag *d)
+{
+    *out = NULL;
+    const json_t *v = json_object_get(obj, key);
+    if (v && json_is_null(v))
+        return PG_OK;
+    if (!v && !required)
+        return PG_OK;
+    return pg_jget_string(obj, ctx, key, required, out, d);
+}
+
+static pg_status get_nint(const json_t *obj, const pg_jctx *ctx, const char *key, pg_res_int *out,
+                          pg_diag *d)
+{
+    out->has = false;
+    const json_t *v = json_object_get(obj, key);
+    if (!v || json_is_null(v))
+        return PG_OK;
+    pg_status st = pg_jget_int(obj, ctx, key, true, &out->v, d);
+    out->has = st == PG_OK;
+    return st;
+}
+
+static pg_status get_nnum(const json_t *obj, const pg_jctx *ctx, const char *key, pg_res_num *out,
+                          pg_diag *d)
+{
+    out->has = false;
+    const json_t *v = json_object_get(obj, key);
+    if (!v || json_is_null(v))
+        return PG_OK;
+    pg_status st = pg_jget_number(obj, ctx, key, true, &out->v, d);
+    out->has = st == PG_OK;
+    return st;
+}
+
+/* An object that may be null or absent: *out = NULL then. */
+static pg_status get_nobject(const json_t *obj, const pg_jctx *ctx, const char *key, json_t **out,
+                             pg_diag *d)
+{
+    *out = NULL;
+    const json_t *v = json_object_get(obj, key);
+    if (!v || json_is_null(v))
+        return PG_OK;
+    return pg_jget_object(obj, ctx, key, true, out, d);
+}
+
+/* A required enum string among names[0..n) (indices are pg_res_status values). */
+static pg_status get_status(const json_t *obj, const pg_jctx *ctx, const char *key,
+                            bool allow_skipped, pg_res_status *out, pg_diag *d)
+{
+    const char *s = NULL;
+    pg_status st = pg_jget_string(obj, ctx, key, true, &s, d);
+    if (st != PG_OK)
+        return st;
+    const pg_res_status all[] = {PG_RES_PASS, PG_RES_FAIL, PG_RES_ERROR, PG_RES_SKIPPED};
+    size_t n = allow_skipped ? 4 : 3;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(s, pg_res_status_name(all[i])) == 0) {
+            *out = all[i];
+            return PG_OK;
+        }
+    char f[300];
+    return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, key, f, sizeof f),
+                       "expected one of pass, fail, error%s; found \"%.64s\"",
+                       allow_skipped ? ", skipped" : "", s);
+}
+
+static pg_status get_duration(const json_t *obj, const pg_jctx *ctx, const char *key, double *out,
+                              pg_diag *d)
+{
+    pg_status st = pg_jget_number(obj, ctx, key, true, out, d);
+    if (st == PG_OK && !(*out >= 0.0 && *out < 1e12))
+        return bad_field(ctx, key, d, "expected a duration in seconds >= 0");
+    return st;
+}
+
+static bool is_stage_name(const char *s)
+{
+    if (!(s[0] >= 'a' && s[0] <= 'z'))
+        return false;
+    for (const char *p = s; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+            return false;
+    return strlen(s) <= 64;
+}
+
+/* "YYYY-MM-DDTHH:MM:SS" with optional ".fraction", then "Z". */
+static bool is_utc_timestamp(const char *s)
+{
+    const char *form = "dddd-dd-ddTdd:dd:dd";
+    size_t i = 0;
+    for (; form[i]; i++) {
+        if (form[i] == 'd' ? !(s[i] >= '0' && s[i] <= '9') : s[i] != form[i])
+            return false;
+    }
+    if (s[i] == '.') {
+        i++;
+        if (!(s[i] >= '0' && s[i] <= '9'))
+            return false;
+        while (s[i] >= '0' && s[i] <= '9')
+            i++;
+    }
+    return s[i] == 'Z' && s[i + 1] == '\0';
+}
+
+/* ---- the records ---- */
+
+static pg_status read_stages(const json_t *obj, const pg_jctx *ctx, pg_res_stage **out, size_t *n,
+                             pg_diag *d)
+{
+    json_t *arr = NULL;
+    pg_status st = pg_jget_array(obj, ctx, "stages", true, &arr, d);
+    if (st != PG_OK)
+        return st;
+    pg_jctx actx = pg_jctx_member(ctx, "stages");
+    size_t count = json_array_size(arr);
+    if (count == 0)
+        return PG_OK;
+    *out = calloc(count, sizeof **out);
+    if (!*out)
+        return oom(&actx, d);
+    *n = count;
+    for (size_t i = 0; i < count; i++) {
+        pg_res_stage *s = &(*out)[i];
+        s->ctx = pg_jctx_index(&actx, i);
+        const json_t *rec = json_array_get(arr, i);
+        if (!json_is_object(rec))
+            return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, s->ctx.path,
+                               "expected a stage record (an object), found %s",
+                               pg_json_type_name(rec));
+        json_t *details = NULL;
+        if ((st = pg_jget_string(rec, &s->ctx, "stage", true, &s->stage, d)) != PG_OK ||
+            (st = get_status(rec, &s->ctx, "status", true, &s->status, d)) != PG_OK ||
+            (st = pg_jget_string(rec, &s->ctx, "message", true, &s->message, d)) != PG_OK ||
+            (st = get_duration(rec, &s->ctx, "duration_s", &s->duration_s, d)) != PG_OK ||
+            (st = pg_jget_object(rec, &s->ctx, "details", true, &details, d)) != PG_OK)
+            return st;
+        if (!is_stage_name(s->stage))
+            return bad_field(&s->ctx, "stage", d,
+                             "expected a stage name of lower-case letters, digits and '_' "
+                             "(assemble, load, correctness, performance)");
+        s->details = details;
+    }
+    return PG_OK;
+}
+
+static pg_status read_workload(const json_t *w, pg_res_workload *out, pg_diag *d)
+{
+    pg_status st;
+    if ((st = pg_jget_string(w, &out->ctx, "name", true, &out->name, d)) != PG_OK ||
+        (st = get_status(w, &out->ctx, "verdict", false, &out->verdict, d)) != PG_OK)
+        return st;
+    return read_stages(w, &out->ctx, &out->stages, &out->n_stages, d);
+}
+
+static pg_status read_submission(const json_t *s, pg_res_submission *out, pg_diag *d)
+{
+    pg_status st;
+    const pg_jctx *c = &out->ctx;
+    if ((st = pg_jget_string(s, c, "name", true, &out->name, d)) != PG_OK ||
+        (st = pg_jget_string(s, c, "task", true, &out->task, d)) != PG_OK ||
+        (st = get_nstring(s, c, "source", false, &out->source, d)) != PG_OK ||
+        (st = get_nstring(s, c, "arch", false, &out->arch, d)) != PG_OK ||
+        (st = get_nstring(s, c, "manifest", false, &out->manifest, d)) != PG_OK ||
+        (st = get_status(s, c, "verdict", false, &out->verdict, d)) != PG_OK ||
+        (st = read_stages(s, c, &out->stages, &out->n_stages, d)) != PG_OK)
+        return st;
+    json_t *arr = NULL;
+    if ((st = pg_jget_array(s, c, "workloads", true, &arr, d)) != PG_OK)
+        return st;
+    pg_jctx actx = pg_jctx_member(c, "workloads");
+    size_t count = json_array_size(arr);
+    if (count == 0)
+        return PG_OK;
+    out->workloads = calloc(count, sizeof *out->workloads);
+    if (!out->workloads)
+        return oom(&actx, d);
+    out->n_workloads = count;
+    for (size_t i = 0; i < count; i++) {
+        pg_res_workload *w = &out->workloads[i];
+        w->ctx = pg_jctx_index(&actx, i);
+        const json_t *wj = json_array_get(arr, i);
+        if (!json_is_object(wj))
+            return pg_diag_set(d, PG_ERR_INPUT, c->file, 0, w->ctx.path,
+                               "expected a workload (an object), found %s",
+                               pg_json_type_name(wj));
+        if ((st = read_workload(wj, w, d)) != PG_OK)
+            return st;
+    }
+    return PG_OK;
+}
+
+static pg_status read_environment(const json_t *root, const pg_jctx *top, pg_res_env *e,
+                                  pg_diag *d)
+{
+    json_t *env = NULL, *gpu = NULL;
+    pg_status st = pg_jget_object(root, top, "environment", true, &env, d);
+    if (st != PG_OK)
+        return st;
+    pg_jctx c = pg_jctx_member(top, "environment");
+    if ((st = get_nstring(env, &c, "hostname", false, &e->hostname, d)) != PG_OK ||
+        (st = get_nobject(env, &c, "gpu", &gpu, d)) != PG_OK ||
+        (st = get_nstring(env, &c, "gpu_skip_reason", false, &e->gpu_skip_reason, d)) != PG_OK ||
+        (st = get_nstring(env, &c, "driver_version", false, &e->driver_version, d)) != PG_OK ||
+        (st = get_nint(env, &c, "cuda_driver_api_version", &e->cuda_driver_api_version, d)) !=
+            PG_OK ||
+        (st = get_nstring(env, &c, "ptxas_version", false, &e->ptxas_version, d)) != PG_OK ||
+        (st = get_nint(env, &c, "cublaslt_version", &e->cublaslt_version, d)) != PG_OK)
+        return st;
+    if (gpu) {
+        pg_jctx g = pg_jctx_member(&c, "gpu");
+        e->has_gpu = true;
+        if ((st = get_nstring(gpu, &g, "name", false, &e->gpu_name, d)) != PG_OK ||
+            (st = get_nstring(gpu, &g, "compute_capability", false, &e->compute_capability, d)) !=
+                PG_OK ||
+            (st = get_nint(gpu, &g, "sm_count", &e->sm_count, d)) != PG_OK)
+            return st;
+    }
+    return PG_OK;
+}
+
+pg_status pg_results_read(const json_t *root, const char *file, pg_results *out, pg_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    pg_jctx top = {.file = file ? file : DEFAULT_FILE};
+    out->file = top.file;
+    pg_status st;
+    if (!root || !json_is_object(root))
+        return pg_diag_set(d, PG_ERR_INPUT, top.file, 0, NULL,
+                           "expected a results object at the top level, found %s",
+                           pg_json_type_name(root));
+    int64_t version = 0;
+    if ((st = pg_jget_int(root, &top, "schema_version", true, &version, d)) != PG_OK)
+        goto done;
+    if (version != 1) {
+        st = bad_field(&top, "schema_version", d, "unsupported results schema_version (expected 1)");
+        goto done;
+    }
+    json_t *tool = NULL, *settings = NULL, *subs = NULL;
+    if ((st = pg_jget_string(root, &top, "started_utc", true, &out->started_utc, d)) != PG_OK ||
+        (st = get_duration(root, &top, "duration_s", &out->duration_s, d)) != PG_OK ||
+        (st = get_status(root, &top, "verdict", false, &out->verdict, d)) != PG_OK ||
+        (st = pg_jget_int(root, &top, "exit_code", true, &out->exit_code, d)) != PG_OK ||
+        (st = get_nobject(root, &top, "tool", &tool, d)) != PG_OK ||
+        (st = get_nobject(root, &top, "settings", &settings, d)) != PG_OK ||
+        (st = read_environment(root, &top, &out->env, d)) != PG_OK)
+        goto done;
+    if (!is_utc_timestamp(out->started_utc)) {
+        st = bad_field(&top, "started_utc", d,
+                       "expected a UTC time \"YYYY-MM-DDTHH:MM:SSZ\" (fractional seconds allowed)");
+        goto done;
+    }
+    if (tool) {
+        pg_jctx c = pg_jctx_member(&top, "tool");
+        if ((st = get_nstring(tool, &c, "name", false, &out->tool_name, d)) != PG_OK ||
+            (st = get_nstring(tool, &c, "version", false, &out->tool_version, d)) != PG_OK)
+            goto done;
+    }
+    if (settings) {
+        pg_jctx c = pg_jctx_member(&top, "settings");
+        if ((st = get_nnum(settings, &c, "confidence", &out->confidence, d)) != PG_OK)
+            goto done;
+        if (out->confidence.has && !(out->confidence.v > 0.0 && out->confidence.v < 1.0)) {
+            st = bad_field(&c, "confidence", d, "expected a confidence level between 0 and 1");
+            goto done;
+        }
+    }
+    if ((st = pg_jget_array(root, &top, "submissions", true, &subs, d)) != PG_OK)
+        goto done;
+    pg_jctx sctx = pg_jctx_member(&top, "submissions");
+    size_t count = json_array_size(subs);
+    if (count > 0) {
+        out->subs = calloc(count, sizeof *out->subs);
+        if (!out->subs) {
+            st = oom(&sctx, d);
+            goto done;
+        }
+        out->n_subs = count;
+    }
+    for (size_t i = 0; i < count; i++) {
+        pg_res_submission *s = &out->subs[i];
+        s->ctx = pg_jctx_index(&sctx, i);
+        const json_t *sj = json_array_get(subs, i);
+        if (!json_is_object(sj)) {
+            st = pg_diag_set(d, PG_ERR_INPUT, top.file, 0, s->ctx.path,
+                             "expected a submission (an object), found %s",
+                             pg_json_type_name(sj));
+            goto done;
+        }
+        if ((st = read_submission(sj, s, d)) != PG_OK)
+            goto done;
+    }
+    st = PG_OK;
+done:
+    if (st != PG_OK)
+        pg_results_free(out);
+    return st;
+}
+
+void pg_results_free(pg_results *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n_subs && r->subs; i++) {
+        pg_res_submission *s = &r->subs[i];
+        free(s->stages);
+        for (size_t j = 0; j < s->n_workloads && s->workloads; j++)
+            free(s->workloads[j].stages);
+        free(s->workloads);
+    }
+    free(r->subs);
+    r->subs = NULL;
+    r->n_subs = 0;
+}
+
+const pg_res_stage *pg_res_find_stage(const pg_res_stage *stages, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(stages[i].stage, name) == 0)
+            return &stages[i];
+    return NULL;
+}
+
+/* ---- details lookups ---- */
+
+/* Walk "a.b.c" from s->details. *v = the member (NULL when missing/null on the way); path gets
+ * the JSON path of the last member walked, for errors. */
+static pg_status walk_details(const pg_res_stage *s, const char *dotted, const json_t **v,
+                              char *path, size_t n, pg_diag *d)
+{
+    const json_t *cur = s->details;
+    size_t used = (size_t)snprintf(path, n, "%s.details", s->ctx.path);
+    const char *p = dotted;
+    *v = NULL;
+    while (*p) {
+        const char *dot = strchr(p, '.');
+        size_t klen = dot ? (size_t)(dot - p) : strlen(p);
+        char key[64];
+        if (klen >= sizeof key)
+            klen = sizeof key - 1;
+        memcpy(key, p, klen);
+        key[klen] = '\0';
+        if (!json_is_object(cur))
+            return pg_diag_set(d, PG_ERR_INPUT, s->ctx.file, 0, path,
+                               "expected an object, found %s", pg_json_type_name(cur));
+        if (used < n)
+            used += (size_t)snprintf(path + used, n - used, ".%s", key);
+        cur = json_object_get(cur, key);
+        if (!cur || json_is_null(cur))
+            return PG_OK;
+        p = dot ? dot + 1 : p + klen;
+    }
+    *v = cur;
+    return PG_OK;
+}
+
+static pg_status detail_type_error(const pg_res_stage *s, const char *path, const char *want,
+                                   const json_t *v, pg_diag *d)
+{
+    return pg_diag_set(d, PG_ERR_INPUT, s->ctx.file, 0, path, "expected %s, found %s", want,
+                       pg_json_type_name(v));
+}
+
+pg_status pg_res_detail_number(const pg_res_stage *s, const char *dotted, pg_res_num *out,
+                               pg_diag *d)
+{
+    char path[512];
+    const json_t *v;
+    out->has = false;
+    pg_status st = walk_details(s, dotted, &v, path, sizeof path, d);
+    if (st != PG_OK || !v)
+        return st;
+    if (!json_is_number(v))
+        return detail_type_error(s, path, "a number", v, d);
+    out->has = true;
+    out->v = json_number_value(v);
+    return PG_OK;
+}
+
+pg_status pg_res_detail_int(const pg_res_stage *s, const char *dotted, pg_res_int *out,
+                            pg_diag *d)
+{
+    char path[512];
+    const json_t *v;
+    out->has = false;
+    pg_status st = walk_details(s, dotted, &v, path, sizeof path, d);
+    if (st != PG_OK || !v)
+        return st;
+    if (!json_is_integer(v))
+        return detail_type_error(s, path, "an integer", v, d);
+    out->has = true;
+    out->v = (int64_t)json_integer_value(v);
+    return PG_OK;
+}
+
+pg_status pg_res_detail_string(const pg_res_stage *s, const char *dotted, const char **out,
+                               pg_diag *d)
+{
+    char path[512];
+    const json_t *v;
+    *out = NULL;
+    pg_status st = walk_details(s, dotted, &v, path, sizeof path, d);
+    if (st != PG_OK || !v)
+        return st;
+    if (!json_is_string(v))
+        return detail_type_error(s, path, "a string", v, d);
+    *out = json_string_value(v);
+    return PG_OK;
+}
+
+pg_status pg_res_detail_array(const pg_res_stage *s, const char *dotted, const json_t **out,
+                              pg_diag *d)
+{
+    char path[512];
+    const json_t *v;
+    *out = NULL;
+    pg_status st = walk_details(s, dotted, &v, path, sizeof path, d);
+    if (st != PG_OK || !v)
+        return st;
+    if (!json_is_array(v))
+        return detail_type_error(s, path, "an array", v, d);
+    *out = v;
+    return PG_OK;
+}
+
+pg_status pg_res_ptx_diag_get(const pg_res_stage *s, const json_t *diagnostics, size_t i,
+                              pg_res_ptx_diag *out, pg_diag *d)
+{
+    pg_jctx c = {.file = s->ctx.file};
+    snprintf(c.path, sizeof c.path, "%s.details.diagnostics[%zu]", s->ctx.path, i);
+    const json_t *e = json_array_get(diagnostics, i);
+    memset(out, 0, sizeof *out);
+    out->severity = "";
+    out->message = "";
+    if (!json_is_object(e))
+        return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, c.path,
+                           "expected a diagnostic (an object), found %s", pg_json_type_name(e));
+    pg_status st;
+    const char *sev = NULL, *msg = NULL;
+    if ((st = get_nstring(e, &c, "severity", false, &sev, d)) != PG_OK ||
+        (st = get_nstring(e, &c, "message", false, &msg, d)) != PG_OK ||
+        (st = get_nint(e, &c, "line", &out->line, d)) != PG_OK)
+        return st;
+    if (sev)
+        out->severity = sev;
+    if (msg)
+        out->message = msg;
+    return PG_OK;
+}
+
+/* ---- text buffer ---- */
+
+void pg_rtext_init(pg_rtext *t, size_t max)
+{
+    memset(t, 0, sizeof *t);
+    t->max = max;
+}
+
+void pg_rtext_addn(pg_rtext *t, const char *s, size_t n)
+{
+    if (t->oom || n == 0)
+        return;
+    if (t->len + n > t->max) {
+        size_t room = t->max - t->len;
+        while (room > 0 && ((unsigned char)s[room] & 0xC0) == 0x80)
+            room--;
+        n = room;
+        t->truncated = true;
+        if (n == 0)
+            return;
+    }
+    if (t->len + n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 256;
+        while (cap < t->len + n + 1)
+            cap *= 2;
+        char *p = realloc(t->data, cap);
+        if (!p) {
+            t->oom = true;
+            return;
+        }
+        t->data = p;
+        t->cap = cap;
+    }
+    memcpy(t->data + t->len, s, n);
+    t->len += n;
+    t->data[t->len] = '\0';
+}
+
+void pg_rtext_add(pg_rtext *t, const char *s)
+{
+    if (s)
+        pg_rtext_addn(t, s, strlen(s));
+}
+
+void pg_rtext_addf(pg_rtext *t, const char *fmt, ...)
+{
+    char small[512];
+    va_list ap, ap2;
+    va_start(ap, fmt);
+    va_copy(ap2, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        va_end(ap2);
+        return;
+    }
+    if ((size_t)n < sizeof small) {
+        pg_rtext_addn(t, small, (size_t)n);
+    } else {
+        char *big = malloc((size_t)n + 1);
+        if (!big)
+            t->oom = true;
+        else {
+            vsnprintf(big, (size_t)n + 1, fmt, ap2);
+            pg_rtext_addn(t, big, (size_t)n);
+            free(big);
+        }
+    }
+    va_end(ap2);
+}
+
+char *pg_rtext_take(pg_rtext *t, size_t *len)
+{
+    char *p = NULL;
+    if (!t->oom)
+        p = t->data ? t->data : strdup("");
+    else
+        free(t->data);
+    if (len)
+        *len = p ? t->len : 0;
+    size_t max = t->max;
+    pg_rtext_init(t, max);
+    return p;
+}
+
+void pg_rtext_free(pg_rtext *t)
+{
+    free(t->data);
+    pg_rtext_init(t, t->max);
+}
+
+/* ---- UTF-8 ---- */
+
+size_t pg_utf8_next(const char *s, uint32_t *cp)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    uint32_t c = u[0];
+    size_t n;
+    uint32_t min;
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    } else if ((c & 0xE0) == 0xC0) {
+        n = 2, min = 0x80, c &= 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+        n = 3, min = 0x800, c &= 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+        n = 4, min = 0x10000, c &= 0x07;
+    } else {
+        *cp = 0xFFFD;
+        return 1;
+    }
+    for (size_t i = 1; i < n; i++) {
+        if ((u[i] & 0xC0) != 0x80) {
+            *cp = 0xFFFD;
+            return 1;
+        }
+        c = (c << 6) | (u[i] & 0x3F);
+    }
+    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) {
+        *cp = 0xFFFD;
+        return 1;
+    }
+    *cp = c;
+    return n;
+}
+
+void pg_rtext_add_cp(pg_rtext *t, uint32_t cp)
+{
+    char b[4];
+    size_t n;
+    if (cp < 0x80) {
+        b[0] = (char)cp, n = 1;
+    } else if (cp < 0x800) {
+        b[0] = (char)(0xC0 | (cp >> 6)), b[1] = (char)(0x80 | (cp & 0x3F)), n = 2;
+    } else if (cp < 0x10000) {
+        b[0] = (char)(0xE0 | (cp >> 12)), b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        b[2] = (char)(0x80 | (cp & 0x3F)), n = 3;
+    } else {
+        b[0] = (char)(0xF0 | (cp >> 18)), b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+        b[2] = (char)(0x80 | ((cp >> 6) & 0x3F)), b[3] = (char)(0x80 | (cp & 0x3F)), n = 4;
+    }
+    pg_rtext_addn(t, b, n);
+}
+
+static bool xml_forbidden(uint32_t cp)
+{
+    return (cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0xFFFE || cp == 0xFFFF;
+}
+
+static bool is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+void pg_rtext_add_clean(pg_rtext *t, const char *s, unsigned flags, size_t max_bytes)
+{
+    if (!s)
+        return;
+    size_t end = strlen(s);
+    bool cut = false;
+    if (max_bytes && end > max_bytes) {
+        end = max_bytes;
+        while (end > 0 && ((unsigned char)s[end] & 0xC0) == 0x80)
+            end--;
+        cut = true;
+    }
+    size_t i = 0;
+    while (i < end) {
+        if ((flags & PG_CLEAN_ONE_LINE) && is_space(s[i])) {
+            size_t j = i;
+            bool breaks = false;
+            while (j < end && is_space(s[j]))
+                breaks |= s[j++] != ' ';
+            if (!breaks)
+                pg_rtext_addn(t, s + i, j - i);
+            else if (i > 0 && j < end)
+                pg_rtext_add(t, " ");
+            i = j;
+            continue;
+        }
+        uint32_t cp;
+        size_t k = pg_utf8_next(s + i, &cp);
+        if (i + k > end)
+            k = end - i, cp = 0xFFFD;
+        if (cp == 0xFFFD || xml_forbidden(cp))
+            pg_rtext_add_cp(t, 0xFFFD);
+        else
+            pg_rtext_addn(t, s + i, k);
+        i += k;
+    }
+    if (cut)
+        pg_rtext_add(t, "…");
+}
+
+/* ---- locale and versions ---- */
+
+pg_status pg_res_locale_enter(pg_res_locale *l, pg_diag *d)
+{
+    l->c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+    if (l->c == (locale_t)0)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "cannot create the C locale");
+    l->old = uselocale(l->c);
+    return PG_OK;
+}
+
+void pg_res_locale_leave(pg_res_locale *l)
+{
+    if (l->c == (locale_t)0)
+        return;
+    uselocale(l->old);
+    freelocale(l->c);
+    l->c = (locale_t)0;
+}
+
+char *pg_res_cuda_version(int64_t v, char *buf, size_t n)
+{
+    if (v > 0)
+        snprintf(buf, n, "%lld.%lld", (long long)(v / 1000), (long long)((v % 1000) / 10));
+    else
+        snprintf(buf, n, "%lld", (long long)v);
+    return buf;
+}
+
+char *pg_res_cublaslt_version(int64_t v, char *buf, size_t n)
+{
+    if (v > 0)
+        snprintf(buf, n, "%lld.%lld.%lld", (long long)(v / 10000), (long long)((v / 100) % 100),
+                 (long long)(v % 100));
+    else
+        snprintf(buf, n, "%lld", (long long)v);
+    return buf;
+}

@@ -1,0 +1,192 @@
+/* Strict reading of a results json (docs/results.md) into a borrowed C view, plus the small text
+ * toolkit the report writers share: a bounded text buffer, UTF-8 cleaning and the C numeric
+ * locale. Every report (JUnit, markdown) reads results only through this view, so a malformed
+ * results file fails the same way everywhere: PG_ERR_INPUT naming the file and the JSON path.
+ *
+ * Calling sequence of a writer:
+ *     pg_results r;
+ *     if (pg_results_read(json, file, &r, d) != PG_OK) return d->status;
+ *     ... walk r.subs[i].stages / r.subs[i].workloads[j].stages, reading numbers out of a
+ *         stage's details with pg_res_detail_number() and friends ...
+ *     pg_results_free(&r);
+ */
+#ifndef PG_REPORT_RESULTS_READ_H
+#define PG_REPORT_RESULTS_READ_H
+
+#include <jansson.h>
+#include <locale.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/diag.h"
+#include "base/jsonget.h"
+
+/* Outcome of a stage record, and verdict of a submission, workload or run (verdicts never take
+ * PG_RES_SKIPPED). */
+typedef enum { PG_RES_PASS, PG_RES_FAIL, PG_RES_ERROR, PG_RES_SKIPPED } pg_res_status;
+
+/* "pass", "fail", "error", "skipped" (the results json spelling). */
+const char *pg_res_status_name(pg_res_status s);
+/* "PASS", "FAIL", "ERROR", "SKIPPED" (the words reports show). */
+const char *pg_res_status_word(pg_res_status s);
+
+/* An optional number: has is false when the key was absent or null. */
+typedef struct {
+    bool has;
+    double v;
+} pg_res_num;
+
+/* An optional integer: has is false when the key was absent or null. */
+typedef struct {
+    bool has;
+    int64_t v;
+} pg_res_int;
+
+/* One STAGE record. Strings and details are borrowed from the json. */
+typedef struct {
+    const char *stage;     /* "assemble", "load", "correctness", "performance", ... */
+    pg_res_status status;  /* pass | fail | error | skipped */
+    const char *message;   /* may be "" */
+    double duration_s;     /* >= 0 */
+    const json_t *details; /* an object, possibly empty */
+    pg_jctx ctx;           /* file and JSON path of this record ("submissions[0].stages[1]") */
+} pg_res_stage;
+
+typedef struct {
+    const char *name;
+    pg_res_status verdict;
+    pg_res_stage *stages;
+    size_t n_stages;
+    pg_jctx ctx;
+} pg_res_workload;
+
+typedef struct {
+    const char *name, *task, *source, *arch, *manifest;
+    pg_res_status verdict;
+    pg_res_stage *stages; /* submission-level stages: assemble, load */
+    size_t n_stages;
+    pg_res_workload *workloads;
+    size_t n_workloads;
+    pg_jctx ctx;
+} pg_res_submission;
+
+/* environment. Strings are NULL when absent or null. */
+typedef struct {
+    const char *hostname;
+    bool has_gpu;                   /* false when environment.gpu is null */
+    const char *gpu_name;           /* gpu.name */
+    const char *compute_capability; /* gpu.compute_capability */
+    pg_res_int sm_count;            /* gpu.sm_count */
+    const char *gpu_skip_reason;
+    const char *driver_version;
+    pg_res_int cuda_driver_api_version; /* 13000 = CUDA 13.0 */
+    const char *ptxas_version;
+    pg_res_int cublaslt_version;        /* 130100 = 13.1.0 */
+} pg_res_env;
+
+/* The whole results json. Arrays are owned by the view (pg_results_free), strings borrowed. */
+typedef struct {
+    const char *file;        /* the results file name given to pg_results_read */
+    const char *started_utc; /* "YYYY-MM-DDTHH:MM:SS[.fff]Z" (checked) */
+    double duration_s;
+    pg_res_status verdict;   /* pass | fail | error */
+    int64_t exit_code;
+    const char *tool_name, *tool_version;
+    pg_res_num confidence;   /* settings.confidence */
+    pg_res_env env;
+    pg_res_submission *subs;
+    size_t n_subs;
+} pg_results;
+
+/* Read and check the results json root into *out (zeroed first, so pg_results_free is always
+ * safe). file names the results file in diagnostics (NULL reads as "results.json").
+ * Checks schema_version == 1, the presence and type of every field the reports use, the enums
+ * (verdicts, stage statuses), stage names ([a-z][a-z0-9_]*), non-negative durations and the
+ * started_utc form. Unknown keys are ignored here (schemas/results.schema.json is the strict
+ * contract for writers of results). Errors: PG_ERR_INPUT naming file and JSON path;
+ * PG_ERR_INFRA on out-of-memory. On error *out holds nothing to free. */
+pg_status pg_results_read(const json_t *root, const char *file, pg_results *out, pg_diag *d);
+
+/* Release the arrays of r (not the json). r may be zeroed. */
+void pg_results_free(pg_results *r);
+
+/* First stage record named name among stages[0..n), or NULL. */
+const pg_res_stage *pg_res_find_stage(const pg_res_stage *stages, size_t n, const char *name);
+
+/* Typed lookups inside a stage's details by a dotted path ("candidate.tflops",
+ * "speedup.ci_low"). A missing or null member anywhere on the path leaves the result empty
+ * (has = false, NULL) and returns PG_OK; a member of the wrong type is PG_ERR_INPUT naming the
+ * full JSON path ("submissions[0].workloads[1].stages[1].details.candidate.tflops"). */
+pg_status pg_res_detail_number(const pg_res_stage *s, const char *dotted, pg_res_num *out,
+                               pg_diag *d);
+pg_status pg_res_detail_int(const pg_res_stage *s, const char *dotted, pg_res_int *out,
+                            pg_diag *d);
+pg_status pg_res_detail_string(const pg_res_stage *s, const char *dotted, const char **out,
+                               pg_diag *d);
+pg_status pg_res_detail_array(const pg_res_stage *s, const char *dotted, const json_t **out,
+                              pg_diag *d);
+
+/* One entry of an assemble stage's details.diagnostics, checked. */
+typedef struct {
+    const char *severity; /* "error", "warning", ... ("" when absent) */
+    pg_res_int line;      /* PTX line, when known */
+    const char *message;  /* "" when absent */
+} pg_res_ptx_diag;
+
+/* Read details.diagnostics[i] of an assemble stage. Errors as for pg_res_detail_*. */
+pg_status pg_res_ptx_diag_get(const pg_res_stage *s, const json_t *diagnostics, size_t i,
+                              pg_res_ptx_diag *out, pg_diag *d);
+
+/* ---- text toolkit shared by the writers ---- */
+
+/* A growable text buffer with a hard maximum. Appending past max stops at max (on a UTF-8
+ * character boundary when the appended text is valid UTF-8) and sets truncated; an allocation
+ * failure sets oom and drops the text. data is always NUL-terminated once anything was added. */
+typedef struct {
+    char *data;
+    size_t len, cap, max;
+    bool truncated, oom;
+} pg_rtext;
+
+void pg_rtext_init(pg_rtext *t, size_t max);
+void pg_rtext_add(pg_rtext *t, const char *s);
+void pg_rtext_addn(pg_rtext *t, const char *s, size_t n);
+void pg_rtext_addf(pg_rtext *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Hand the text over (never NULL unless oom: an empty buffer yields ""); t is reset. The caller
+ * frees the result. */
+char *pg_rtext_take(pg_rtext *t, size_t *len);
+void pg_rtext_free(pg_rtext *t);
+
+/* Decode one UTF-8 character of s (s[0] != 0). Returns the bytes consumed (1..4) and sets *cp;
+ * an invalid or truncated sequence, an overlong form or a surrogate consumes 1 byte and yields
+ * U+FFFD. */
+size_t pg_utf8_next(const char *s, uint32_t *cp);
+/* Append the UTF-8 encoding of cp. */
+void pg_rtext_add_cp(pg_rtext *t, uint32_t cp);
+
+/* Flags for pg_rtext_add_clean. */
+enum {
+    PG_CLEAN_ONE_LINE = 1 /* runs of CR, LF and TAB (with spaces around them) become one space */
+};
+
+/* Append untrusted text s cleaned for any report: invalid UTF-8 and characters XML 1.0 forbids
+ * (C0 controls other than TAB/LF/CR, U+FFFE, U+FFFF) become U+FFFD; with PG_CLEAN_ONE_LINE the
+ * text is kept on one line. At most max_bytes of s are used (0 = no limit); a longer text is cut
+ * at a character boundary and ends with "…". s may be NULL (appends nothing). */
+void pg_rtext_add_clean(pg_rtext *t, const char *s, unsigned flags, size_t max_bytes);
+
+/* Switch the calling thread to the C locale for number formatting, so "%.3f" always writes a
+ * '.' whatever setlocale() the program made; leave restores the previous locale. */
+typedef struct {
+    locale_t c, old;
+} pg_res_locale;
+/* Errors: PG_ERR_INFRA when the C locale object cannot be created. */
+pg_status pg_res_locale_enter(pg_res_locale *l, pg_diag *d);
+void pg_res_locale_leave(pg_res_locale *l);
+
+/* "CUDA 13.0" style versions: 13000 -> "13.0"; cuBLASLt 130100 -> "13.1.0". buf is returned. */
+char *pg_res_cuda_version(int64_t v, char *buf, size_t n);
+char *pg_res_cublaslt_version(int64_t v, char *buf, size_t n);
+
+#endif

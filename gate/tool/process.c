@@ -1,0 +1,210 @@
+/* Running one child process with captured output and a timeout (see process.h): posix_spawnp into
+ * a new process group, one pipe for stdout and stderr, a poll loop that reads while waiting. */
+#include "process.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* How long to keep reading after the child exited while something else still holds the pipe,
+ * before its group is killed; and how long to read after that kill. */
+#define LEFTOVER_GRACE_S 0.1
+#define FINAL_DRAIN_S 0.5
+
+/* Bounded output buffer: keeps at most max bytes; memory failure also counts as truncation. */
+typedef struct {
+    char *buf;
+    size_t len, cap, max;
+    bool truncated;
+} sink;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void sink_add(sink *s, const char *data, size_t n)
+{
+    if (n > s->max - s->len) {
+        s->truncated = true;
+        n = s->max - s->len;
+    }
+    if (n == 0)
+        return;
+    if (s->len + n + 1 > s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 4096;
+        if (cap < s->len + n + 1)
+            cap = s->len + n + 1;
+        if (cap > s->max + 1)
+            cap = s->max + 1;
+        char *nb = realloc(s->buf, cap);
+        if (!nb) {
+            s->truncated = true;
+            return;
+        }
+        s->buf = nb;
+        s->cap = cap;
+    }
+    memcpy(s->buf + s->len, data, n);
+    s->len += n;
+    s->buf[s->len] = '\0';
+}
+
+/* Wait up to wait_ms for output and read one chunk; sets *eof at end of file. */
+static void read_some(int fd, int wait_ms, sink *s, bool *eof)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    if (poll(&p, 1, wait_ms) <= 0)
+        return;
+    char buf[65536];
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n > 0)
+        sink_add(s, buf, (size_t)n);
+    else if (n == 0 || (errno != EINTR && errno != EAGAIN))
+        *eof = true;
+}
+
+/* Read until end of file or for at most seconds. */
+static void drain(int fd, double seconds, sink *s, bool *eof)
+{
+    double end = now_s() + seconds;
+    while (!*eof && now_s() < end)
+        read_some(fd, 10, s, eof);
+}
+
+/* Read output while waiting for the child; kill its group at the deadline (0: none). Returns the
+ * wait status of the reaped child. */
+static int wait_reading(pid_t pid, int fd, double deadline, sink *s, bool *eof, bool *timed_out)
+{
+    int status = 0;
+    for (;;) {
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid || (r < 0 && errno != EINTR))
+            return status;
+        double left = deadline > 0 ? deadline - now_s() : 1.0;
+        if (left <= 0) {
+            kill(-pid, SIGKILL);
+            *timed_out = true;
+            while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                ;
+            return status;
+        }
+        int ms = *eof ? 2 : 50; /* after EOF the child is exiting: poll for it briefly */
+        if (ms > (int)(left * 1000) + 1)
+            ms = (int)(left * 1000) + 1;
+        if (*eof)
+            poll(NULL, 0, ms);
+        else
+            read_some(fd, ms, s, eof);
+    }
+}
+
+static int spawn_child(const char *const argv[], int out_fd, pid_t *pid)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    sigdelset(&all, SIGKILL);
+    sigdelset(&all, SIGSTOP);
+    int rc = posix_spawn_file_actions_init(&fa);
+    if (rc != 0)
+        return rc;
+    if ((rc = posix_spawnattr_init(&at)) != 0) {
+        posix_spawn_file_actions_destroy(&fa);
+        return rc;
+    }
+    if (!(rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0)) &&
+        !(rc = posix_spawn_file_actions_adddup2(&fa, out_fd, 1)) &&
+        !(rc = posix_spawn_file_actions_adddup2(&fa, out_fd, 2)) &&
+        !(rc = posix_spawnattr_setpgroup(&at, 0)) &&
+        !(rc = posix_spawnattr_setsigmask(&at, &none)) &&
+        !(rc = posix_spawnattr_setsigdefault(&at, &all)) &&
+        !(rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                                 POSIX_SPAWN_SETSIGDEF)))
+        rc = posix_spawnp(pid, argv[0], &fa, &at, (char *const *)argv, environ);
+    posix_spawnattr_destroy(&at);
+    posix_spawn_file_actions_destroy(&fa);
+    return rc;
+}
+
+pg_status pg_process_run(const char *const argv[], double timeout_s, size_t max_output,
+                         pg_process_result *out, pg_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    out->exit_code = -1;
+    sink s = {.max = max_output};
+    int fds[2] = {-1, -1};
+    pg_status st = PG_OK;
+    double t0 = now_s();
+    if (!argv || !argv[0] || !argv[0][0]) {
+        out->spawn_failed = true;
+        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "no program given to run");
+        goto done;
+    }
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "cannot create a pipe for '%s': %s",
+                         argv[0], strerror(errno));
+        goto done;
+    }
+    pid_t pid;
+    int rc = spawn_child(argv, fds[1], &pid);
+    close(fds[1]);
+    fds[1] = -1;
+    if (rc != 0) {
+        out->spawn_failed = true;
+        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "cannot start '%s': %s", argv[0],
+                         strerror(rc));
+        goto done;
+    }
+    bool eof = false;
+    int status = wait_reading(pid, fds[0], timeout_s > 0 ? t0 + timeout_s : 0, &s, &eof,
+                              &out->timed_out);
+    if (!eof) { /* the child is gone but something it started still holds the pipe */
+        drain(fds[0], LEFTOVER_GRACE_S, &s, &eof);
+        if (!eof)
+            kill(-pid, SIGKILL);
+        drain(fds[0], FINAL_DRAIN_S, &s, &eof);
+    }
+    if (WIFEXITED(status)) {
+        out->exit_code = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+        out->term_signal = WTERMSIG(status);
+    }
+    out->wall_s = now_s() - t0;
+    if (!s.buf && !(s.buf = calloc(1, 1)))
+        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+done:
+    for (int i = 0; i < 2; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    if (st == PG_OK) {
+        out->output = s.buf;
+        out->output_len = s.len;
+        out->output_truncated = s.truncated;
+    } else {
+        free(s.buf);
+        out->wall_s = now_s() - t0;
+    }
+    return st;
+}
+
+void pg_process_result_free(pg_process_result *r)
+{
+    if (!r)
+        return;
+    free(r->output);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Set up (scripts/setup.sh) and build ptxgate into build/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+cuda="${CUDA_HOME:-/usr/local/cuda}"
+export PATH="$cuda/bin:$PATH"
+cmake -S . -B build -DCUDAToolkit_ROOT="$cuda" >/dev/null
+cmake --build build -j "$(nproc)"

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Everything GPU-bound, for a GPU machine: the whole test suite (GPU tests included), then the
+# main job on the bundled examples with default settings, then a summary table.
+# usage: scripts/gpu-suite.sh [OUT_DIR]   (default: build/gpu-suite)
+# Expects a build in build/ (scripts/build.sh). Extra shared libraries the GPU machine lacks
+# (e.g. libcmocka for the test binaries) can be put in build/carry-lib.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out="${1:-build/gpu-suite}"
+mkdir -p "$out"
+cuda="${CUDA_HOME:-/usr/local/cuda}"
+export PATH="$cuda/bin:$PATH"
+export LD_LIBRARY_PATH="$PWD/build/carry-lib:$cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw \
+  --format=csv 2>&1 | tee "$out/nvidia-smi.txt"
+
+echo "== test suite"
+(cd build && ctest --output-on-failure 2>&1) | tee "$out/ctest.log"
+ctest_rc=${PIPESTATUS[0]}
+
+echo "== main job"
+build/ptxgate check --output "$out/reports" tasks/*/examples 2>"$out/main-job.stderr" | tee "$out/main-job.stdout"
+main_rc=${PIPESTATUS[0]}
+
+echo "== summary"
+python3 - "$out/reports/results.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+g = r["environment"]["gpu"] or {}
+print(f"GPU: {g.get('name')}  driver {r['environment']['driver_version']}  "
+      f"cuBLASLt {r['environment']['cublaslt_version']}  ptxas {r['environment']['ptxas_version']}")
+print(f"{'submission':<26}{'workload':<20}{'correct':<9}{'max|err|':>10}{'cand TF/s':>11}"
+      f"{'cuBLASLt TF/s':>15}{'speedup [95% CI]':>26}  perf")
+for s in r["submissions"]:
+    for w in s["workloads"]:
+        st = {x["stage"]: x for x in w["stages"]}
+        c, p = st.get("correctness", {}), st.get("performance", {})
+        d = p.get("details", {})
+        cand, base, sp = d.get("candidate", {}), d.get("baseline", {}), d.get("speedup", {})
+        fmt = lambda v, f: (f % v) if isinstance(v, (int, float)) else "-"
+        spd = (f"{sp['estimate']:.3f} [{sp['ci_low']:.3f}, {sp['ci_high']:.3f}]"
+               if sp else "-")
+        print(f"{s['task'] + '/' + s['name']:<26}{w['name']:<20}{c.get('status', '-'):<9}"
+              f"{fmt(w.get('max_absolute_error'), '%.3g'):>10}{fmt(cand.get('tflops'), '%.1f'):>11}"
+              f"{fmt(base.get('tflops'), '%.1f'):>15}{spd:>26}  {p.get('status', '-')}")
+print(f"verdict {r['verdict']} exit {r['exit_code']}  counts {r['counts']}  duration {r['duration_s']:.1f} s")
+PY
+echo "ctest exit $ctest_rc; main job exit $main_rc (1 expected: the naive example fails the speed gate)"

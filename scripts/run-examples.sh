@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The main job: set up, build, and run `ptxgate check` on every bundled example submission.
+# Reports go to reports/. Without a GPU the offline stages run and the GPU stages are listed as
+# skipped with the reason (exit 0). With a GPU, expect exit 1: the naive example is slow on
+# purpose and fails the speed gate (see tasks/gemm_bf16_nt/examples/README.md).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/build.sh >&2
+exec build/ptxgate check --if-no-gpu skip --output reports "$@" tasks/*/examples

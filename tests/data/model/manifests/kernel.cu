@@ -1,0 +1,1 @@
+// Placeholder CUDA source for the manifest tests: only its existence matters.

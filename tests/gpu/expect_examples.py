@@ -1,0 +1,75 @@
+"""Assert the outcome of every example and fixture in a results.json from a GPU run.
+
+usage: expect_examples.py results.json
+Prints one line per check and exits 1 when any check fails.
+"""
+import json
+import sys
+
+results = json.load(open(sys.argv[1]))
+failures = 0
+
+
+def check(ok, what):
+    global failures
+    print(("ok   " if ok else "FAIL ") + what)
+    failures += 0 if ok else 1
+
+
+def stage(stages, name):
+    return next((s for s in stages if s["stage"] == name), None)
+
+
+subs = {(s["task"], s["name"]): s for s in results["submissions"]}
+
+for task in ("gemm_bf16_nt", "gemm_fp16_nt"):
+    s = subs.get((task, "tiled_mma"))
+    check(s is not None, f"{task}/tiled_mma present")
+    if s:
+        for w in s["workloads"]:
+            c = stage(w["stages"], "correctness")
+            check(c["status"] == "pass", f"{task}/tiled_mma {w['name']} correct: {c['message']}")
+
+s = subs.get(("gemm_bf16_nt", "naive"))
+check(s is not None, "gemm_bf16_nt/naive present")
+if s:
+    for w in s["workloads"]:
+        c, p = stage(w["stages"], "correctness"), stage(w["stages"], "performance")
+        check(c["status"] == "pass", f"naive {w['name']} correct: {c['message']}")
+        check(p["status"] == "fail", f"naive {w['name']} fails the speed gate: {p['message']}")
+
+s = subs.get(("gemm_bf16_nt", "handwritten"))
+check(s is not None, "gemm_bf16_nt/handwritten present")
+if s:
+    for w in s["workloads"]:
+        c = stage(w["stages"], "correctness")
+        check(c["status"] == "pass", f"handwritten {w['name']} correct: {c['message']}")
+
+s = subs.get(("gemm_bf16_nt", "off_by_one"))
+check(s is not None, "off_by_one present")
+if s:
+    for w in s["workloads"]:
+        c = stage(w["stages"], "correctness")
+        bad = c["details"].get("bad_elements", 0)
+        check(c["status"] == "fail" and bad > 0,
+              f"off_by_one {w['name']} fails correctness with {bad} bad elements")
+        check(w["status"] == "INCORRECT_NUMERICAL", f"off_by_one {w['name']} status {w['status']}")
+
+s = subs.get(("gemm_bf16_nt", "syntax_error"))
+check(s is not None, "syntax_error present")
+if s:
+    a = stage(s["stages"], "assemble")
+    lines = [d["line"] for d in a["details"].get("diagnostics", []) if d["severity"] == "error"]
+    check(a["status"] == "fail" and any(l > 0 for l in lines),
+          f"syntax_error fails assemble at PTX line(s) {lines}: {a['message']}")
+
+# cuBLASLt on PTXBench's headline GEMM (bf16 8192x7168x5120): >= 700 TFLOP/s median.
+s = subs.get(("gemm_bf16_nt", "tiled_mma"))
+if s:
+    w = next(w for w in s["workloads"] if w["name"] == "m8192_n7168_k5120")
+    p = stage(w["stages"], "performance")
+    tf = p["details"].get("baseline", {}).get("tflops")
+    check(tf is not None and tf >= 700, f"cuBLASLt bf16 8192x7168x5120 at {tf} TFLOP/s (>= 700)")
+
+print(f"{failures} failed checks")
+sys.exit(1 if failures else 0)

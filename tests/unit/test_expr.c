@@ -1,0 +1,271 @@
+/* Unit tests of the integer expression evaluator (gate/model/expr.h). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "model/expr.h"
+
+static const char *const k_names[] = {"M", "N", "K"};
+static const int64_t k_values[] = {257, 513, 1000};
+static const pg_symtab k_syms = {k_names, k_values, 3};
+
+static int64_t eval_ok(const char *text)
+{
+    int64_t v = -12345;
+    char err[512] = "untouched";
+    pg_status st = pg_expr_eval(text, &k_syms, &v, err, sizeof err);
+    if (st != PG_OK)
+        fail_msg("'%s' failed: %s", text, err);
+    assert_string_equal(err, "");
+    return v;
+}
+
+/* Evaluates to an error; the message must contain want. */
+static void eval_err(const char *text, const char *want)
+{
+    int64_t v = 777;
+    char err[512] = "";
+    pg_status st = pg_expr_eval(text, &k_syms, &v, err, sizeof err);
+    assert_int_equal(st, PG_ERR_INPUT);
+    assert_int_equal(v, 777); /* untouched on error */
+    if (!strstr(err, want))
+        fail_msg("'%s': message '%s' lacks '%s'", text, err, want);
+}
+
+static void test_literals_and_symbols(void **state)
+{
+    (void)state;
+    assert_int_equal(eval_ok("0"), 0);
+    assert_int_equal(eval_ok("42"), 42);
+    assert_int_equal(eval_ok("9223372036854775807"), INT64_MAX);
+    assert_int_equal(eval_ok("M"), 257);
+    assert_int_equal(eval_ok("  K "), 1000);
+    assert_int_equal(eval_ok("\tN\n"), 513);
+}
+
+static void test_precedence(void **state)
+{
+    (void)state;
+    assert_int_equal(eval_ok("2+3*4"), 14);
+    assert_int_equal(eval_ok("(2+3)*4"), 20);
+    assert_int_equal(eval_ok("2*M*N*K"), 2LL * 257 * 513 * 1000);
+    assert_int_equal(eval_ok("10-4-3"), 3);         /* left associative */
+    assert_int_equal(eval_ok("100/10/5"), 2);       /* left associative */
+    assert_int_equal(eval_ok("7/2"), 3);
+    assert_int_equal(eval_ok("-7/2"), -3);          /* truncates toward zero */
+    assert_int_equal(eval_ok("M*N/K"), 257 * 513 / 1000);
+    assert_int_equal(eval_ok("1+2*3-8/4"), 5);
+    assert_int_equal(eval_ok("((((M))))"), 257);
+}
+
+static void test_unary_minus(void **state)
+{
+    (void)state;
+    assert_int_equal(eval_ok("-5"), -5);
+    assert_int_equal(eval_ok("--5"), 5);
+    assert_int_equal(eval_ok("-M+1"), -256);
+    assert_int_equal(eval_ok("2*-3"), -6);
+    assert_int_equal(eval_ok("-(M-N)"), 256);
+    assert_int_equal(eval_ok("3 - -3"), 6);
+}
+
+static void test_ceil_div(void **state)
+{
+    (void)state;
+    assert_int_equal(eval_ok("ceil_div(M, 128)"), 3);
+    assert_int_equal(eval_ok("ceil_div(256, 128)"), 2);
+    assert_int_equal(eval_ok("ceil_div(0, 128)"), 0);
+    assert_int_equal(eval_ok("ceil_div(1, 128)"), 1);
+    assert_int_equal(eval_ok("ceil_div(-7, 2)"), -3);
+    assert_int_equal(eval_ok("ceil_div(7, -2)"), -3);
+    assert_int_equal(eval_ok("ceil_div(-7, -2)"), 4);
+    assert_int_equal(eval_ok("ceil_div(M, 128) * ceil_div(N, 128)"), 3 * 5);
+    assert_int_equal(eval_ok("ceil_div(ceil_div(K, 7), 2 + 1)"), 48);
+    eval_err("ceil_div(M)", "ceil_div takes 2 arguments, found 1");
+    eval_err("ceil_div(M, N, K)", "ceil_div takes 2 arguments, found 3");
+}
+
+static void test_min_max(void **state)
+{
+    (void)state;
+    assert_int_equal(eval_ok("min(M, N, K)"), 257);
+    assert_int_equal(eval_ok("max(M, N, K)"), 1000);
+    assert_int_equal(eval_ok("max(M)"), 257);
+    assert_int_equal(eval_ok("min(-1, 2)"), -1);
+    assert_int_equal(eval_ok("max(K * 2, 1024) + 128"), 2128);
+    assert_int_equal(eval_ok("min(max(1, 2), max(3, 4))"), 2);
+}
+
+static void test_overflow(void **state)
+{
+    (void)state;
+    eval_err("4294967296 * 4294967296", "overflow in '4294967296 * 4294967296'");
+    eval_err("4294967296 * 4294967296", "does not fit 64-bit signed");
+    eval_err("9223372036854775807 + 1", "overflow");
+    eval_err("-9223372036854775807 - 2", "overflow");
+    eval_err("M*N*K*M*N*K*K", "overflow");
+    eval_err("-(-9223372036854775807 - 1)", "overflow");
+    eval_err("(-9223372036854775807 - 1) / -1", "overflow");
+    eval_err("9223372036854775808", "does not fit 64-bit signed");
+    assert_int_equal(eval_ok("-9223372036854775807 - 1"), INT64_MIN);
+}
+
+static void test_division_by_zero(void **state)
+{
+    (void)state;
+    eval_err("M/(N-N)", "division by zero in 'M/(N-N)'");
+    eval_err("1/0", "division by zero");
+    eval_err("ceil_div(M, 0)", "ceil_div by zero in 'ceil_div(M, 0)'");
+    eval_err("ceil_div(M, K-1000)", "ceil_div by zero");
+}
+
+static void test_unknown_symbol(void **state)
+{
+    (void)state;
+    eval_err("M*Q", "unknown symbol 'Q' (known: M, N, K)");
+    eval_err("MN", "unknown symbol 'MN'");
+    eval_err("foo(M)", "unknown function 'foo'");
+    eval_err("min + 1", "'(' after a function name");
+    /* no symbol table at all */
+    char err[256];
+    int64_t v;
+    assert_int_equal(pg_expr_eval("M", NULL, &v, err, sizeof err), PG_ERR_INPUT);
+    assert_non_null(strstr(err, "unknown symbol 'M'"));
+    assert_int_equal(pg_expr_eval("6*7", NULL, &v, err, sizeof err), PG_OK);
+    assert_int_equal(v, 42);
+}
+
+static void test_syntax_errors(void **state)
+{
+    (void)state;
+    eval_err("M+*2", "syntax error at column 3 of 'M+*2': expected a number, symbol or '('");
+    eval_err("", "syntax error at column 1 of '': expected a number, symbol or '(', found the end");
+    eval_err("M+", "column 3");
+    eval_err("(M+1", "syntax error at column 5 of '(M+1': expected an operator or ')'");
+    eval_err("M 2", "syntax error at column 3 of 'M 2': expected an operator or the end");
+    eval_err("2M", "column 2");
+    eval_err("M % 2", "column 3");
+    eval_err("min(M N)", "expected an operator, ',' or ')'");
+    eval_err("min()", "column 5");
+    eval_err("M)", "column 2");
+    eval_err("1.5", "column 2");
+}
+
+static void test_length_limit(void **state)
+{
+    (void)state;
+    char text[PG_EXPR_MAX_LEN + 8];
+    memset(text, '1', PG_EXPR_MAX_LEN + 1);
+    text[PG_EXPR_MAX_LEN + 1] = '\0';
+    eval_err(text, "longer than 512 characters");
+    /* exactly 512 characters is accepted: "1+1+...+1" */
+    for (size_t i = 0; i < PG_EXPR_MAX_LEN; i++)
+        text[i] = i % 2 ? '+' : '1';
+    text[PG_EXPR_MAX_LEN - 1] = ' ';
+    text[PG_EXPR_MAX_LEN] = '\0';
+    assert_int_equal(eval_ok(text), PG_EXPR_MAX_LEN / 2);
+}
+
+static void test_check(void **state)
+{
+    (void)state;
+    char err[256];
+    /* value-dependent errors are not errors without values */
+    assert_int_equal(pg_expr_check("M/(N-N)", k_names, 3, err, sizeof err), PG_OK);
+    assert_int_equal(pg_expr_check("M*N*K*M*N*K*M*N*K", k_names, 3, err, sizeof err), PG_OK);
+    assert_int_equal(pg_expr_check("ceil_div(M, 0)", k_names, 3, err, sizeof err), PG_OK);
+    assert_int_equal(pg_expr_check("M*Q", k_names, 3, err, sizeof err), PG_ERR_INPUT);
+    assert_string_equal(err, "unknown symbol 'Q' (known: M, N, K)");
+    assert_int_equal(pg_expr_check("M+*2", k_names, 3, err, sizeof err), PG_ERR_INPUT);
+    assert_non_null(strstr(err, "column 3"));
+    /* names == NULL: any symbol name passes, syntax still checked */
+    assert_int_equal(pg_expr_check("ceil_div(Anything, x_1)", NULL, 0, err, sizeof err), PG_OK);
+    assert_int_equal(pg_expr_check("ceil_div(A)", NULL, 0, err, sizeof err), PG_ERR_INPUT);
+    assert_int_equal(pg_expr_check("99999999999999999999", NULL, 0, err, sizeof err),
+                     PG_ERR_INPUT);
+}
+
+static void test_from_json(void **state)
+{
+    (void)state;
+    json_t *obj = json_pack("{s:i, s:s, s:f, s:s, s:s, s:[i,s]}", "int", -12, "str",
+                            "ceil_div(M, 2)", "real", 1.5, "empty", "", "bad", "M+*2", "arr", 3,
+                            "N*2");
+    pg_jctx root = {.file = "m.json", .path = "launches[0]"};
+    pg_diag d;
+    char out[64] = "unchanged";
+
+    assert_int_equal(pg_expr_from_json(obj, &root, "int", true, out, sizeof out, &d), PG_OK);
+    assert_string_equal(out, "-12");
+    assert_int_equal(pg_expr_from_json(obj, &root, "str", true, out, sizeof out, &d), PG_OK);
+    assert_string_equal(out, "ceil_div(M, 2)");
+    assert_int_equal(pg_expr_from_json(obj, &root, "absent", false, out, sizeof out, &d), PG_OK);
+    assert_string_equal(out, "ceil_div(M, 2)");
+
+    pg_diag_clear(&d);
+    assert_int_equal(pg_expr_from_json(obj, &root, "absent", true, out, sizeof out, &d),
+                     PG_ERR_INPUT);
+    assert_string_equal(d.file, "m.json");
+    assert_string_equal(d.field, "launches[0].absent");
+    assert_non_null(strstr(d.message, "required field is missing"));
+
+    assert_int_equal(pg_expr_from_json(obj, &root, "real", true, out, sizeof out, &d),
+                     PG_ERR_INPUT);
+    assert_string_equal(d.field, "launches[0].real");
+    assert_non_null(strstr(d.message, "a JSON integer or a string"));
+    assert_non_null(strstr(d.message, "found a real number"));
+
+    assert_int_equal(pg_expr_from_json(obj, &root, "empty", true, out, sizeof out, &d),
+                     PG_ERR_INPUT);
+    assert_non_null(strstr(d.message, "empty string"));
+
+    assert_int_equal(pg_expr_from_json(obj, &root, "bad", true, out, sizeof out, &d),
+                     PG_ERR_INPUT);
+    assert_string_equal(d.field, "launches[0].bad");
+    assert_non_null(strstr(d.message, "syntax error at column 3"));
+
+    /* too long for the destination */
+    char small[4];
+    assert_int_equal(pg_expr_from_json(obj, &root, "str", true, small, sizeof small, &d),
+                     PG_ERR_INPUT);
+    assert_non_null(strstr(d.message, "too long"));
+
+    /* array elements */
+    json_t *arr = json_object_get(obj, "arr");
+    pg_jctx ac = pg_jctx_member(&root, "grid");
+    pg_jctx e0 = pg_jctx_index(&ac, 0), e1 = pg_jctx_index(&ac, 1);
+    assert_int_equal(pg_expr_from_json_value(json_array_get(arr, 0), &e0, out, sizeof out, &d),
+                     PG_OK);
+    assert_string_equal(out, "3");
+    assert_int_equal(pg_expr_from_json_value(json_array_get(arr, 1), &e1, out, sizeof out, &d),
+                     PG_OK);
+    assert_string_equal(out, "N*2");
+    json_t *t = json_true();
+    assert_int_equal(pg_expr_from_json_value(t, &e1, out, sizeof out, &d), PG_ERR_INPUT);
+    assert_string_equal(d.field, "launches[0].grid[1]");
+    assert_non_null(strstr(d.message, "found a boolean"));
+    json_decref(obj);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_literals_and_symbols),
+        cmocka_unit_test(test_precedence),
+        cmocka_unit_test(test_unary_minus),
+        cmocka_unit_test(test_ceil_div),
+        cmocka_unit_test(test_min_max),
+        cmocka_unit_test(test_overflow),
+        cmocka_unit_test(test_division_by_zero),
+        cmocka_unit_test(test_unknown_symbol),
+        cmocka_unit_test(test_syntax_errors),
+        cmocka_unit_test(test_length_limit),
+        cmocka_unit_test(test_check),
+        cmocka_unit_test(test_from_json),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
