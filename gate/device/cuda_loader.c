@@ -28,6 +28,13 @@ static bool fetch(PFN_cuGetProcAddress_v12000 get, const char *sym, void **out)
     CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
     *out = NULL;
     CUresult r = get(sym, out, PG_CU_ABI_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &found);
+    if (r == CUDA_ERROR_STUB_LIBRARY) {
+        /* The toolkit's link-time stub found first on the library path. */
+        snprintf(g_reason, sizeof(g_reason),
+                 "no GPU driver: libcuda.so.1 is the CUDA toolkit's stub library "
+                 "(CUDA_ERROR_STUB_LIBRARY from cuGetProcAddress)");
+        return false;
+    }
     if (r != CUDA_SUCCESS || found != CU_GET_PROC_ADDRESS_SUCCESS || !*out) {
         snprintf(g_reason, sizeof(g_reason),
                  "GPU driver too old: cuGetProcAddress found no %s for CUDA %d.%d (result %d, "

@@ -311,7 +311,8 @@ static pg_status check_workload_name(const pg_task *t, int wi, const char *name,
                            "'.', found '%s'", name);
     for (int j = 0; j <= wi; j++) {
         const pg_workload *w = &t->workloads[j];
-        if (j < wi && strcmp(w->name, name) == 0)
+        /* name may be workload wi's own name (then skip it) or one of its aliases */
+        if (w->name != name && strcmp(w->name, name) == 0)
             return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
                                "duplicate workload name '%s' (also workloads[%d].name)", name, j);
         for (int a = 0; a < w->n_aliases; a++)

@@ -44,7 +44,9 @@ static void record_not_run(pg_run *run, pg_submission *s, json_t *stages, const 
     json_t *st = pg_stage_new(name);
     pg_stage_finish(st, status, 0.0, "%s", reason);
     json_array_append_new(stages, st);
-    pg_progress(run, s, workload, name, status, reason);
+    /* Skips of per-workload stages repeat the submission's reason: report them once. */
+    if (strcmp(status, "skipped") != 0 || !workload)
+        pg_progress(run, s, workload, name, status, reason);
 }
 
 static json_t *workload_json(const pg_submission *s, int i)

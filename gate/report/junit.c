@@ -111,12 +111,15 @@ static void plan_free(plan *p)
     strset_free(&p->used);
 }
 
-/* Cleaned one-line copy of s (malloc'd; NULL on out-of-memory). */
-static char *clean_name(const char *s)
+/* Cleaned one-line copy of s, or of fallback when that leaves nothing (malloc'd; NULL on
+ * out-of-memory). Names are never empty: the schemas require them. */
+static char *clean_name(const char *s, const char *fallback)
 {
     pg_rtext t;
     pg_rtext_init(&t, NAME_MAX_BYTES * 2);
     pg_rtext_add_clean(&t, s, PG_CLEAN_ONE_LINE, NAME_MAX_BYTES);
+    if (t.len == 0)
+        pg_rtext_add(&t, fallback);
     return pg_rtext_take(&t, NULL);
 }
 
@@ -215,7 +218,7 @@ static pg_status plan_build(const pg_results *r, plan *p, pg_diag *d)
             goto oom;
     }
     for (size_t i = 0; i < r->n_subs; i++) {
-        char *task = clean_name(r->subs[i].task);
+        char *task = clean_name(r->subs[i].task, "(unnamed task)");
         if (!task)
             goto oom;
         size_t si = 0;
@@ -232,7 +235,7 @@ static pg_status plan_build(const pg_results *r, plan *p, pg_diag *d)
             if (p->sub_suite[i] != si)
                 continue;
             const pg_res_submission *s = &r->subs[i];
-            char *sub = clean_name(s->name);
+            char *sub = clean_name(s->name, "(unnamed)");
             char *base = sub ? join(p->suites[si].name, ".", sub, NULL) : NULL;
             free(sub);
             unsigned n = 1;
@@ -246,7 +249,7 @@ static pg_status plan_build(const pg_results *r, plan *p, pg_diag *d)
             for (size_t k = 0; k < s->n_stages; k++)
                 add_case(p, si, classname, s->stages[k].stage, "all", &s->stages[k]);
             for (size_t w = 0; w < s->n_workloads; w++) {
-                char *wname = clean_name(s->workloads[w].name);
+                char *wname = clean_name(s->workloads[w].name, "");
                 if (!wname)
                     p->oom = true;
                 for (size_t k = 0; wname && k < s->workloads[w].n_stages; k++)
@@ -281,11 +284,19 @@ static pg_status assemble_numbers(const pg_res_stage *s, pg_rtext *t, const char
     pg_status st = pg_res_detail_array(s, "diagnostics", &diags, d);
     if (st != PG_OK)
         return st;
-    size_t n = json_array_size(diags);
-    for (size_t i = 0; i < n && i < max_diags; i++) {
+    /* Errors and warnings; ptxas "info" lines stay in system-out. */
+    size_t shown = 0, more = 0;
+    for (size_t i = 0; i < json_array_size(diags); i++) {
         pg_res_ptx_diag g;
         if ((st = pg_res_ptx_diag_get(s, diags, i, &g, d)) != PG_OK)
             return st;
+        if (strcmp(g.severity, "info") == 0)
+            continue;
+        if (shown == max_diags) {
+            more++;
+            continue;
+        }
+        shown++;
         item(t, first, sep);
         if (g.line.has)
             pg_rtext_addf(t, "PTX line %lld: ", (long long)g.line.v);
@@ -295,9 +306,9 @@ static pg_status assemble_numbers(const pg_res_stage *s, pg_rtext *t, const char
         }
         pg_rtext_add_clean(t, g.message, PG_CLEAN_ONE_LINE, 512);
     }
-    if (n > max_diags) {
+    if (more) {
         item(t, first, sep);
-        pg_rtext_addf(t, "%zu more diagnostics", n - max_diags);
+        pg_rtext_addf(t, "%zu more diagnostic%s", more, more == 1 ? "" : "s");
     }
     static const struct {
         const char *key, *label, *unit;
@@ -491,8 +502,12 @@ static void dump_value(pg_rtext *t, const char *key, const json_t *v, int depth)
         }
         return;
     }
+    if (!key[0] && json_is_object(v))
+        return; /* empty details: nothing to show */
     pg_rtext_addf(t, "%s:", key);
-    if (json_is_object(v)) {
+    if (json_is_string(v) && !json_string_length(v)) {
+        pg_rtext_add(t, " \"\"\n");
+    } else if (json_is_object(v)) {
         pg_rtext_add(t, json_object_size(v) ? " {…}\n" : " {}\n");
     } else if (json_is_array(v)) {
         size_t i;
@@ -559,10 +574,11 @@ static void xw_attr(xw *x, const char *name, const char *value)
         x->failed = true;
 }
 
-static void xw_attrf(xw *x, const char *name, const char *fmt, double v)
+/* A time attribute: seconds, "%.3f". */
+static void xw_attr_seconds(xw *x, const char *name, double v)
 {
     char b[64];
-    snprintf(b, sizeof b, fmt, v);
+    snprintf(b, sizeof b, "%.3f", v);
     xw_attr(x, name, b);
 }
 
@@ -636,7 +652,7 @@ static pg_status write_testcase(xw *x, const pg_results *r, const tcase *c, pg_d
     xw_start(x, "testcase");
     xw_attr(x, "name", c->name);
     xw_attr(x, "classname", c->classname);
-    xw_attrf(x, "time", "%.3f", s->duration_s);
+    xw_attr_seconds(x, "time", s->duration_s);
 
     if (s->status == PG_RES_FAIL || s->status == PG_RES_ERROR) {
         pg_rtext numbers;
@@ -699,7 +715,7 @@ static pg_status write_document(xw *x, const pg_results *r, const plan *p, pg_di
     char timestamp[64];
     snprintf(timestamp, sizeof timestamp, "%s", r->started_utc);
     timestamp[strcspn(timestamp, "Z")] = '\0';
-    char *host = clean_name(r->env.hostname && r->env.hostname[0] ? r->env.hostname : "unknown");
+    char *host = clean_name(r->env.hostname, "unknown");
     if (!host)
         return pg_diag_set(d, PG_ERR_INFRA, r->file, 0, NULL, "out of memory rendering JUnit");
 
@@ -710,7 +726,7 @@ static pg_status write_document(xw *x, const pg_results *r, const plan *p, pg_di
     xw_attrz(x, "tests", tests);
     xw_attrz(x, "failures", failures);
     xw_attrz(x, "errors", errors);
-    xw_attrf(x, "time", "%.3f", r->duration_s);
+    xw_attr_seconds(x, "time", r->duration_s);
     pg_status st = PG_OK;
     size_t c = 0;
     for (size_t si = 0; si < p->n_suites && st == PG_OK; si++) {
@@ -721,7 +737,7 @@ static pg_status write_document(xw *x, const pg_results *r, const plan *p, pg_di
         xw_attrz(x, "failures", s->failures);
         xw_attrz(x, "errors", s->errors);
         xw_attrz(x, "skipped", s->skipped);
-        xw_attrf(x, "time", "%.3f", s->time_s);
+        xw_attr_seconds(x, "time", s->time_s);
         xw_attr(x, "timestamp", timestamp);
         xw_attr(x, "hostname", host);
         xw_attrz(x, "id", si);
@@ -775,12 +791,14 @@ pg_status pg_report_junit(const json_t *results, const char *results_file, char 
         goto done;
     }
     size_t n = (size_t)xmlBufferLength(buf);
-    char *text = malloc(n + 1);
+    char *text = malloc(n + 2);
     if (!text) {
         st = pg_diag_set(d, PG_ERR_INFRA, r.file, 0, NULL, "out of memory rendering JUnit");
         goto done;
     }
     memcpy(text, xmlBufferContent(buf), n);
+    if (n == 0 || text[n - 1] != '\n')
+        text[n++] = '\n'; /* end the file with a newline */
     text[n] = '\0';
     *out = text;
     if (len)
@@ -828,7 +846,7 @@ static xmlDocPtr parse_quietly(const char *text, size_t len, const char *url, fi
     xmlDocPtr doc = xmlCtxtReadMemory(ctxt, text, (int)len, url, NULL,
                                       XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
     if (!doc) {
-        xmlErrorPtr e = xmlCtxtGetLastError(ctxt);
+        const xmlError *e = xmlCtxtGetLastError(ctxt);
         f->seen = true;
         f->line = e ? e->line : 0;
         snprintf(f->message, sizeof f->message, "%s",
@@ -871,6 +889,7 @@ pg_status pg_junit_validate(const char *xml, size_t len, const char *xsd_path, p
                          f.seen ? f.message : "libxml2 rejected it");
         goto done;
     }
+    memset(&f, 0, sizeof f); /* report the document's first error, not the schema's */
     if (len > INT_MAX) {
         st = pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL, "XML text too large to validate");
         goto done;

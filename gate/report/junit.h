@@ -23,7 +23,8 @@
  * schemas/junit.xsd AND the Jenkins junit-10.xsd (no properties on testcases, no file/line
  * attributes). Untrusted text is cleaned (invalid UTF-8 and XML-forbidden characters become
  * U+FFFD) and escaped by libxml2.
- * *out is a NUL-terminated malloc'd buffer owned by the caller, *len its length without the NUL;
+ * *out is a NUL-terminated malloc'd buffer owned by the caller, *len (len may be NULL) its length
+ * without the NUL;
  * errors: PG_ERR_INPUT naming results_file and the JSON path; PG_ERR_INFRA when libxml2 fails
  * or memory runs out. On error *out is NULL. */
 pg_status pg_report_junit(const json_t *results, const char *results_file, char **out, size_t *len,

@@ -24,7 +24,8 @@
  * neutralized (a zero-width joiner follows every '@'), markdown punctuation is backslash-escaped
  * (so | in table cells), newlines collapse to spaces, control and bidi-override characters
  * become U+FFFD.
- * *out is a NUL-terminated malloc'd buffer owned by the caller, *len its length without the NUL;
+ * *out is a NUL-terminated malloc'd buffer owned by the caller, *len (len may be NULL) its length
+ * without the NUL;
  * errors: PG_ERR_INPUT naming results_file and the JSON path; PG_ERR_INFRA on out-of-memory.
  * On error *out is NULL. */
 pg_status pg_report_markdown(const json_t *results, const char *results_file, char **out,

@@ -95,7 +95,7 @@ static pg_status get_nobject(const json_t *obj, const pg_jctx *ctx, const char *
     return pg_jget_object(obj, ctx, key, true, out, d);
 }
 
-/* A required enum string among names[0..n) (indices are pg_res_status values). */
+/* A required status word: pass, fail, error, and skipped when allow_skipped. */
 static pg_status get_status(const json_t *obj, const pg_jctx *ctx, const char *key,
                             bool allow_skipped, pg_res_status *out, pg_diag *d)
 {
@@ -156,6 +156,8 @@ static bool is_utc_timestamp(const char *s)
 
 /* ---- the records ---- */
 
+static pg_status check_details(const pg_res_stage *s, pg_diag *d);
+
 static pg_status read_stages(const json_t *obj, const pg_jctx *ctx, pg_res_stage **out, size_t *n,
                              pg_diag *d)
 {
@@ -191,6 +193,9 @@ static pg_status read_stages(const json_t *obj, const pg_jctx *ctx, pg_res_stage
                              "expected a stage name of lower-case letters, digits and '_' "
                              "(assemble, load, correctness, performance)");
         s->details = details;
+        s->details_ctx = pg_jctx_member(&s->ctx, "details");
+        if ((st = check_details(s, d)) != PG_OK)
+            return st;
     }
     return PG_OK;
 }
@@ -199,7 +204,7 @@ static pg_status read_workload(const json_t *w, pg_res_workload *out, pg_diag *d
 {
     pg_status st;
     if ((st = pg_jget_string(w, &out->ctx, "name", true, &out->name, d)) != PG_OK ||
-        (st = get_status(w, &out->ctx, "verdict", false, &out->verdict, d)) != PG_OK)
+        (st = get_status(w, &out->ctx, "verdict", true, &out->verdict, d)) != PG_OK)
         return st;
     return read_stages(w, &out->ctx, &out->stages, &out->n_stages, d);
 }
@@ -213,7 +218,7 @@ static pg_status read_submission(const json_t *s, pg_res_submission *out, pg_dia
         (st = get_nstring(s, c, "source", false, &out->source, d)) != PG_OK ||
         (st = get_nstring(s, c, "arch", false, &out->arch, d)) != PG_OK ||
         (st = get_nstring(s, c, "manifest", false, &out->manifest, d)) != PG_OK ||
-        (st = get_status(s, c, "verdict", false, &out->verdict, d)) != PG_OK ||
+        (st = get_status(s, c, "verdict", true, &out->verdict, d)) != PG_OK ||
         (st = read_stages(s, c, &out->stages, &out->n_stages, d)) != PG_OK)
         return st;
     json_t *arr = NULL;
@@ -374,13 +379,13 @@ const pg_res_stage *pg_res_find_stage(const pg_res_stage *stages, size_t n, cons
 
 /* ---- details lookups ---- */
 
-/* Walk "a.b.c" from s->details. *v = the member (NULL when missing/null on the way); path gets
- * the JSON path of the last member walked, for errors. */
-static pg_status walk_details(const pg_res_stage *s, const char *dotted, const json_t **v,
-                              char *path, size_t n, pg_diag *d)
+/* Walk "a.b.c" from obj. *v = the member (NULL when missing/null on the way); path gets the JSON
+ * path of the last member walked, for errors. */
+static pg_status walk(const json_t *obj, const pg_jctx *ctx, const char *dotted, const json_t **v,
+                      char *path, size_t n, pg_diag *d)
 {
-    const json_t *cur = s->details;
-    size_t used = (size_t)snprintf(path, n, "%s.details", s->ctx.path);
+    const json_t *cur = obj;
+    size_t used = (size_t)snprintf(path, n, "%s", ctx->path);
     const char *p = dotted;
     *v = NULL;
     while (*p) {
@@ -392,93 +397,200 @@ static pg_status walk_details(const pg_res_stage *s, const char *dotted, const j
         memcpy(key, p, klen);
         key[klen] = '\0';
         if (!json_is_object(cur))
-            return pg_diag_set(d, PG_ERR_INPUT, s->ctx.file, 0, path,
+            return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, path,
                                "expected an object, found %s", pg_json_type_name(cur));
         if (used < n)
-            used += (size_t)snprintf(path + used, n - used, ".%s", key);
+            used += (size_t)snprintf(path + used, n - used, "%s%s", used ? "." : "", key);
         cur = json_object_get(cur, key);
         if (!cur || json_is_null(cur))
             return PG_OK;
-        p = dot ? dot + 1 : p + klen;
+        p = dot ? dot + 1 : p + strlen(p);
     }
     *v = cur;
     return PG_OK;
 }
 
-static pg_status detail_type_error(const pg_res_stage *s, const char *path, const char *want,
-                                   const json_t *v, pg_diag *d)
+static pg_status type_error(const pg_jctx *ctx, const char *path, const char *want,
+                            const json_t *v, pg_diag *d)
 {
-    return pg_diag_set(d, PG_ERR_INPUT, s->ctx.file, 0, path, "expected %s, found %s", want,
+    return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, path, "expected %s, found %s", want,
                        pg_json_type_name(v));
 }
 
-pg_status pg_res_detail_number(const pg_res_stage *s, const char *dotted, pg_res_num *out,
-                               pg_diag *d)
+pg_status pg_res_get_number(const json_t *obj, const pg_jctx *ctx, const char *dotted,
+                            pg_res_num *out, pg_diag *d)
 {
     char path[512];
     const json_t *v;
     out->has = false;
-    pg_status st = walk_details(s, dotted, &v, path, sizeof path, d);
+    pg_status st = walk(obj, ctx, dotted, &v, path, sizeof path, d);
     if (st != PG_OK || !v)
         return st;
     if (!json_is_number(v))
-        return detail_type_error(s, path, "a number", v, d);
+        return type_error(ctx, path, "a number", v, d);
     out->has = true;
     out->v = json_number_value(v);
     return PG_OK;
 }
 
-pg_status pg_res_detail_int(const pg_res_stage *s, const char *dotted, pg_res_int *out,
-                            pg_diag *d)
+pg_status pg_res_get_int(const json_t *obj, const pg_jctx *ctx, const char *dotted,
+                         pg_res_int *out, pg_diag *d)
 {
     char path[512];
     const json_t *v;
     out->has = false;
-    pg_status st = walk_details(s, dotted, &v, path, sizeof path, d);
+    pg_status st = walk(obj, ctx, dotted, &v, path, sizeof path, d);
     if (st != PG_OK || !v)
         return st;
     if (!json_is_integer(v))
-        return detail_type_error(s, path, "an integer", v, d);
+        return type_error(ctx, path, "an integer", v, d);
     out->has = true;
     out->v = (int64_t)json_integer_value(v);
     return PG_OK;
 }
 
-pg_status pg_res_detail_string(const pg_res_stage *s, const char *dotted, const char **out,
-                               pg_diag *d)
+pg_status pg_res_get_string(const json_t *obj, const pg_jctx *ctx, const char *dotted,
+                            const char **out, pg_diag *d)
 {
     char path[512];
     const json_t *v;
     *out = NULL;
-    pg_status st = walk_details(s, dotted, &v, path, sizeof path, d);
+    pg_status st = walk(obj, ctx, dotted, &v, path, sizeof path, d);
     if (st != PG_OK || !v)
         return st;
     if (!json_is_string(v))
-        return detail_type_error(s, path, "a string", v, d);
+        return type_error(ctx, path, "a string", v, d);
     *out = json_string_value(v);
     return PG_OK;
+}
+
+pg_status pg_res_get_array(const json_t *obj, const pg_jctx *ctx, const char *dotted,
+                           const json_t **out, pg_diag *d)
+{
+    char path[512];
+    const json_t *v;
+    *out = NULL;
+    pg_status st = walk(obj, ctx, dotted, &v, path, sizeof path, d);
+    if (st != PG_OK || !v)
+        return st;
+    if (!json_is_array(v))
+        return type_error(ctx, path, "an array", v, d);
+    *out = v;
+    return PG_OK;
+}
+
+pg_status pg_res_detail_number(const pg_res_stage *s, const char *dotted, pg_res_num *out,
+                               pg_diag *d)
+{
+    return pg_res_get_number(s->details, &s->details_ctx, dotted, out, d);
+}
+
+pg_status pg_res_detail_int(const pg_res_stage *s, const char *dotted, pg_res_int *out,
+                            pg_diag *d)
+{
+    return pg_res_get_int(s->details, &s->details_ctx, dotted, out, d);
+}
+
+pg_status pg_res_detail_string(const pg_res_stage *s, const char *dotted, const char **out,
+                               pg_diag *d)
+{
+    return pg_res_get_string(s->details, &s->details_ctx, dotted, out, d);
 }
 
 pg_status pg_res_detail_array(const pg_res_stage *s, const char *dotted, const json_t **out,
                               pg_diag *d)
 {
-    char path[512];
-    const json_t *v;
-    *out = NULL;
-    pg_status st = walk_details(s, dotted, &v, path, sizeof path, d);
-    if (st != PG_OK || !v)
+    return pg_res_get_array(s->details, &s->details_ctx, dotted, out, d);
+}
+
+/* The detail fields the reports read, by stage, with the type each must have when present. */
+typedef enum { T_NUM, T_INT, T_STR, T_ARR } detail_type;
+static const struct {
+    const char *stage, *path;
+    detail_type type;
+} k_detail_fields[] = {
+    {"assemble", "registers", T_INT},
+    {"assemble", "shared_bytes", T_INT},
+    {"assemble", "spill_store_bytes", T_INT},
+    {"assemble", "spill_load_bytes", T_INT},
+    {"assemble", "stack_frame_bytes", T_INT},
+    {"assemble", "diagnostics", T_ARR},
+    {"assemble", "entries", T_ARR},
+    {"load", "log", T_STR},
+    {"correctness", "max_absolute_error", T_NUM},
+    {"correctness", "max_relative_error", T_NUM},
+    {"correctness", "relative_l2_error", T_NUM},
+    {"correctness", "bad_elements", T_INT},
+    {"correctness", "tolerance.atol", T_NUM},
+    {"correctness", "tolerance.rtol", T_NUM},
+    {"correctness", "tolerance.max_rel_l2", T_NUM},
+    {"performance", "candidate.median_ms", T_NUM},
+    {"performance", "candidate.ci_low_ms", T_NUM},
+    {"performance", "candidate.ci_high_ms", T_NUM},
+    {"performance", "candidate.tflops", T_NUM},
+    {"performance", "baseline.median_ms", T_NUM},
+    {"performance", "baseline.ci_low_ms", T_NUM},
+    {"performance", "baseline.ci_high_ms", T_NUM},
+    {"performance", "baseline.tflops", T_NUM},
+    {"performance", "speedup.estimate", T_NUM},
+    {"performance", "speedup.ci_low", T_NUM},
+    {"performance", "speedup.ci_high", T_NUM},
+    {"performance", "speedup.confidence", T_NUM},
+    {"performance", "min_speedup", T_NUM},
+};
+
+/* Check the types of the detail fields reports use, so every writer fails the same way on a
+ * malformed file, whatever the stage's status. */
+static pg_status check_details(const pg_res_stage *s, pg_diag *d)
+{
+    pg_status st = PG_OK;
+    for (size_t i = 0; i < sizeof k_detail_fields / sizeof k_detail_fields[0] && st == PG_OK;
+         i++) {
+        if (strcmp(k_detail_fields[i].stage, s->stage) != 0)
+            continue;
+        const char *path = k_detail_fields[i].path, *str;
+        const json_t *arr;
+        pg_res_num num;
+        pg_res_int in;
+        switch (k_detail_fields[i].type) {
+        case T_NUM: st = pg_res_detail_number(s, path, &num, d); break;
+        case T_INT: st = pg_res_detail_int(s, path, &in, d); break;
+        case T_STR: st = pg_res_detail_string(s, path, &str, d); break;
+        case T_ARR: st = pg_res_detail_array(s, path, &arr, d); break;
+        }
+    }
+    if (st != PG_OK || strcmp(s->stage, "assemble") != 0)
         return st;
-    if (!json_is_array(v))
-        return detail_type_error(s, path, "an array", v, d);
-    *out = v;
-    return PG_OK;
+    const json_t *diags = NULL, *entries = NULL;
+    pg_res_detail_array(s, "diagnostics", &diags, d);
+    for (size_t i = 0; i < json_array_size(diags) && st == PG_OK; i++) {
+        pg_res_ptx_diag g;
+        st = pg_res_ptx_diag_get(s, diags, i, &g, d);
+    }
+    pg_res_detail_array(s, "entries", &entries, d);
+    pg_jctx list = pg_jctx_member(&s->details_ctx, "entries");
+    for (size_t i = 0; i < json_array_size(entries) && st == PG_OK; i++) {
+        pg_jctx ec = pg_jctx_index(&list, i);
+        const json_t *e = json_array_get(entries, i);
+        const char *name;
+        pg_res_int v;
+        if (!json_is_object(e))
+            return pg_diag_set(d, PG_ERR_INPUT, ec.file, 0, ec.path,
+                               "expected an entry (an object), found %s", pg_json_type_name(e));
+        static const char *const k_ints[] = {"registers", "shared_bytes", "spill_store_bytes",
+                                             "spill_load_bytes", "stack_frame_bytes"};
+        st = pg_res_get_string(e, &ec, "name", &name, d);
+        for (size_t k = 0; k < sizeof k_ints / sizeof k_ints[0] && st == PG_OK; k++)
+            st = pg_res_get_int(e, &ec, k_ints[k], &v, d);
+    }
+    return st;
 }
 
 pg_status pg_res_ptx_diag_get(const pg_res_stage *s, const json_t *diagnostics, size_t i,
                               pg_res_ptx_diag *out, pg_diag *d)
 {
-    pg_jctx c = {.file = s->ctx.file};
-    snprintf(c.path, sizeof c.path, "%s.details.diagnostics[%zu]", s->ctx.path, i);
+    pg_jctx list = pg_jctx_member(&s->details_ctx, "diagnostics");
+    pg_jctx c = pg_jctx_index(&list, i);
     const json_t *e = json_array_get(diagnostics, i);
     memset(out, 0, sizeof *out);
     out->severity = "";
@@ -492,6 +604,8 @@ pg_status pg_res_ptx_diag_get(const pg_res_stage *s, const json_t *diagnostics, 
         (st = get_nstring(e, &c, "message", false, &msg, d)) != PG_OK ||
         (st = get_nint(e, &c, "line", &out->line, d)) != PG_OK)
         return st;
+    if (out->line.has && out->line.v <= 0)
+        out->line.has = false; /* ptxas reports 0 for messages without a line */
     if (sev)
         out->severity = sev;
     if (msg)
@@ -644,9 +758,14 @@ void pg_rtext_add_cp(pg_rtext *t, uint32_t cp)
     pg_rtext_addn(t, b, n);
 }
 
-static bool xml_forbidden(uint32_t cp)
+/* Characters no report shows as they are: those XML 1.0 forbids (C0 controls other than
+ * TAB/LF/CR, U+FFFE, U+FFFF), DEL and the C1 controls (terminal escapes), and the bidirectional
+ * overrides and isolates that make text read differently from what it is. */
+static bool hidden(uint32_t cp)
 {
-    return (cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0xFFFE || cp == 0xFFFF;
+    return (cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || (cp >= 0x7F && cp <= 0x9F) ||
+           (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0xFFFE ||
+           cp == 0xFFFF;
 }
 
 static bool is_space(char c)
@@ -684,7 +803,7 @@ void pg_rtext_add_clean(pg_rtext *t, const char *s, unsigned flags, size_t max_b
         size_t k = pg_utf8_next(s + i, &cp);
         if (i + k > end)
             k = end - i, cp = 0xFFFD;
-        if (cp == 0xFFFD || xml_forbidden(cp))
+        if (cp == 0xFFFD || hidden(cp))
             pg_rtext_add_cp(t, 0xFFFD);
         else
             pg_rtext_addn(t, s + i, k);

@@ -22,8 +22,9 @@
 #include "base/diag.h"
 #include "base/jsonget.h"
 
-/* Outcome of a stage record, and verdict of a submission, workload or run (verdicts never take
- * PG_RES_SKIPPED). */
+/* Outcome of a stage record, and verdict of a submission, workload or run. A submission or
+ * workload whose every stage was skipped has verdict PG_RES_SKIPPED; the run's verdict is never
+ * PG_RES_SKIPPED. */
 typedef enum { PG_RES_PASS, PG_RES_FAIL, PG_RES_ERROR, PG_RES_SKIPPED } pg_res_status;
 
 /* "pass", "fail", "error", "skipped" (the results json spelling). */
@@ -51,6 +52,7 @@ typedef struct {
     double duration_s;     /* >= 0 */
     const json_t *details; /* an object, possibly empty */
     pg_jctx ctx;           /* file and JSON path of this record ("submissions[0].stages[1]") */
+    pg_jctx details_ctx;   /* ... and of its details ("submissions[0].stages[1].details") */
 } pg_res_stage;
 
 typedef struct {
@@ -101,9 +103,9 @@ typedef struct {
 
 /* Read and check the results json root into *out (zeroed first, so pg_results_free is always
  * safe). file names the results file in diagnostics (NULL reads as "results.json").
- * Checks schema_version == 1, the presence and type of every field the reports use, the enums
- * (verdicts, stage statuses), stage names ([a-z][a-z0-9_]*), non-negative durations and the
- * started_utc form. Unknown keys are ignored here (schemas/results.schema.json is the strict
+ * Checks schema_version == 1, the presence and type of every field the reports use (in the
+ * stage details too, whatever the stage's status), the enums (verdicts, stage statuses), stage
+ * names ([a-z][a-z0-9_]*), non-negative durations and the started_utc form. Unknown keys are ignored here (schemas/results.schema.json is the strict
  * contract for writers of results). Errors: PG_ERR_INPUT naming file and JSON path;
  * PG_ERR_INFRA on out-of-memory. On error *out holds nothing to free. */
 pg_status pg_results_read(const json_t *root, const char *file, pg_results *out, pg_diag *d);
@@ -114,10 +116,20 @@ void pg_results_free(pg_results *r);
 /* First stage record named name among stages[0..n), or NULL. */
 const pg_res_stage *pg_res_find_stage(const pg_res_stage *stages, size_t n, const char *name);
 
-/* Typed lookups inside a stage's details by a dotted path ("candidate.tflops",
+/* Typed lookups below obj (an object at JSON path ctx) by a dotted path ("candidate.tflops",
  * "speedup.ci_low"). A missing or null member anywhere on the path leaves the result empty
  * (has = false, NULL) and returns PG_OK; a member of the wrong type is PG_ERR_INPUT naming the
  * full JSON path ("submissions[0].workloads[1].stages[1].details.candidate.tflops"). */
+pg_status pg_res_get_number(const json_t *obj, const pg_jctx *ctx, const char *dotted,
+                            pg_res_num *out, pg_diag *d);
+pg_status pg_res_get_int(const json_t *obj, const pg_jctx *ctx, const char *dotted,
+                         pg_res_int *out, pg_diag *d);
+pg_status pg_res_get_string(const json_t *obj, const pg_jctx *ctx, const char *dotted,
+                            const char **out, pg_diag *d);
+pg_status pg_res_get_array(const json_t *obj, const pg_jctx *ctx, const char *dotted,
+                           const json_t **out, pg_diag *d);
+
+/* The same lookups inside a stage's details. */
 pg_status pg_res_detail_number(const pg_res_stage *s, const char *dotted, pg_res_num *out,
                                pg_diag *d);
 pg_status pg_res_detail_int(const pg_res_stage *s, const char *dotted, pg_res_int *out,
@@ -129,8 +141,8 @@ pg_status pg_res_detail_array(const pg_res_stage *s, const char *dotted, const j
 
 /* One entry of an assemble stage's details.diagnostics, checked. */
 typedef struct {
-    const char *severity; /* "error", "warning", ... ("" when absent) */
-    pg_res_int line;      /* PTX line, when known */
+    const char *severity; /* "error", "warning", "info" ("" when absent) */
+    pg_res_int line;      /* PTX line, when known (has is false for a missing, null or 0 line) */
     const char *message;  /* "" when absent */
 } pg_res_ptx_diag;
 
@@ -170,8 +182,9 @@ enum {
     PG_CLEAN_ONE_LINE = 1 /* runs of CR, LF and TAB (with spaces around them) become one space */
 };
 
-/* Append untrusted text s cleaned for any report: invalid UTF-8 and characters XML 1.0 forbids
- * (C0 controls other than TAB/LF/CR, U+FFFE, U+FFFF) become U+FFFD; with PG_CLEAN_ONE_LINE the
+/* Append untrusted text s cleaned for any report: invalid UTF-8, the characters XML 1.0 forbids
+ * (C0 controls other than TAB/LF/CR, U+FFFE, U+FFFF), DEL, C1 controls and the bidirectional
+ * overrides and isolates (U+202A-U+202E, U+2066-U+2069) become U+FFFD; with PG_CLEAN_ONE_LINE the
  * text is kept on one line. At most max_bytes of s are used (0 = no limit); a longer text is cut
  * at a character boundary and ends with "…". s may be NULL (appends nothing). */
 void pg_rtext_add_clean(pg_rtext *t, const char *s, unsigned flags, size_t max_bytes);

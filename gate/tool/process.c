@@ -83,22 +83,24 @@ static void drain(int fd, double seconds, sink *s, bool *eof)
         read_some(fd, 10, s, eof);
 }
 
-/* Read output while waiting for the child; kill its group at the deadline (0: none). Returns the
- * wait status of the reaped child. */
-static int wait_reading(pid_t pid, int fd, double deadline, sink *s, bool *eof, bool *timed_out)
+/* Read output while waiting for the child; kill its group at the deadline (0: none). Returns
+ * whether the child was reaped (false only if waitpid fails), with its wait status in *status. */
+static bool wait_reading(pid_t pid, int fd, double deadline, sink *s, bool *eof, bool *timed_out,
+                         int *status)
 {
-    int status = 0;
     for (;;) {
-        pid_t r = waitpid(pid, &status, WNOHANG);
-        if (r == pid || (r < 0 && errno != EINTR))
-            return status;
+        pid_t r = waitpid(pid, status, WNOHANG);
+        if (r == pid)
+            return true;
+        if (r < 0 && errno != EINTR)
+            return false;
         double left = deadline > 0 ? deadline - now_s() : 1.0;
         if (left <= 0) {
             kill(-pid, SIGKILL);
             *timed_out = true;
-            while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            while ((r = waitpid(pid, status, 0)) < 0 && errno == EINTR)
                 ;
-            return status;
+            return r == pid;
         }
         int ms = *eof ? 2 : 50; /* after EOF the child is exiting: poll for it briefly */
         if (ms > (int)(left * 1000) + 1)
@@ -170,19 +172,19 @@ pg_status pg_process_run(const char *const argv[], double timeout_s, size_t max_
         goto done;
     }
     bool eof = false;
-    int status = wait_reading(pid, fds[0], timeout_s > 0 ? t0 + timeout_s : 0, &s, &eof,
-                              &out->timed_out);
+    int status = 0;
+    bool reaped = wait_reading(pid, fds[0], timeout_s > 0 ? t0 + timeout_s : 0, &s, &eof,
+                               &out->timed_out, &status);
     if (!eof) { /* the child is gone but something it started still holds the pipe */
         drain(fds[0], LEFTOVER_GRACE_S, &s, &eof);
         if (!eof)
             kill(-pid, SIGKILL);
         drain(fds[0], FINAL_DRAIN_S, &s, &eof);
     }
-    if (WIFEXITED(status)) {
+    if (reaped && WIFEXITED(status))
         out->exit_code = WEXITSTATUS(status);
-    } else if (WIFSIGNALED(status)) {
+    else if (reaped && WIFSIGNALED(status))
         out->term_signal = WTERMSIG(status);
-    }
     out->wall_s = now_s() - t0;
     if (!s.buf && !(s.buf = calloc(1, 1)))
         st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");

@@ -430,7 +430,7 @@ int main(int argc, char **argv)
     printf("\nbad = |out-ref| > atol + rtol*|ref|; pass = no bad, no non-finite, rel_l2 <= max_rel_l2, "
            "canaries intact\n  (bf16: atol %.3g rtol %.3g max_rel_l2 %.3g; fp16: atol %.3g rtol %.3g max_rel_l2 %.3g, "
            "as in task.json).\nref = fp32 CUDA reference on the same rounded inputs; time = one launch "
-           "(CUDA events, includes launch overhead).\n",
+           "(CUDA events, includes launch overhead; cuBLAS's first call per shape includes its set-up).\n",
            kTolBf16.atol, kTolBf16.rtol, kTolBf16.max_rel_l2, kTolFp16.atol, kTolFp16.rtol, kTolFp16.max_rel_l2);
     const float one = 1.0f, zero = 0.0f;
     int ran = 0;

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# `ptxgate report` reproduces check's junit.xml and summary.md byte for byte; JUnit validates
+# against the project's schema and, when present, the strict Jenkins junit-10 schema.
+set -euo pipefail
+"$BIN" check --no-gpu --quiet --output "$OUT/check" "$CASE/../offline_noop/m.json" >/dev/null
+"$BIN" report --output "$OUT/report" "$OUT/check/results.json" >/dev/null
+cmp "$OUT/check/junit.xml" "$OUT/report/junit.xml"
+cmp "$OUT/check/summary.md" "$OUT/report/summary.md"
+echo "byte-identical: junit.xml, summary.md"
+schemas=("$ROOT/schemas/junit.xsd")
+if [[ -f "$ROOT/../shared/schemas/junit-10.xsd" ]]; then
+  schemas+=("$ROOT/../shared/schemas/junit-10.xsd")
+else
+  echo "note: ../shared/schemas/junit-10.xsd absent; validating against schemas/junit.xsd only"
+fi
+for xsd in "${schemas[@]}"; do
+  xmllint --noout --schema "$xsd" "$OUT/check/junit.xml"
+done
+# Every recorded results fixture renders deterministically and validates.
+for f in "$ROOT"/tests/data/results/*.json; do
+  name=$(basename "$f" .json)
+  cp "$f" "$OUT/$name.json"
+  "$BIN" report --output "$OUT/$name-1" "$OUT/$name.json" >/dev/null
+  "$BIN" report --output "$OUT/$name-2" "$OUT/$name.json" >/dev/null
+  cmp "$OUT/$name-1/junit.xml" "$OUT/$name-2/junit.xml"
+  cmp "$OUT/$name-1/summary.md" "$OUT/$name-2/summary.md"
+  for xsd in "${schemas[@]}"; do
+    xmllint --noout --schema "$xsd" "$OUT/$name-1/junit.xml"
+  done
+done

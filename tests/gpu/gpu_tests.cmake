@@ -1,0 +1,12 @@
+# GPU test programs (included from tests/CMakeLists.txt). device_smoke drives gate/device on a
+# real GPU; without one it prints "SKIP: <reason>" and exits 77, which ctest records as skipped.
+# Its "fault" and "hang" modes run alone because each leaves the device unusable.
+add_executable(device_smoke ${CMAKE_CURRENT_LIST_DIR}/device_smoke.c)
+target_link_libraries(device_smoke PRIVATE ptxgate_device ptxgate m)
+
+add_test(NAME gpu.device_smoke COMMAND device_smoke)
+add_test(NAME gpu.device_fault COMMAND device_smoke fault)
+add_test(NAME gpu.device_hang COMMAND device_smoke hang)
+set_tests_properties(gpu.device_smoke gpu.device_fault gpu.device_hang PROPERTIES
+  SKIP_RETURN_CODE 77
+  TIMEOUT 900)

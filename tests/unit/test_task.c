@@ -1,0 +1,272 @@
+/* Unit tests of task loading and validation (gate/model/task.h). Fixtures: tests/data/model/tasks
+ * (valid tasks) and tests/data/model/bad_tasks/<case>/task.json (one defect each). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "model/task.h"
+
+#define TASKS PG_TEST_DATA "/model/tasks"
+#define BAD PG_TEST_DATA "/model/bad_tasks"
+#define SHIPPED PG_SOURCE_DIR "/tasks"
+
+/* Load bad_tasks/<name>/task.json: must fail naming that file, field and message parts. */
+static void expect_bad(const char *name, const char *field, const char *msg1, const char *msg2)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s/task.json", BAD, name);
+    pg_task *t = (pg_task *)1;
+    pg_diag d;
+    pg_diag_clear(&d);
+    pg_status st = pg_task_load_file(path, &t, &d);
+    if (st != PG_ERR_INPUT)
+        fail_msg("%s: expected PG_ERR_INPUT, got %d", name, (int)st);
+    assert_null(t);
+    assert_int_equal(d.status, PG_ERR_INPUT);
+    assert_string_equal(d.file, path);
+    if (strcmp(d.field, field) != 0)
+        fail_msg("%s: field '%s', expected '%s' (message: %s)", name, d.field, field, d.message);
+    if (msg1 && !strstr(d.message, msg1))
+        fail_msg("%s: message '%s' lacks '%s'", name, d.message, msg1);
+    if (msg2 && !strstr(d.message, msg2))
+        fail_msg("%s: message '%s' lacks '%s'", name, d.message, msg2);
+}
+
+static void check_shipped(const char *id, pg_dtype dt, double rtol)
+{
+    pg_task *t = NULL;
+    pg_diag d;
+    char buf[4096];
+    pg_diag_clear(&d);
+    if (pg_task_load(SHIPPED, id, &t, &d) != PG_OK)
+        fail_msg("%s: %s", id, pg_diag_format(&d, buf, sizeof buf));
+    assert_string_equal(t->id, id);
+    assert_string_equal(t->operation, "gemm_nt");
+    assert_int_equal(t->n_symbols, 3);
+    assert_string_equal(t->symbols[0], "M");
+    assert_string_equal(t->symbols[1], "N");
+    assert_string_equal(t->symbols[2], "K");
+    assert_int_equal(t->n_tensors, 3);
+    int a = pg_task_find_tensor(t, "A"), b = pg_task_find_tensor(t, "B"),
+        c = pg_task_find_tensor(t, "C");
+    assert_true(a >= 0 && b >= 0 && c >= 0);
+    assert_false(t->tensors[a].is_output);
+    assert_false(t->tensors[b].is_output);
+    assert_true(t->tensors[c].is_output);
+    assert_int_equal(t->tensors[a].dtype, dt);
+    assert_int_equal(t->tensors[c].dtype, dt);
+    assert_string_equal(t->tensors[b].dims[0], "N");
+    assert_string_equal(t->tensors[b].dims[1], "K");
+    assert_string_equal(t->flops, "2*M*N*K");
+    assert_int_equal(t->n_workloads, 5);
+    int w = pg_task_find_workload(t, "gemm_n7168_k5120");
+    assert_int_equal(w, pg_task_find_workload(t, "m8192_n7168_k5120"));
+    assert_true(w >= 0);
+    assert_int_equal(t->workloads[w].values[0], 8192);
+    assert_int_equal(t->workloads[w].values[1], 7168);
+    assert_int_equal(t->workloads[w].values[2], 5120);
+    int r = pg_task_find_workload(t, "m257_n513_k1000");
+    assert_true(r >= 0);
+    assert_int_equal(t->workloads[r].values[2] % 8, 0);
+    assert_true(pg_task_find_workload(t, "m4000_n3000_k4000") >= 0);
+    assert_true(pg_task_find_workload(t, "m4096_n4096_k4096") >= 0);
+    assert_true(pg_task_find_workload(t, "m2048_n2048_k2048") >= 0);
+    const pg_tolerance *tol = pg_task_tolerance(t, dt);
+    assert_non_null(tol);
+    assert_true(tol->atol == 0.01);
+    assert_true(tol->rtol == rtol);
+    assert_true(tol->max_rel_l2 == rtol);
+    assert_non_null(json_object_get(json_object_get(t->targets, "sm_90a"), "ptx"));
+    assert_non_null(json_object_get(t->targets, "sm_100a"));
+    assert_string_equal(t->baseline_library, "cublaslt");
+    assert_string_equal(t->baseline_compute, "fp32");
+    assert_int_equal(t->baseline_max_candidates, 16);
+    assert_true(t->min_speedup == 0.2);
+    assert_string_equal(t->default_arch, "sm_90a");
+    assert_true(strlen(t->description) > 0);
+    uint64_t n;
+    assert_int_equal(pg_task_tensor_elements(t, a, &t->workloads[w], &n, &d), PG_OK);
+    assert_int_equal(n, 8192ull * 5120ull);
+    pg_task_free(t);
+}
+
+static void test_shipped_tasks(void **state)
+{
+    (void)state;
+    check_shipped("gemm_bf16_nt", PG_DTYPE_BF16, 0.01);
+    check_shipped("gemm_fp16_nt", PG_DTYPE_FP16, 0.005);
+}
+
+static void test_fixture_task(void **state)
+{
+    (void)state;
+    pg_task *t = NULL;
+    pg_diag d;
+    assert_int_equal(pg_task_load(TASKS, "gemm_small", &t, &d), PG_OK);
+    assert_string_equal(t->file, TASKS "/gemm_small/task.json");
+    assert_string_equal(t->description, "Small GEMM task for the unit tests");
+    assert_int_equal(t->n_workloads, 3);
+    assert_int_equal(pg_task_find_workload(t, "tiny"), 0);
+    assert_int_equal(pg_task_find_workload(t, "t"), 0);
+    assert_int_equal(pg_task_find_workload(t, "smallest"), 0);
+    assert_int_equal(pg_task_find_workload(t, "ragged"), 1);
+    assert_int_equal(pg_task_find_workload(t, "nope"), -1);
+    assert_int_equal(pg_task_find_tensor(t, "D"), -1);
+    assert_int_equal(pg_task_find_symbol(t, "K"), 2);
+    assert_int_equal(t->workloads[0].n_aliases, 2);
+    /* symbol values follow the order of "symbols", not of the JSON object */
+    assert_int_equal(t->workloads[2].values[0], 65536);
+    assert_int_equal(t->workloads[2].values[2], 8);
+    assert_null(pg_task_tolerance(t, PG_DTYPE_FP16));
+    assert_int_equal(t->n_tolerances, 1);
+    assert_true(t->min_speedup == 0.5);
+
+    const char *names[PG_MAX_SYMBOLS];
+    pg_symtab syms;
+    pg_task_symtab(t, &t->workloads[1], names, &syms);
+    assert_int_equal(syms.count, 3);
+    int64_t v;
+    char err[256];
+    assert_int_equal(pg_expr_eval(t->flops, &syms, &v, err, sizeof err), PG_OK);
+    assert_int_equal(v, 2LL * 257 * 513 * 1000);
+
+    uint64_t n;
+    assert_int_equal(pg_task_tensor_elements(t, 2, &t->workloads[1], &n, &d), PG_OK);
+    assert_int_equal(n, 257ull * 513ull);
+    assert_int_equal(pg_task_tensor_elements(t, 7, &t->workloads[1], &n, &d), PG_ERR_INPUT);
+
+    /* overflow of the element count */
+    pg_workload big = t->workloads[0];
+    big.values[0] = INT64_MAX;
+    big.values[1] = 4;
+    assert_int_equal(pg_task_tensor_elements(t, 2, &big, &n, &d), PG_ERR_INPUT);
+    assert_string_equal(d.file, t->file);
+    assert_string_equal(d.field, "tensors[2].dims");
+    assert_non_null(strstr(d.message, "overflows 64 bits"));
+    pg_task_free(t);
+
+    /* the optional fields: no description, max_candidates given */
+    assert_int_equal(pg_task_load(TASKS, "gemm_other", &t, &d), PG_OK);
+    assert_string_equal(t->description, "");
+    assert_int_equal(t->baseline_max_candidates, 4);
+    pg_task_free(t);
+}
+
+static void test_unknown_task(void **state)
+{
+    (void)state;
+    pg_task *t = (pg_task *)1;
+    pg_diag d;
+    assert_int_equal(pg_task_load(TASKS, "gemm_big", &t, &d), PG_ERR_INPUT);
+    assert_null(t);
+    assert_string_equal(d.field, "task");
+    assert_string_equal(d.file, "");
+    /* sorted; not_a_task (no task.json) is not listed */
+    assert_string_equal(d.message, "unknown task 'gemm_big' (known: gemm_other, gemm_small)");
+
+    assert_int_equal(pg_task_load(TASKS, "../tasks/gemm_small", &t, &d), PG_ERR_INPUT);
+    assert_non_null(strstr(d.message, "unknown task '../tasks/gemm_small'"));
+    assert_int_equal(pg_task_load(TASKS, "not_a_task", &t, &d), PG_ERR_INPUT);
+    assert_non_null(strstr(d.message, "(known: gemm_other, gemm_small)"));
+
+    assert_int_equal(pg_task_load(SHIPPED, "gemm", &t, &d), PG_ERR_INPUT);
+    assert_non_null(strstr(d.message, "known: gemm_bf16_nt, gemm_fp16_nt"));
+
+    assert_int_equal(pg_task_load(PG_TEST_DATA "/model/no_such_dir", "x", &t, &d), PG_ERR_INPUT);
+    assert_string_equal(d.field, "task");
+    assert_non_null(strstr(d.message, "cannot be read"));
+}
+
+static void test_missing_file(void **state)
+{
+    (void)state;
+    pg_task *t = NULL;
+    pg_diag d;
+    const char *path = BAD "/absent/task.json";
+    assert_int_equal(pg_task_load_file(path, &t, &d), PG_ERR_INPUT);
+    assert_null(t);
+    assert_string_equal(d.file, path);
+    assert_true(strlen(d.message) > 0);
+}
+
+static void test_malformed(void **state)
+{
+    (void)state;
+    pg_task *t = NULL;
+    pg_diag d;
+    const char *path = BAD "/malformed/task.json";
+    assert_int_equal(pg_task_load_file(path, &t, &d), PG_ERR_INPUT);
+    assert_string_equal(d.file, path);
+    assert_int_equal(d.line, 4);
+    assert_non_null(strstr(d.message, "malformed JSON at line 4"));
+}
+
+static void test_shape_errors(void **state)
+{
+    (void)state;
+    expect_bad("unknown_key", "workload", "unknown field", "workloads");
+    expect_bad("unknown_tensor_key", "tensors[1].shape", "unknown field", "layout");
+    expect_bad("wrong_type", "symbols", "expected an array", "found a string");
+    expect_bad("unknown_dtype", "tensors[2].dtype", "unknown dtype 'bf17'",
+               "bf16, fp16, fp32, e4m3, e5m2");
+    expect_bad("bad_role", "tensors[2].role", "unknown role 'inout'", "input, output");
+    expect_bad("bad_arch", "default_arch", "sm_90a", "found 'sm90a'");
+    expect_bad("bad_operation", "operation", "unsupported operation 'gemm_tn'",
+               "accepted: gemm_nt");
+    expect_bad("bad_min_speedup", "gate.min_speedup", "expected a positive number", NULL);
+    expect_bad("max_candidates", "baseline.max_candidates", "from 1 to 64", "found 65");
+    expect_bad("target_shape", "targets.sm_90a.sass", "required field is missing", NULL);
+    expect_bad("id_mismatch", "id", "'something_else'", "folder ('id_mismatch')");
+}
+
+static void test_semantic_errors(void **state)
+{
+    (void)state;
+    expect_bad("dim_unknown_symbol", "tensors[0].dims[1]", "unknown symbol 'Q'", "M, N, K");
+    expect_bad("duplicate_symbol", "symbols[3]", "duplicate symbol 'N'", "symbols[1]");
+    expect_bad("gemm_shape", "tensors[1]", "gemm_nt expects", "B [N,K]");
+    expect_bad("workload_missing_symbol", "workloads[1].symbols.K", "symbol 'K' is not bound",
+               "M, N, K");
+    expect_bad("workload_extra_symbol", "workloads[0].symbols.L", "unknown symbol", "M, N, K");
+    expect_bad("workload_nonpositive", "workloads[2].symbols.N", "expected a positive integer",
+               "found 0");
+    expect_bad("duplicate_workload", "workloads[2].name", "duplicate workload name 'tiny'",
+               "workloads[0].name");
+    expect_bad("duplicate_alias", "workloads[1].aliases[0]", "duplicate workload name 'smallest'",
+               "workloads[0].aliases[1]");
+    expect_bad("self_alias", "workloads[1].aliases[0]", "duplicate workload name 'ragged'",
+               "workloads[1].name");
+    expect_bad("no_tolerance", "tolerances", "no tolerance for dtype 'bf16'",
+               "output tensor 'C'");
+    expect_bad("bad_flops", "flops", "unknown symbol 'Q'", "known: M, N, K");
+}
+
+static void test_arch_names(void **state)
+{
+    (void)state;
+    assert_true(pg_arch_name_valid("sm_90"));
+    assert_true(pg_arch_name_valid("sm_90a"));
+    assert_true(pg_arch_name_valid("sm_100a"));
+    assert_false(pg_arch_name_valid("sm_9"));
+    assert_false(pg_arch_name_valid("sm_90b"));
+    assert_false(pg_arch_name_valid("sm_1000"));
+    assert_false(pg_arch_name_valid("sm_09"));
+    assert_false(pg_arch_name_valid("compute_90a"));
+    assert_false(pg_arch_name_valid(""));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shipped_tasks),   cmocka_unit_test(test_fixture_task),
+        cmocka_unit_test(test_unknown_task),    cmocka_unit_test(test_missing_file),
+        cmocka_unit_test(test_malformed),       cmocka_unit_test(test_shape_errors),
+        cmocka_unit_test(test_semantic_errors), cmocka_unit_test(test_arch_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
