@@ -113,6 +113,31 @@ static json_t *settings_json(const pg_check_options *o, size_t flush_bytes)
                      "timeout_s", o->timeout_s);
 }
 
+/* With a GPU at hand, a launch it cannot take is an input error found before anything runs. */
+static pg_status check_device_limits(pg_run *run, pg_submission *subs, size_t n, pg_diag *d)
+{
+    if (!pg_run_ensure_device(run))
+        return PG_OK; /* recorded as the GPU stages' skip or error reason */
+    const pg_device_info *info = pg_device_get_info(run->dev);
+    pg_launch_limits lim = {.max_threads_per_block = info->max_threads_per_block,
+                            .max_shared_per_block_optin = info->max_shared_per_block_optin,
+                            .cc_major = info->cc_major};
+    snprintf(lim.device_name, sizeof lim.device_name, "%s", info->name);
+    for (int i = 0; i < 3; i++) {
+        lim.max_block_dim[i] = info->max_block_dim[i];
+        lim.max_grid_dim[i] = info->max_grid_dim[i];
+    }
+    for (size_t i = 0; i < n; i++)
+        for (int w = 0; w < subs[i].n_workloads; w++) {
+            pg_status st = pg_launch_limits_check(
+                subs[i].manifest, &subs[i].task->workloads[subs[i].workloads[w]], &subs[i].plans[w],
+                &lim, d);
+            if (st != PG_OK)
+                return st;
+        }
+    return PG_OK;
+}
+
 pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, size_t n,
                        json_t **results, pg_diag *d)
 {
@@ -139,6 +164,10 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
             goto done;
         }
     }
+
+    st = check_device_limits(&run, subs, n, d);
+    if (st != PG_OK)
+        goto done;
 
     res = json_pack("{s:i, s:{s:s, s:s}, s:s, s:f, s:s, s:i}", "schema_version", 1, "tool", "name",
                     "ptxgate", "version", PG_VERSION, "started_utc", started, "duration_s", 0.0,

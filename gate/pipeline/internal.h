@@ -7,6 +7,8 @@
 
 #include "check.h"
 #include "device/device.h"
+#include "model/binding.h"
+#include "model/launch_limits.h"
 #include "model/manifest.h"
 #include "model/plan.h"
 #include "model/task.h"
@@ -48,19 +50,6 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
                                 pg_submission *s, pg_diag *d);
 void pg_submission_release(pg_submission *s);
 
-/* --- bind.c: manifest bindings versus PTX .entry signatures; kernel argument blocks */
-pg_status pg_bind_check(const pg_manifest *m, const pg_ptx_module_info *sig, const char *ptx_file,
-                        pg_diag *d);
-/* Argument storage for one launch: args[i] points into storage. */
-typedef struct {
-    unsigned char *storage;
-    void **args;
-} pg_arg_block;
-/* tensor_addr[i] / ws_addr[i]: device addresses of task tensors and workspaces. */
-pg_status pg_bind_args(const pg_launch_values *lv, const uint64_t *tensor_addr,
-                       const uint64_t *ws_addr, pg_arg_block *out);
-void pg_arg_block_free(pg_arg_block *b);
-
 /* --- results_json.c: building the results model */
 json_t *pg_stage_new(const char *stage);
 /* Set status ("pass"/"fail"/"error"/"skipped"), duration and message of a stage. */
@@ -74,6 +63,10 @@ double pg_now_s(void);
 
 /* --- environment.c */
 json_t *pg_environment_json(const pg_run *run);
+
+/* Open the GPU once per run (stage_gpu.c); false with run->gpu_skip_reason set when it is
+ * unavailable, disabled or broken. */
+bool pg_run_ensure_device(pg_run *run);
 
 /* --- stages */
 void pg_stage_assemble(pg_run *run, pg_submission *s);

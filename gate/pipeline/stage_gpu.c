@@ -15,7 +15,7 @@ static const char *gpu_unavailable_status(const pg_run *run)
     return run->o->skip_without_gpu ? "skipped" : "error";
 }
 
-static bool ensure_device(pg_run *run)
+bool pg_run_ensure_device(pg_run *run)
 {
     if (!run->dev_tried) {
         run->dev_tried = true;
@@ -120,7 +120,7 @@ static void run_workload(pg_run *run, pg_submission *s, int i, pg_kernel **kerne
         return;
     }
     if (pg_stage_correctness(&c)) {
-        if (ensure_device(run))
+        if (pg_run_ensure_device(run))
             pg_stage_performance(&c);
         else
             record_not_run(run, s, stages, c.w->name, "performance", "error", run->gpu_skip_reason);
@@ -144,7 +144,7 @@ void pg_stages_gpu(pg_run *run, pg_submission *s)
     bool load_failed = false;
     if (!offline_ok) {
         why = "not run: the assemble stage did not pass";
-    } else if (!ensure_device(run)) {
+    } else if (!pg_run_ensure_device(run)) {
         why = run->gpu_skip_reason;
         status = gpu_unavailable_status(run);
     }
@@ -163,7 +163,7 @@ void pg_stages_gpu(pg_run *run, pg_submission *s)
         json_t *wj = json_array_get(wls, (size_t)i);
         const char *wname = json_string_value(json_object_get(wj, "name"));
         json_t *stages = json_object_get(wj, "stages");
-        if (!why && !ensure_device(run)) {
+        if (!why && !pg_run_ensure_device(run)) {
             why = run->gpu_skip_reason;
             status = "error";
         }

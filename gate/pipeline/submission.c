@@ -115,7 +115,7 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
         }
         free(text);
         if (s->has_sig) {
-            st = pg_bind_check(s->manifest, &s->sig, s->manifest->source, d);
+            st = pg_binding_check(s->manifest, &s->sig, s->manifest->source, d);
             if (st != PG_OK)
                 return st;
         }

@@ -40,7 +40,7 @@ pg_status pg_wctx_setup(pg_wctx *c, pg_diag *d)
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
     for (int l = 0; l < n; l++) {
         const pg_launch_values *lv = &c->plan->launches[l];
-        if (pg_bind_args(lv, c->tensor_addr, c->ws_addr, &c->args[l]) != PG_OK)
+        if (pg_binding_args(lv, c->tensor_addr, c->ws_addr, &c->args[l]) != PG_OK)
             return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
         pg_launch *L = &c->launches[l];
         L->kernel = c->kernels[l];

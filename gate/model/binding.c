@@ -1,11 +1,10 @@
-/* Checks each launch's parameter bindings against the PTX .entry signature (count, size,
- * alignment, integer versus floating type) before anything runs, and lays out kernel argument
- * blocks for cuLaunchKernel. */
+/* Manifest bindings versus PTX .entry signatures (count, size, alignment, integer versus
+ * floating type), checked before anything runs, and kernel argument blocks for cuLaunchKernel. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "binding.h"
 
 static bool ptx_type_is_float(const char *t)
 {
@@ -52,7 +51,7 @@ static pg_status check_param(const pg_manifest *m, const pg_param_binding *b,
     return PG_OK;
 }
 
-pg_status pg_bind_check(const pg_manifest *m, const pg_ptx_module_info *sig, const char *ptx_file,
+pg_status pg_binding_check(const pg_manifest *m, const pg_ptx_module_info *sig, const char *ptx_file,
                         pg_diag *d)
 {
     for (int l = 0; l < m->n_launches; l++) {
@@ -82,7 +81,7 @@ pg_status pg_bind_check(const pg_manifest *m, const pg_ptx_module_info *sig, con
     return PG_OK;
 }
 
-pg_status pg_bind_args(const pg_launch_values *lv, const uint64_t *tensor_addr,
+pg_status pg_binding_args(const pg_launch_values *lv, const uint64_t *tensor_addr,
                        const uint64_t *ws_addr, pg_arg_block *out)
 {
     /* Every slot is 128 bytes and 128-byte aligned: big enough for a tensor map and aligned

@@ -1,0 +1,36 @@
+/* A manifest's parameter bindings against the PTX .entry signatures, and the kernel argument
+ * blocks (cuLaunchKernel's kernelParams) built from an evaluated launch plan. */
+#ifndef PG_MODEL_BINDING_H
+#define PG_MODEL_BINDING_H
+
+#include <stdint.h>
+
+#include "../base/diag.h"
+#include "../ptx/signature.h"
+#include "manifest.h"
+#include "plan.h"
+
+/* Check every launch of m against sig (parsed from ptx_file, named in messages): the entry
+ * exists, the parameter count matches, each binding's size equals the PTX parameter's size,
+ * integer bindings meet integer (or untyped .b) parameters and floating bindings floating ones,
+ * and tensor maps are declared with .align >= 64.
+ * Errors: PG_ERR_INPUT with file = the manifest and field = "launches[i].entry",
+ * "launches[i].params" or "launches[i].params[j]", naming the parameter and its PTX line. */
+pg_status pg_binding_check(const pg_manifest *m, const pg_ptx_module_info *sig,
+                           const char *ptx_file, pg_diag *d);
+
+/* Argument storage for one launch: args[i] points at parameter i's value inside storage (one
+ * 128-byte, 128-byte-aligned slot per parameter, large enough for a tensor map). Owned by the
+ * holder: release with pg_arg_block_free. */
+typedef struct {
+    unsigned char *storage;
+    void **args;
+} pg_arg_block;
+
+/* Lay out lv's parameter values; tensor and workspace parameters take the device addresses
+ * tensor_addr[ref_index] / ws_addr[ref_index]. Returns PG_ERR_INFRA on out-of-memory. */
+pg_status pg_binding_args(const pg_launch_values *lv, const uint64_t *tensor_addr,
+                          const uint64_t *ws_addr, pg_arg_block *out);
+void pg_arg_block_free(pg_arg_block *b);
+
+#endif
