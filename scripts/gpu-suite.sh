@@ -15,13 +15,20 @@ export LD_LIBRARY_PATH="$PWD/build/carry-lib:$cuda/targets/x86_64-linux/lib:${LD
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw \
   --format=csv 2>&1 | tee "$out/nvidia-smi.txt"
 
-echo "== test suite"
-(cd build && ctest --output-on-failure 2>&1) | tee "$out/ctest.log"
-ctest_rc=${PIPESTATUS[0]}
+echo "== test suite (full log: ctest.log)"
+(cd build && ctest --output-on-failure >"../$out/ctest.log" 2>&1)
+ctest_rc=$?
+grep -E "^ *[0-9]+/[0-9]+ Test|tests passed|SKIP" "$out/ctest.log" | sed 's/^ *//' | cut -c1-110
 
-echo "== main job"
-build/ptxgate check --output "$out/reports" tasks/*/examples 2>"$out/main-job.stderr" | tee "$out/main-job.stdout"
-main_rc=${PIPESTATUS[0]}
+echo "== failure fixtures: an off-by-one kernel and a PTX syntax error"
+build/ptxgate check --quiet --repetitions 20 --output "$out/fixtures" \
+  tests/fixtures/gemm_bf16_nt/off_by_one.json tests/fixtures/gemm_bf16_nt/syntax_error.json
+echo "fixtures exit $? (1 expected)"
+rm -f "$out/fixtures/junit.xml" "$out/fixtures/summary.md" # keep what comes back small
+
+echo "== main job (per-stage output: main-job.stdout)"
+build/ptxgate check --output "$out/reports" tasks/*/examples >"$out/main-job.stdout" 2>build/main-job.stderr
+main_rc=$?
 
 echo "== summary"
 python3 - "$out/reports/results.json" <<'PY'

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# GPU test: a launch above the device's limits (2048 threads per block) is an input error found
+# before anything runs: exit 2, the message names the manifest field and the limit, and no
+# report file is written. Exits 77 (skipped) with the reason without a GPU.
+# usage: test_launch_limit_gpu.sh PTXGATE REPO_ROOT OUT_DIR
+set -uo pipefail
+bin="$1" root="$2" out="$3"
+cd "$root"
+rm -rf "$out" && mkdir -p "$out"
+"$bin" check --quiet --if-no-gpu skip --workloads m257_n513_k1000 --output "$out/probe2" \
+  tests/cases/offline_noop/m.json >/dev/null 2>&1
+reason=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["environment"]["gpu_skip_reason"] or "")' "$out/probe2/results.json")
+if [[ -n "$reason" ]]; then echo "SKIP: no usable GPU: $reason"; exit 77; fi
+"$bin" check --quiet --output "$out/run" tests/fixtures/gemm_bf16_nt/block_too_large.json \
+  >"$out/stdout" 2>"$out/stderr"
+rc=$?
+cat "$out/stderr"
+fail=0
+[[ $rc == 2 ]] || { echo "FAIL: exit $rc, expected 2"; fail=1; }
+grep -q "block_too_large.json: field 'launches\[0\].block'" "$out/stderr" || { echo "FAIL: field not named"; fail=1; }
+grep -q "block x = 2048 exceeds the limit 1024" "$out/stderr" || { echo "FAIL: limit not named"; fail=1; }
+[[ ! -e "$out/run" || -z "$(ls -A "$out/run")" ]] || { echo "FAIL: report files left behind"; fail=1; }
+exit $fail
