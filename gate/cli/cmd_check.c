@@ -11,11 +11,11 @@
 #include "pipeline/check.h"
 
 static pg_option k_options[] = {
-    {"tasks", "DIR", "Folder of task definitions (<id>/task.json). Default: $PTXGATE_TASKS, else ./tasks.", NULL},
+    {"tasks", "DIR", "Folder of task definitions (<id>/task.json). Default: $PTXGATE_TASKS, else ./tasks, else the tasks of the source tree ptxgate was built from.", NULL},
     {"output", "DIR", "Folder for results.json, junit.xml and summary.md (created if missing). Default: reports.", NULL},
     {"device", "N", "CUDA device ordinal. Default: 0.", NULL},
     {"if-no-gpu", "skip|fail", "Without a usable GPU, mark GPU stages skipped (exit 0 if the offline stages pass) or fail as infrastructure (exit 3). Default: fail.", NULL},
-    {"no-gpu", NULL, "Do not use the GPU: run the offline stages only (GPU stages skipped, or errors with --if-no-gpu fail).", NULL},
+    {"no-gpu", NULL, "Do not use the GPU: run the offline stages only. GPU stages are recorded as skipped (exit 0 when the offline stages pass), or as errors with --if-no-gpu fail.", NULL},
     {"min-speedup", "X", "Override every task's gate.min_speedup (speedup = baseline time / candidate time).", NULL},
     {"workloads", "LIST", "Comma-separated workload names or aliases to run. Default: all of the task's.", NULL},
     {"sets", "N", "Fresh random input sets per workload for correctness. Default: 3.", NULL},
@@ -122,6 +122,9 @@ static void print_summary(const json_t *res)
         json_array_foreach(json_object_get(sub, "workloads"), j, wl) {
             printf("  workload %s: %s\n", json_string_value(json_object_get(wl, "name")),
                    json_string_value(json_object_get(wl, "verdict")));
+            /* Stages that never ran repeat the submission's reason shown above. */
+            if (strcmp(json_string_value(json_object_get(wl, "verdict")), "skipped") == 0)
+                continue;
             json_array_foreach(json_object_get(wl, "stages"), k, st)
                 printf("    %-12s %-8s %s\n", json_string_value(json_object_get(st, "stage")),
                        json_string_value(json_object_get(st, "status")),
@@ -132,6 +135,11 @@ static void print_summary(const json_t *res)
     if (json_is_null(json_object_get(env, "gpu")))
         printf("GPU stages not run: %s\n",
                json_string_value(json_object_get(env, "gpu_skip_reason")));
+    json_t *counts = json_object_get(res, "counts");
+    if (json_integer_value(json_object_get(counts, "pass")) == 0 &&
+        json_integer_value(json_object_get(counts, "fail")) == 0 &&
+        json_integer_value(json_object_get(counts, "error")) == 0)
+        printf("nothing was checked: every stage was skipped\n");
     printf("verdict: %s (exit %d)\n", json_string_value(json_object_get(res, "verdict")),
            (int)json_integer_value(json_object_get(res, "exit_code")));
 }

@@ -79,7 +79,10 @@ static void finish_verdicts(json_t *results)
     /* An error in one workload must surface even when another failed. */
     any_error |= json_integer_value(json_object_get(counts, "error")) > 0;
     any_fail |= json_integer_value(json_object_get(counts, "fail")) > 0;
-    int code = any_error ? 3 : any_fail ? 1 : 0;
+    /* A run that checked nothing must not pass a CI job (e.g. no ptxas and no GPU). */
+    bool nothing_checked = !any_fail && !any_error &&
+                           json_integer_value(json_object_get(counts, "pass")) == 0;
+    int code = any_error || nothing_checked ? 3 : any_fail ? 1 : 0;
     json_object_set_new(results, "counts", counts);
     json_object_set_new(results, "verdict",
                         json_string(code == 0 ? "pass" : code == 1 ? "fail" : "error"));

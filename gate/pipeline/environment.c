@@ -37,7 +37,7 @@ json_t *pg_environment_json(const pg_run *run)
         json_object_set_new(env, "gpu", json_null());
         json_object_set_new(env, "gpu_skip_reason",
                             run->dev_tried ? json_string(run->gpu_skip_reason)
-                                           : json_string("no GPU stage was reached"));
+                                           : json_string("not opened: no submission reached a GPU stage"));
         json_object_set_new(env, "driver_version", json_null());
         json_object_set_new(env, "cuda_driver_api_version", json_null());
         json_object_set_new(env, "cublaslt_version", json_null());

@@ -3,6 +3,7 @@
  * Without ptxas the stage is skipped and the load stage hands the PTX to the driver JIT; it says
  * so. nvJitLink is never used for the cubin that runs (it drops setmaxnreg, see
  * ../shared/notes/gpu-facts.md). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -94,7 +95,11 @@ void pg_stage_assemble(pg_run *run, pg_submission *s)
     pg_diag_clear(&d);
     memset(&r, 0, sizeof r);
     pg_status st = pg_assemble_ptx(s->ptx_path, s->arch, s->cubin_path, run->o->timeout_s, &r, &d);
-    if (st != PG_OK && !r.tool_found) {
+    const char *forced = getenv("PTXGATE_PTXAS");
+    if (st != PG_OK && !r.tool_found && forced && forced[0]) {
+        pg_stage_finish(stage, "error", pg_now_s() - t0,
+                        "PTXGATE_PTXAS is set to '%s', which is not an executable", forced);
+    } else if (st != PG_OK && !r.tool_found) {
         s->cubin_path[0] = '\0'; /* the load stage JIT-compiles the PTX */
         json_object_set_new(det, "fallback", json_string("driver JIT"));
         pg_stage_finish(stage, "skipped", pg_now_s() - t0,

@@ -130,13 +130,8 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
     for (int i = 0; i < s->n_workloads; i++) {
         st = pg_plan_build(s->task, s->manifest, &s->task->workloads[s->workloads[i]],
                            &s->plans[i], d);
-        if (st != PG_OK) {
-            char msg[2048];
-            snprintf(msg, sizeof msg, "%s (workload %s)", d->message,
-                     s->task->workloads[s->workloads[i]].name);
-            snprintf(d->message, sizeof d->message, "%s", msg);
-            return st;
-        }
+        if (st != PG_OK)
+            return st; /* the message names the workload */
     }
     return PG_OK;
 }

@@ -135,7 +135,7 @@ static void write_environment(pg_rtext *t, const pg_results *r)
             pg_rtext_add(t, ")");
         }
     } else {
-        pg_rtext_add(t, "no GPU, GPU stages skipped: ");
+        pg_rtext_add(t, "GPU not used: ");
         md_text(t, e->gpu_skip_reason ? e->gpu_skip_reason : "no reason recorded",
                 MESSAGE_MAX_BYTES);
     }
@@ -436,40 +436,67 @@ static pg_status write_submission(pg_rtext *t, const pg_results *r, const pg_res
 
 /* ---- skipped stages ---- */
 
-static void skipped_item(pg_rtext *t, const pg_res_submission *s, const pg_res_stage *st,
-                         const char *workload, size_t *n)
+/* One list item per submission and distinct reason: without a GPU every stage of every workload
+ * skips for the same reason, and listing each one buries the report. */
+typedef struct {
+    const pg_res_stage *stage;
+    const char *workload;
+    bool listed;
+} skipped_ref;
+
+static void skipped_group(pg_rtext *t, const pg_res_submission *s, skipped_ref *refs, size_t n,
+                          size_t first, size_t *items)
 {
-    if (*n == 0)
+    const char *why = refs[first].stage->message;
+    size_t count = 0;
+    for (size_t j = first; j < n; j++)
+        if (!refs[j].listed && strcmp(refs[j].stage->message, why) == 0) {
+            refs[j].listed = true;
+            count++;
+        }
+    if (*items == 0)
         pg_rtext_add(t, "### Skipped stages\n\n");
-    if (++*n > SKIPPED_SHOWN)
+    if (++*items > SKIPPED_SHOWN)
         return;
     pg_rtext_add(t, "- ");
     md_text(t, s->task, NAME_MAX_BYTES);
     pg_rtext_add(t, " / ");
     md_text(t, s->name, NAME_MAX_BYTES);
     pg_rtext_add(t, ": ");
-    md_stage_name(t, st->stage, workload);
+    md_stage_name(t, refs[first].stage->stage, refs[first].workload);
+    if (count > 1)
+        pg_rtext_addf(t, " and %zu more stage%s", count - 1, count > 2 ? "s" : "");
     pg_rtext_add(t, " — ");
-    md_text(t, st->message[0] ? st->message : "no reason recorded", MESSAGE_MAX_BYTES);
+    md_text(t, why[0] ? why : "no reason recorded", MESSAGE_MAX_BYTES);
     pg_rtext_add(t, "\n");
 }
 
 static void write_skipped(pg_rtext *t, const pg_results *r)
 {
-    size_t n = 0;
+    size_t items = 0;
     for (size_t i = 0; i < r->n_subs; i++) {
         const pg_res_submission *s = &r->subs[i];
+        size_t cap = s->n_stages, n = 0;
+        for (size_t w = 0; w < s->n_workloads; w++)
+            cap += s->workloads[w].n_stages;
+        skipped_ref *refs = calloc(cap ? cap : 1, sizeof *refs);
+        if (!refs)
+            continue;
         for (size_t k = 0; k < s->n_stages; k++)
             if (s->stages[k].status == PG_RES_SKIPPED)
-                skipped_item(t, s, &s->stages[k], "all", &n);
+                refs[n++] = (skipped_ref){&s->stages[k], "all", false};
         for (size_t w = 0; w < s->n_workloads; w++)
             for (size_t k = 0; k < s->workloads[w].n_stages; k++)
                 if (s->workloads[w].stages[k].status == PG_RES_SKIPPED)
-                    skipped_item(t, s, &s->workloads[w].stages[k], s->workloads[w].name, &n);
+                    refs[n++] = (skipped_ref){&s->workloads[w].stages[k], s->workloads[w].name, false};
+        for (size_t j = 0; j < n; j++)
+            if (!refs[j].listed)
+                skipped_group(t, s, refs, n, j, &items);
+        free(refs);
     }
-    if (n > SKIPPED_SHOWN)
-        pg_rtext_addf(t, "- … %zu more skipped stages in the results json\n", n - SKIPPED_SHOWN);
-    if (n)
+    if (items > SKIPPED_SHOWN)
+        pg_rtext_addf(t, "- … %zu more in the results json\n", items - SKIPPED_SHOWN);
+    if (items)
         pg_rtext_add(t, "\n");
 }
 
