@@ -192,3 +192,32 @@ pg_status pg_jcheck_keys(const json_t *obj, const pg_jctx *ctx, const char *cons
     }
     return PG_OK;
 }
+
+pg_status pg_jget_string_copy(const json_t *obj, const pg_jctx *ctx, const char *key, bool required,
+                              bool nonempty, char *dst, size_t n, pg_diag *d)
+{
+    const char *s = NULL;
+    char f[300];
+    pg_status st = pg_jget_string(obj, ctx, key, required, &s, d);
+    if (st != PG_OK || !s)
+        return st;
+    if (nonempty && !s[0])
+        return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, key, f, sizeof f),
+                           "expected a non-empty string");
+    if (strlen(s) >= n)
+        return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, key, f, sizeof f),
+                           "string is too long (%zu characters, at most %zu)", strlen(s), n - 1);
+    snprintf(dst, n, "%s", s);
+    return PG_OK;
+}
+
+bool pg_is_identifier(const char *s)
+{
+    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'))
+        return false;
+    for (s++; *s; s++)
+        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+              *s == '_'))
+            return false;
+    return true;
+}

@@ -47,6 +47,14 @@ pg_status pg_jget_object(const json_t *obj, const pg_jctx *ctx, const char *key,
 pg_status pg_jget_array(const json_t *obj, const pg_jctx *ctx, const char *key, bool required,
                         json_t **out, pg_diag *d);
 
+/* String field copied into dst (n bytes, NUL-terminated). nonempty: "" is an error. A string of
+ * n bytes or more is PG_ERR_INPUT ("string is too long"), never silently cut. */
+pg_status pg_jget_string_copy(const json_t *obj, const pg_jctx *ctx, const char *key, bool required,
+                              bool nonempty, char *dst, size_t n, pg_diag *d);
+
+/* [A-Za-z_][A-Za-z0-9_]*: the names of symbols, tensors and workspaces. */
+bool pg_is_identifier(const char *s);
+
 /* Reject keys of obj not in the NULL-terminated list allowed (PG_ERR_INPUT naming the unknown
  * key and listing the allowed ones), so typos do not pass silently. */
 pg_status pg_jcheck_keys(const json_t *obj, const pg_jctx *ctx, const char *const *allowed,

@@ -27,17 +27,6 @@ const char *pg_param_type_name(pg_param_type t)
     return (unsigned)t < sizeof k_type_names / sizeof k_type_names[0] ? k_type_names[t] : "invalid";
 }
 
-static bool is_identifier(const char *s)
-{
-    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'))
-        return false;
-    for (s++; *s; s++)
-        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
-              *s == '_'))
-            return false;
-    return true;
-}
-
 /* PTX identifier: [A-Za-z_$%][A-Za-z0-9_$]* (a '%' or '_' start needs a following char). */
 static bool is_ptx_identifier(const char *s)
 {
@@ -59,31 +48,12 @@ static bool ends_with(const char *s, const char *suffix)
     return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
-/* String field copied into dst (n bytes); nonempty: "" is an error. */
-static pg_status get_string(const json_t *obj, const pg_jctx *ctx, const char *key, bool required,
-                            bool nonempty, char *dst, size_t n, pg_diag *d)
-{
-    const char *s = NULL;
-    char f[300];
-    pg_status st = pg_jget_string(obj, ctx, key, required, &s, d);
-    if (st != PG_OK || !s)
-        return st;
-    if (nonempty && !s[0])
-        return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, key, f, sizeof f),
-                           "expected a non-empty string");
-    if (strlen(s) >= n)
-        return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, key, f, sizeof f),
-                           "string is too long (%zu characters, at most %zu)", strlen(s), n - 1);
-    snprintf(dst, n, "%s", s);
-    return PG_OK;
-}
-
 /* ---- sections ------------------------------------------------------------------------------ */
 
 static pg_status parse_source(pg_manifest *m, const json_t *root, const pg_jctx *ctx, pg_diag *d)
 {
     struct stat sb;
-    pg_status st = get_string(root, ctx, "source", true, true, m->source_field_value,
+    pg_status st = pg_jget_string_copy(root, ctx, "source", true, true, m->source_field_value,
                               sizeof m->source_field_value, d);
     if (st != PG_OK)
         return st;
@@ -121,7 +91,7 @@ static pg_status parse_workspaces(pg_manifest *m, const json_t *root, const pg_j
         pg_jctx c = pg_jctx_member(&oc, key);
         pg_workspace_spec *ws = &m->ws[m->n_ws];
         const char *init = "zero";
-        if (!is_identifier(key) || strlen(key) >= sizeof ws->name)
+        if (!pg_is_identifier(key) || strlen(key) >= sizeof ws->name)
             return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, c.path,
                                "expected a workspace name ([A-Za-z_][A-Za-z0-9_]*, at most %zu "
                                "characters)", sizeof ws->name - 1);
@@ -197,7 +167,7 @@ static pg_status parse_param(const pg_manifest *m, int li, int pi, pg_param_bind
                            "expected a parameter object, found %s", pg_json_type_name(obj));
     pg_status st = pg_jcheck_keys(obj, ctx, all_keys, d);
     if (st == PG_OK)
-        st = get_string(obj, ctx, "name", false, true, p->name, sizeof p->name, d);
+        st = pg_jget_string_copy(obj, ctx, "name", false, true, p->name, sizeof p->name, d);
     if (st != PG_OK)
         return st;
     int found = -1;
@@ -231,7 +201,7 @@ static pg_status parse_param(const pg_manifest *m, int li, int pi, pg_param_bind
                                key);
         st = pg_jcheck_keys(obj, ctx, ref_keys, d);
         if (st == PG_OK)
-            st = get_string(obj, ctx, key, true, true, p->ref, sizeof p->ref, d);
+            st = pg_jget_string_copy(obj, ctx, key, true, true, p->ref, sizeof p->ref, d);
         if (st != PG_OK)
             return st;
         if (p->kind == PG_PARAM_WORKSPACE && find_workspace(m, p->ref) < 0)
@@ -295,7 +265,7 @@ static pg_status parse_launch(const pg_manifest *m, int li, pg_launch_spec *l, c
                            "expected a launch object, found %s", pg_json_type_name(obj));
     pg_status st = pg_jcheck_keys(obj, ctx, keys, d);
     if (st == PG_OK)
-        st = get_string(obj, ctx, "entry", true, true, l->entry, sizeof l->entry, d);
+        st = pg_jget_string_copy(obj, ctx, "entry", true, true, l->entry, sizeof l->entry, d);
     if (st != PG_OK)
         return st;
     if (!is_ptx_identifier(l->entry))
@@ -368,16 +338,16 @@ static pg_status parse_header(pg_manifest *m, const json_t *root, const pg_jctx 
     if (version != 1)
         return pg_diag_set(d, PG_ERR_INPUT, m->file, 0, "schema_version",
                            "unsupported schema_version %lld; accepted: 1", (long long)version);
-    st = get_string(root, ctx, "task", true, true, m->task, sizeof m->task, d);
+    st = pg_jget_string_copy(root, ctx, "task", true, true, m->task, sizeof m->task, d);
     if (st == PG_OK)
-        st = get_string(root, ctx, "arch", false, true, m->arch, sizeof m->arch, d);
+        st = pg_jget_string_copy(root, ctx, "arch", false, true, m->arch, sizeof m->arch, d);
     if (st != PG_OK)
         return st;
     if (m->arch[0] && !pg_arch_name_valid(m->arch))
         return pg_diag_set(d, PG_ERR_INPUT, m->file, 0, "arch",
                            "expected an architecture name like sm_90 or sm_90a, found '%s'",
                            m->arch);
-    st = get_string(root, ctx, "description", false, false, m->description,
+    st = pg_jget_string_copy(root, ctx, "description", false, false, m->description,
                     sizeof m->description, d);
     return st;
 }

@@ -16,17 +16,6 @@
 
 /* ---- small shared helpers ---------------------------------------------------------------- */
 
-static bool is_identifier(const char *s)
-{
-    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'))
-        return false;
-    for (s++; *s; s++)
-        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
-              *s == '_'))
-            return false;
-    return true;
-}
-
 /* [A-Za-z0-9_.-]+, not starting with '.' (usable as a file or folder name). */
 static bool is_plain_name(const char *s)
 {
@@ -59,25 +48,6 @@ bool pg_arch_name_valid(const char *arch)
     if (*p == 'a')
         p++;
     return *p == '\0';
-}
-
-/* Required (or optional) string field copied into dst (n bytes). nonempty: "" is an error. */
-static pg_status get_string(const json_t *obj, const pg_jctx *ctx, const char *key, bool required,
-                            bool nonempty, char *dst, size_t n, pg_diag *d)
-{
-    const char *s = NULL;
-    char f[300];
-    pg_status st = pg_jget_string(obj, ctx, key, required, &s, d);
-    if (st != PG_OK || !s)
-        return st;
-    if (nonempty && !s[0])
-        return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, key, f, sizeof f),
-                           "expected a non-empty string");
-    if (strlen(s) >= n)
-        return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, key, f, sizeof f),
-                           "string is too long (%zu characters, at most %zu)", strlen(s), n - 1);
-    snprintf(dst, n, "%s", s);
-    return PG_OK;
 }
 
 /* Array element i of arr as a string copied into dst (n bytes); ctx is the array's context. */
@@ -166,7 +136,7 @@ static pg_status parse_symbols(pg_task *t, const json_t *root, const pg_jctx *ct
         st = get_string_elem(arr, i, &ac, s, sizeof t->symbols[i], d);
         if (st != PG_OK)
             return st;
-        if (!is_identifier(s) || is_function_name(s))
+        if (!pg_is_identifier(s) || is_function_name(s))
             return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, c.path,
                                "expected a symbol name ([A-Za-z_][A-Za-z0-9_]*, not ceil_div, min "
                                "or max), found '%s'", s);
@@ -189,10 +159,10 @@ static pg_status parse_tensor(pg_task *t, pg_tensor_spec *ts, const json_t *obj,
                            "expected a tensor object, found %s", pg_json_type_name(obj));
     pg_status st = pg_jcheck_keys(obj, ctx, keys, d);
     if (st == PG_OK)
-        st = get_string(obj, ctx, "name", true, true, ts->name, sizeof ts->name, d);
+        st = pg_jget_string_copy(obj, ctx, "name", true, true, ts->name, sizeof ts->name, d);
     if (st != PG_OK)
         return st;
-    if (!is_identifier(ts->name))
+    if (!pg_is_identifier(ts->name))
         return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, "name", f, sizeof f),
                            "expected a tensor name ([A-Za-z_][A-Za-z0-9_]*), found '%s'", ts->name);
     json_t *dims;
@@ -213,21 +183,21 @@ static pg_status parse_tensor(pg_task *t, pg_tensor_spec *ts, const json_t *obj,
         }
         ts->ndims = (int)i + 1;
     }
-    st = get_string(obj, ctx, "dtype", true, true, buf, sizeof buf, d);
+    st = pg_jget_string_copy(obj, ctx, "dtype", true, true, buf, sizeof buf, d);
     if (st != PG_OK)
         return st;
     ts->dtype = pg_dtype_parse(buf);
     if (ts->dtype == PG_DTYPE_INVALID)
         return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, "dtype", f, sizeof f),
                            "unknown dtype '%s'; accepted: %s", buf, pg_dtype_accepted());
-    st = get_string(obj, ctx, "layout", true, true, buf, sizeof buf, d);
+    st = pg_jget_string_copy(obj, ctx, "layout", true, true, buf, sizeof buf, d);
     if (st != PG_OK)
         return st;
     if (strcmp(buf, "row_major") != 0)
         return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0,
                            pg_jctx_field(ctx, "layout", f, sizeof f),
                            "unsupported layout '%s'; accepted: row_major", buf);
-    st = get_string(obj, ctx, "role", true, true, buf, sizeof buf, d);
+    st = pg_jget_string_copy(obj, ctx, "role", true, true, buf, sizeof buf, d);
     if (st != PG_OK)
         return st;
     if (strcmp(buf, "input") != 0 && strcmp(buf, "output") != 0)
@@ -335,7 +305,7 @@ static pg_status parse_workload(pg_task *t, int wi, const json_t *obj, const pg_
                            "expected a workload object, found %s", pg_json_type_name(obj));
     pg_status st = pg_jcheck_keys(obj, ctx, keys, d);
     if (st == PG_OK)
-        st = get_string(obj, ctx, "name", true, true, w->name, sizeof w->name, d);
+        st = pg_jget_string_copy(obj, ctx, "name", true, true, w->name, sizeof w->name, d);
     if (st == PG_OK)
         st = check_workload_name(t, wi, w->name, pg_jctx_field(ctx, "name", f, sizeof f), d);
     if (st != PG_OK)
@@ -508,14 +478,14 @@ static pg_status parse_baseline(pg_task *t, const json_t *root, const pg_jctx *c
     pg_jctx c = pg_jctx_member(ctx, "baseline");
     st = pg_jcheck_keys(obj, &c, keys, d);
     if (st == PG_OK)
-        st = get_string(obj, &c, "library", true, true, t->baseline_library,
+        st = pg_jget_string_copy(obj, &c, "library", true, true, t->baseline_library,
                         sizeof t->baseline_library, d);
     if (st != PG_OK)
         return st;
     if (strcmp(t->baseline_library, "cublaslt") != 0)
         return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, pg_jctx_field(&c, "library", f, sizeof f),
                            "unsupported library '%s'; accepted: cublaslt", t->baseline_library);
-    st = get_string(obj, &c, "compute", true, true, t->baseline_compute,
+    st = pg_jget_string_copy(obj, &c, "compute", true, true, t->baseline_compute,
                     sizeof t->baseline_compute, d);
     if (st != PG_OK)
         return st;
@@ -558,7 +528,7 @@ static pg_status parse_header(pg_task *t, const json_t *root, const pg_jctx *ctx
     if (version != 1)
         return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "schema_version",
                            "unsupported schema_version %" PRId64 "; accepted: 1", version);
-    st = get_string(root, ctx, "id", true, true, t->id, sizeof t->id, d);
+    st = pg_jget_string_copy(root, ctx, "id", true, true, t->id, sizeof t->id, d);
     if (st != PG_OK)
         return st;
     folder_name(t->file, folder, sizeof folder);
@@ -566,20 +536,20 @@ static pg_status parse_header(pg_task *t, const json_t *root, const pg_jctx *ctx
         return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "id",
                            "id '%s' must equal the name of the task's folder ('%s')", t->id,
                            folder);
-    st = get_string(root, ctx, "description", false, false, t->description,
+    st = pg_jget_string_copy(root, ctx, "description", false, false, t->description,
                     sizeof t->description, d);
     if (st != PG_OK)
         return st;
     if (strpbrk(t->description, "\r\n"))
         return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "description",
                            "expected one line, found a line break");
-    st = get_string(root, ctx, "operation", true, true, t->operation, sizeof t->operation, d);
+    st = pg_jget_string_copy(root, ctx, "operation", true, true, t->operation, sizeof t->operation, d);
     if (st != PG_OK)
         return st;
     if (strcmp(t->operation, "gemm_nt") != 0)
         return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "operation",
                            "unsupported operation '%s'; accepted: gemm_nt", t->operation);
-    st = get_string(root, ctx, "default_arch", true, true, t->default_arch,
+    st = pg_jget_string_copy(root, ctx, "default_arch", true, true, t->default_arch,
                     sizeof t->default_arch, d);
     if (st != PG_OK)
         return st;
