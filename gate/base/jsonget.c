@@ -23,10 +23,10 @@ pg_status pg_json_load(const char *path, json_t **out, pg_diag *d)
                            "malformed JSON at line %d column %d: %s", err.line, err.column,
                            err.text);
     if (!json_is_object(root)) {
+        pg_diag_set(d, PG_ERR_INPUT, path, 1, NULL,
+                    "expected a JSON object at the top level, found %s", pg_json_type_name(root));
         json_decref(root);
-        return pg_diag_set(d, PG_ERR_INPUT, path, 1, NULL,
-                           "expected a JSON object at the top level, found %s",
-                           pg_json_type_name(root));
+        return PG_ERR_INPUT;
     }
     *out = root;
     return PG_OK;

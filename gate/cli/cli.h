@@ -20,6 +20,11 @@ int pg_cli_fail(const pg_diag *d);
 pg_status pg_cli_write_reports(const char *out_dir, const char *json_text, const char *results_file,
                                bool write_json, pg_diag *d);
 
+/* Make sure dir exists (created when missing) and is a writable folder, before any work, so a
+ * bad --output fails fast. remove_stale: delete results.json, junit.xml and summary.md left by
+ * an earlier run. Errors: PG_ERR_INPUT naming the folder. */
+pg_status pg_cli_prepare_output(const char *dir, bool remove_stale, pg_diag *d);
+
 /* Default tasks folder: $PTXGATE_TASKS, else ./tasks when it exists, else the source tree's. */
 const char *pg_cli_default_tasks_dir(void);
 

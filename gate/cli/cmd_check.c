@@ -33,7 +33,7 @@ static pg_command_spec k_spec = {
     "ptxgate check [options] MANIFEST.json|DIR ...",
     "Check PTX kernel submissions: assemble, load, correctness against ptxgate's reference, and "
     "speed against cuBLASLt.",
-    "A DIR argument stands for every *.json manifest in it (task.json excluded).\n"
+    "A DIR argument stands for every *.json manifest in it (task.json and results.json excluded).\n"
     "Exit codes: 0 pass, 1 gate failure (a kernel failed a stage), 2 usage or input error,\n"
     "3 infrastructure (no GPU, driver, library or tool failure). See docs/exit-codes.md.",
     "  ptxgate check tasks/gemm_bf16_nt/examples/tiled_mma.json\n"
@@ -66,7 +66,7 @@ static int expand(char **args, int n, char ***out, int *count)
             while (dp && (e = readdir(dp))) {
                 size_t len = strlen(e->d_name);
                 if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0 ||
-                    strcmp(e->d_name, "task.json") == 0)
+                    strcmp(e->d_name, "task.json") == 0 || strcmp(e->d_name, "results.json") == 0)
                     continue;
                 if (*count == cap)
                     *out = realloc(*out, (size_t)(cap *= 2) * sizeof(char *));
@@ -207,6 +207,10 @@ int pg_cmd_check(int argc, char **argv)
 
     pg_diag d;
     pg_diag_clear(&d);
+    if (pg_cli_prepare_output(out_dir, true, &d) != PG_OK) {
+        rc = pg_cli_fail(&d);
+        goto done;
+    }
     if (pg_check_run(&o, (const char *const *)manifests, (size_t)nman, &res, &d) != PG_OK) {
         rc = pg_cli_fail(&d);
         goto done;

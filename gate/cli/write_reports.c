@@ -4,15 +4,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/fileio.h"
 #include "cli.h"
 #include "report/junit.h"
 #include "report/markdown.h"
 
-static pg_status ensure_dir(const char *dir, pg_diag *d)
+pg_status pg_cli_prepare_output(const char *dir, bool remove_stale, pg_diag *d)
 {
     char buf[4096];
+    if (!dir[0])
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "--output", "expected a folder, got ''");
+    if (strlen(dir) >= sizeof buf - 32)
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "--output", "the path is too long");
     snprintf(buf, sizeof buf, "%s", dir);
     for (char *p = buf + 1; *p; p++) {
         if (*p != '/')
@@ -27,6 +32,14 @@ static pg_status ensure_dir(const char *dir, pg_diag *d)
     struct stat st;
     if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
         return pg_diag_set(d, PG_ERR_INPUT, dir, 0, "--output", "the output path is not a folder");
+    if (access(buf, W_OK | X_OK) != 0)
+        return pg_diag_set(d, PG_ERR_INPUT, dir, 0, "--output", "the output folder is not writable");
+    /* Reports of an earlier run must not outlive a run that fails with an input error. */
+    static const char *const names[] = {"results.json", "junit.xml", "summary.md"};
+    for (size_t i = 0; remove_stale && i < 3; i++) {
+        char path[4200];
+        unlink(pg_path_join(path, sizeof path, dir, names[i]));
+    }
     return PG_OK;
 }
 
@@ -53,7 +66,7 @@ pg_status pg_cli_write_reports(const char *out_dir, const char *json_text, const
     if (st == PG_OK)
         st = pg_report_markdown(results, results_file, &md, &md_len, d);
     if (st == PG_OK)
-        st = ensure_dir(out_dir, d);
+        st = pg_cli_prepare_output(out_dir, false, d);
     if (st != PG_OK)
         goto done;
     set = pg_fileset_new();

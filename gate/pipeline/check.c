@@ -119,9 +119,13 @@ static json_t *settings_json(const pg_check_options *o, size_t flush_bytes)
 /* With a GPU at hand, a launch it cannot take is an input error found before anything runs. */
 static pg_status check_device_limits(pg_run *run, pg_submission *subs, size_t n, pg_diag *d)
 {
-    if (!pg_run_ensure_device(run))
-        return PG_OK; /* recorded as the GPU stages' skip or error reason */
-    const pg_device_info *info = pg_device_get_info(run->dev);
+    /* Without a GPU, the limits every CUDA device shares (CUDA C++ Programming Guide, "Compute
+     * Capabilities" table: 1024 threads per block, block z <= 64, grid y and z <= 65535). */
+    pg_device_info any = {.name = "any CUDA device", .max_threads_per_block = 1024,
+                          .max_block_dim = {1024, 1024, 64},
+                          .max_grid_dim = {2147483647, 65535, 65535},
+                          .max_shared_per_block_optin = 2147483647, .cc_major = 9};
+    const pg_device_info *info = pg_run_ensure_device(run) ? pg_device_get_info(run->dev) : &any;
     pg_launch_limits lim = {.max_threads_per_block = info->max_threads_per_block,
                             .max_shared_per_block_optin = info->max_shared_per_block_optin,
                             .cc_major = info->cc_major};
@@ -179,10 +183,15 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
     json_object_set_new(res, "submissions", subs_json);
     for (size_t i = 0; i < n; i++) {
         pg_submission *s = &subs[i];
-        s->json = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:[], s:[]}", "manifest",
-                            s->manifest->file, "name", s->manifest->name, "source",
-                            s->manifest->source, "task", s->task->id, "arch", s->arch, "verdict",
-                            "skipped", "stages", "workloads");
+        s->json = json_object();
+        json_object_set_new(s->json, "manifest", pg_jstr(s->manifest->file));
+        json_object_set_new(s->json, "name", pg_jstr(s->manifest->name));
+        json_object_set_new(s->json, "source", pg_jstr(s->manifest->source));
+        json_object_set_new(s->json, "task", pg_jstr(s->task->id));
+        json_object_set_new(s->json, "arch", pg_jstr(s->arch));
+        json_object_set_new(s->json, "verdict", json_string("skipped"));
+        json_object_set_new(s->json, "stages", json_array());
+        json_object_set_new(s->json, "workloads", json_array());
         json_array_append_new(subs_json, s->json);
         pg_stage_assemble(&run, s);
         pg_stages_gpu(&run, s);

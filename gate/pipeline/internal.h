@@ -57,6 +57,10 @@ void pg_stage_finish(json_t *stage, const char *status, double duration_s, const
     __attribute__((format(printf, 4, 5)));
 json_t *pg_stage_details(json_t *stage); /* borrowed */
 const char *pg_stage_status(const json_t *stage);
+/* A JSON string of untrusted text (paths, logs, kernel names): bytes that are not valid UTF-8
+ * become U+FFFD, so a hostile byte can neither drop the text nor break the report. NULL gives
+ * "". New reference. */
+json_t *pg_jstr(const char *s);
 /* Nullable number: NaN becomes null. New reference. */
 json_t *pg_json_real_or_null(double v);
 double pg_now_s(void);

@@ -2,9 +2,58 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "internal.h"
+
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 when the bytes there are not one. */
+static size_t utf8_len(const unsigned char *s)
+{
+    if (s[0] < 0x80)
+        return 1;
+    size_t n = (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3 : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
+    if (n == 0 || (n == 2 && s[0] < 0xC2) || (n == 4 && s[0] > 0xF4))
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    if (n == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0)))
+        return 0; /* overlong or surrogate */
+    if (n == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90)))
+        return 0;
+    return n;
+}
+
+json_t *pg_jstr(const char *s)
+{
+    if (!s)
+        return json_string("");
+    json_t *v = json_string(s);
+    if (v)
+        return v;
+    size_t len = strlen(s);
+    char *buf = malloc(3 * len + 1), *o = buf;
+    if (!buf)
+        return json_string("");
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t n = utf8_len(p);
+        if (n == 0) {
+            memcpy(o, "\xEF\xBF\xBD", 3); /* U+FFFD */
+            o += 3;
+            p++;
+        } else {
+            memcpy(o, p, n);
+            o += n;
+            p += n;
+        }
+    }
+    *o = '\0';
+    v = json_string(buf);
+    free(buf);
+    return v ? v : json_string("");
+}
 
 json_t *pg_stage_new(const char *stage)
 {
@@ -20,7 +69,7 @@ void pg_stage_finish(json_t *stage, const char *status, double duration_s, const
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     json_object_set_new(stage, "status", json_string(status));
-    json_object_set_new(stage, "message", json_string(msg));
+    json_object_set_new(stage, "message", pg_jstr(msg));
     /* Rounded to the microsecond so the JSON stays readable. */
     json_object_set_new(stage, "duration_s", json_real(round(duration_s * 1e6) / 1e6));
 }

@@ -16,40 +16,42 @@ static const char *severity_name(pg_severity s)
 /* details: tool, command, diagnostics, per-entry usage, raw log. */
 static void fill_details(json_t *det, const pg_assemble_result *r, const char *arch)
 {
-    json_object_set_new(det, "tool_path", json_string(r->tool_path));
+    json_object_set_new(det, "tool_path", pg_jstr(r->tool_path));
     json_object_set_new(det, "arch", json_string(arch));
-    json_object_set_new(det, "command", json_string(r->command));
+    json_object_set_new(det, "command", pg_jstr(r->command));
     json_t *diags = json_array();
     for (int i = 0; i < r->log.n_diags; i++) {
         const pg_ptxas_diag *g = &r->log.diags[i];
-        json_array_append_new(diags, json_pack("{s:s, s:i, s:s}", "severity",
-                                               severity_name(g->severity), "line", g->line,
-                                               "message", g->message));
+        json_t *item = json_pack("{s:s, s:i}", "severity", severity_name(g->severity), "line",
+                                 g->line);
+        json_object_set_new(item, "message", pg_jstr(g->message));
+        json_array_append_new(diags, item);
     }
     json_object_set_new(det, "diagnostics", diags);
     json_t *entries = json_array();
     for (int i = 0; i < r->log.n_entries; i++) {
         const pg_ptxas_entry_usage *u = &r->log.entries[i];
-        json_array_append_new(
-            entries, json_pack("{s:s, s:i, s:I, s:I, s:I, s:I, s:I}", "name", u->entry,
-                               "registers", u->registers, "shared_bytes", (json_int_t)u->shared_bytes,
-                               "constant0_bytes", (json_int_t)u->constant0_bytes,
-                               "stack_frame_bytes", (json_int_t)u->stack_frame_bytes,
-                               "spill_store_bytes", (json_int_t)u->spill_store_bytes,
-                               "spill_load_bytes", (json_int_t)u->spill_load_bytes));
+        json_t *e = json_pack("{s:o, s:i, s:I, s:I, s:I, s:I, s:I}", "name", pg_jstr(u->entry),
+                              "registers", u->registers, "shared_bytes", (json_int_t)u->shared_bytes,
+                              "constant0_bytes", (json_int_t)u->constant0_bytes,
+                              "stack_frame_bytes", (json_int_t)u->stack_frame_bytes,
+                              "spill_store_bytes", (json_int_t)u->spill_store_bytes,
+                              "spill_load_bytes", (json_int_t)u->spill_load_bytes);
+        json_array_append_new(entries, e);
     }
     json_object_set_new(det, "entries", entries);
-    json_object_set_new(det, "log", json_string(r->raw_output ? r->raw_output : ""));
+    json_object_set_new(det, "log", pg_jstr(r->raw_output));
 }
 
 /* First error diagnostic as "line L: message", for the stage message. */
-static void first_error(const pg_assemble_result *r, char *buf, size_t n)
+static void first_error(const pg_assemble_result *r, const char *what, char *buf, size_t n)
 {
     snprintf(buf, n, "exit code %d", r->exit_code);
     for (int i = 0; i < r->log.n_diags; i++)
         if (r->log.diags[i].severity == PG_SEV_ERROR) {
             if (r->log.diags[i].line > 0)
-                snprintf(buf, n, "PTX line %d: %s", r->log.diags[i].line, r->log.diags[i].message);
+                snprintf(buf, n, "%s line %d: %s", what, r->log.diags[i].line,
+                         r->log.diags[i].message);
             else
                 snprintf(buf, n, "%s", r->log.diags[i].message);
             return;
@@ -67,10 +69,9 @@ void pg_stage_assemble(pg_run *run, pg_submission *s)
 
     if (s->from_cu) {
         json_t *cu = json_object();
-        json_object_set_new(cu, "tool_path", json_string(s->cu_result.tool_path));
-        json_object_set_new(cu, "command", json_string(s->cu_result.command));
-        json_object_set_new(cu, "log",
-                            json_string(s->cu_result.raw_output ? s->cu_result.raw_output : ""));
+        json_object_set_new(cu, "tool_path", pg_jstr(s->cu_result.tool_path));
+        json_object_set_new(cu, "command", pg_jstr(s->cu_result.command));
+        json_object_set_new(cu, "log", pg_jstr(s->cu_result.raw_output));
         json_object_set_new(det, "nvcc", cu);
         if (!s->cu_compiled) {
             if (!s->cu_result.tool_found)
@@ -78,7 +79,7 @@ void pg_stage_assemble(pg_run *run, pg_submission *s)
                                 "nvcc not found: cannot compile the .cu source to PTX (set "
                                 "PTXGATE_NVCC or submit PTX)");
             else {
-                first_error(&s->cu_result, why, sizeof why);
+                first_error(&s->cu_result, "source", why, sizeof why);
                 pg_stage_finish(stage, "fail", pg_now_s() - t0, "nvcc -ptx failed: %s", why);
             }
             goto done;
@@ -115,7 +116,7 @@ void pg_stage_assemble(pg_run *run, pg_submission *s)
             pg_stage_finish(stage, "fail", r.wall_s, "ptxas timed out after %.0f s",
                             run->o->timeout_s);
         else if (!r.ok) {
-            first_error(&r, why, sizeof why);
+            first_error(&r, "PTX", why, sizeof why);
             pg_stage_finish(stage, "fail", r.wall_s, "ptxas failed for %s: %s", s->arch, why);
         } else {
             char usage[1024] = "";

@@ -83,7 +83,7 @@ static bool stage_load(pg_run *run, pg_submission *s, pg_module **mod, pg_kernel
     for (int l = 0; st == PG_OK && l < s->manifest->n_launches; l++)
         st = pg_module_get_kernel(*mod, s->manifest->launches[l].entry, &kernels[l], &d);
     free(image);
-    json_object_set_new(pg_stage_details(stage), "log", json_string(log));
+    json_object_set_new(pg_stage_details(stage), "log", pg_jstr(log));
     json_object_set_new(pg_stage_details(stage), "image",
                         json_string(s->cubin_path[0] ? "cubin (ptxas)" : "PTX (driver JIT)"));
     char msg[2400];

@@ -31,9 +31,16 @@ static pg_status select_workloads(const pg_run *run, pg_submission *s, pg_diag *
             s->workloads[s->n_workloads++] = i;
         return PG_OK;
     }
-    char buf[2048];
-    snprintf(buf, sizeof buf, "%s", filter);
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+    char *buf = strdup(filter);
+    if (!buf)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    pg_status st = PG_OK;
+    /* Empty names (",", "a,,b") are mistakes: a run must never quietly select nothing. */
+    for (const char *p = filter; *p && st == PG_OK; p++)
+        if ((*p == ',' && (p == filter || p[1] == ',' || p[1] == '\0')))
+            st = pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "--workloads",
+                             "empty workload name in '%s'", filter);
+    for (char *save = NULL, *tok = st == PG_OK ? strtok_r(buf, ",", &save) : NULL; tok;
          tok = strtok_r(NULL, ",", &save)) {
         int wi = pg_task_find_workload(t, tok);
         if (wi < 0) {
@@ -42,8 +49,9 @@ static pg_status select_workloads(const pg_run *run, pg_submission *s, pg_diag *
             for (int i = 0; i < t->n_workloads && used < sizeof known; i++)
                 used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
                                          t->workloads[i].name);
-            return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "--workloads",
-                               "task '%s' has no workload '%s' (known: %s)", t->id, tok, known);
+            st = pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "--workloads",
+                             "task '%s' has no workload '%s' (known: %s)", t->id, tok, known);
+            break;
         }
         bool dup = false;
         for (int i = 0; i < s->n_workloads; i++)
@@ -51,7 +59,10 @@ static pg_status select_workloads(const pg_run *run, pg_submission *s, pg_diag *
         if (!dup)
             s->workloads[s->n_workloads++] = wi;
     }
-    return PG_OK;
+    free(buf);
+    if (st == PG_OK && s->n_workloads == 0)
+        st = pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "--workloads", "no workload selected");
+    return st;
 }
 
 static pg_status compile_cu(pg_run *run, pg_submission *s, int index, pg_diag *d)
@@ -76,7 +87,7 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
         return st;
     st = pg_task_load(run->o->tasks_dir, s->manifest->task, &s->task, d);
     if (st != PG_OK) {
-        if (!d->file[0] || strcmp(d->field, "task") == 0) {
+        if (!d->file[0]) {
             /* An unknown task id is the manifest's fault: name the manifest. */
             char msg[2048];
             snprintf(msg, sizeof msg, "%s", d->message);
@@ -103,12 +114,17 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
 
     if (s->cu_compiled) {
         char *text = NULL;
-        st = pg_file_read(s->ptx_path, PG_SOURCE_MAX_BYTES, &text, NULL, d);
+        size_t len = 0;
+        st = pg_file_read(s->ptx_path, PG_SOURCE_MAX_BYTES, &text, &len, d);
         if (st != PG_OK)
             return st;
         pg_diag sd;
         pg_diag_clear(&sd);
-        if (pg_ptx_parse_signatures(text, s->manifest->source, &s->sig, &sd) == PG_OK) {
+        const char *nul = memchr(text, '\0', len);
+        if (nul) {
+            snprintf(s->sig_error, sizeof s->sig_error, "the PTX contains a NUL byte at offset %zu",
+                     (size_t)(nul - text));
+        } else if (pg_ptx_parse_signatures(text, s->manifest->source, &s->sig, &sd) == PG_OK) {
             s->has_sig = true;
         } else {
             pg_diag_format(&sd, s->sig_error, sizeof s->sig_error);
