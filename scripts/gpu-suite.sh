@@ -8,6 +8,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-build/gpu-suite}"
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
 cuda="${CUDA_HOME:-/usr/local/cuda}"
 export PATH="$cuda/bin:$PATH"
 export LD_LIBRARY_PATH="$PWD/build/carry-lib:$cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
@@ -16,7 +17,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,
   --format=csv 2>&1 | tee "$out/nvidia-smi.txt"
 
 echo "== test suite (full log: ctest.log)"
-(cd build && ctest --output-on-failure >"../$out/ctest.log" 2>&1)
+(cd build && ctest --output-on-failure >"$out/ctest.log" 2>&1)
 ctest_rc=$?
 grep -E "^ *[0-9]+/[0-9]+ Test|tests passed|SKIP" "$out/ctest.log" | sed 's/^ *//' | cut -c1-110
 

@@ -107,6 +107,8 @@ bool pg_stage_correctness(pg_wctx *c)
     double max_abs = 0, max_rel = 0, max_l2 = 0;
     long long bad = 0, nonfinite = 0, unwritten = 0;
     int passed_sets = 0;
+    char per_set[256] = "";
+    size_t per_set_len = 0;
     for (int set = 0; st == PG_OK && set < run->o->correctness_sets; set++) {
         uint64_t seed = set_seed(run->o->seed, c->s->workloads[c->index], set);
         pg_accuracy acc;
@@ -121,6 +123,10 @@ bool pg_stage_correctness(pg_wctx *c)
         nonfinite += (long long)acc.nan_or_inf_elements;
         unwritten += (long long)acc.unwritten_elements;
         passed_sets += acc.pass;
+        per_set_len += (size_t)snprintf(per_set + per_set_len, sizeof per_set - per_set_len,
+                                        "%s%zu", set ? ", " : "", acc.bad_elements);
+        if (per_set_len >= sizeof per_set)
+            per_set_len = sizeof per_set - 1;
     }
     json_object_set_new(det, "max_absolute_error", json_real(max_abs));
     json_object_set_new(det, "max_relative_error", json_real(max_rel));
@@ -146,10 +152,10 @@ bool pg_stage_correctness(pg_wctx *c)
     } else {
         ptxbench = "INCORRECT_NUMERICAL";
         pg_stage_finish(stage, "fail", dt,
-                        "%d/%d input sets failed: %lld bad elements (%lld NaN/Inf, %lld "
-                        "unwritten) of %zu per set; max |err| %.3g, max rel L2 %.3g (limit %.3g)",
-                        run->o->correctness_sets - passed_sets, run->o->correctness_sets, bad,
-                        nonfinite, unwritten, count, max_abs, max_l2, tol->max_rel_l2);
+                        "%d/%d input sets failed: bad elements per set %s of %zu (%lld NaN/Inf, "
+                        "%lld unwritten in all); max |err| %.3g, max rel L2 %.3g (limit %.3g)",
+                        run->o->correctness_sets - passed_sets, run->o->correctness_sets, per_set,
+                        count, nonfinite, unwritten, max_abs, max_l2, tol->max_rel_l2);
     }
     json_object_set_new(c->json, "status", json_string(ptxbench));
     if (st == PG_OK) {
