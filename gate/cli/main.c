@@ -13,6 +13,7 @@ static const struct {
 } k_commands[] = {
     {"check", pg_cmd_check, "Check kernel submissions on the GPU and write the reports."},
     {"report", pg_cmd_report, "Regenerate JUnit XML and markdown from a results.json."},
+    {"publish", pg_cmd_publish, "Publish a results.json to GitHub: summary, annotations, PR comment, check run."},
 };
 
 static void usage(FILE *to)

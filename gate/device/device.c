@@ -77,6 +77,9 @@ void pg_device_close(pg_device *dev)
 {
     if (!dev)
         return;
+    /* An open environment watch or CUPTI window ends with the device (threads and buffers). */
+    pg_envwatch_release(dev);
+    pg_activity_release(dev);
     /* A kernel that never ended may still run: destroying the context would wait for it
      * forever. Leave it to process exit, which is the only thing that stops it. */
     if (!dev->hung && dev->ctx) {

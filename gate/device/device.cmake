@@ -63,4 +63,6 @@ add_library(ptxgate_device STATIC ${PG_DEVICE_SOURCES} ${PG_DEVICE_GEN}/referenc
 # CUDA headers for this library only; libcuda is never linked (cuda_loader.c dlopens it).
 # cuBLASLt needs neither the driver nor the runtime library to load.
 target_include_directories(ptxgate_device PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
-target_link_libraries(ptxgate_device PUBLIC ptxgate CUDA::cublasLt ${CMAKE_DL_LIBS} Threads::Threads)
+# CUPTI (activity.c) loads without the driver too: libcupti.so needs no libcuda at load time.
+target_link_libraries(ptxgate_device PUBLIC ptxgate CUDA::cublasLt CUDA::cupti ${CMAKE_DL_LIBS}
+  Threads::Threads m)

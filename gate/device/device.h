@@ -156,4 +156,111 @@ pg_status pg_device_time(pg_device *dev, const pg_arm *arms, size_t n_arms, int 
 /* Bytes of the L2 flush buffer pg_device_time uses. */
 size_t pg_device_flush_bytes(const pg_device *dev);
 
+/* ---- Measurement primitives of the performance protocol (docs: gate/device/README.md) ----
+ * Three instruments the block protocol combines: an environment watch (NVML), GPU time from
+ * CUPTI activity records, and two timed modes of one arm (cold launches with both timers;
+ * sustained CUDA graphs). None of them prints; all report through pg_status + pg_diag. */
+
+/* Environment watch. NVML (libnvidia-ml.so.1, loaded with dlopen on first use, never linked) is
+ * optional: without it, or without the device in NVML, a watch still opens and ends with
+ * available = false. While a watch is open a background thread samples about every 2 ms
+ * (NVML calls permitting): SM clock, clock-event reasons, temperature, power. Energy is read at
+ * begin and end; the compute processes on the GPU are listed once, at begin.
+ * Fields NVML could not give: 0 for clocks and `samples`, -1 for temperature_c_max,
+ * power_w_mean, energy_j and other_compute_processes. */
+typedef struct {
+    bool available;                 /* NVML loaded and the device found in it (by UUID) */
+    int samples;                    /* SM clock samples taken */
+    double sm_clock_mhz_median;     /* MHz, over the samples (mean of the two middle ones for
+                                       an even count) */
+    int sm_clock_mhz_min, sm_clock_mhz_max;
+    unsigned long long clock_event_reasons; /* OR over samples of PG_CLOCK_EVENT_* bits */
+    bool hw_slowdown;               /* HW_SLOWDOWN, HW_THERMAL or HW_POWER_BRAKE seen */
+    bool thermal_slowdown;          /* SW_THERMAL or HW_THERMAL seen */
+    bool power_cap;                 /* SW_POWER_CAP seen */
+    int temperature_c_max;          /* GPU core, degrees C */
+    double power_w_mean;            /* mean of the power samples, W. NVML documents its power
+                                       reading as a 1 s average on Ampere and newer (except
+                                       GA100): a trend, not per-launch power */
+    double energy_j;                /* total-energy counter at end minus at begin, J. It moves
+                                       in steps (windows of ~10 ms read 0 J or ~40 J on the
+                                       H200): use it over >= 1 s, e.g. summed over blocks */
+    int other_compute_processes;    /* compute processes on the GPU at begin other than us;
+                                       -1 (unknown) also when NVML's list lacks our own pid,
+                                       as in a container's PID namespace: see the README */
+    double wall_s;                  /* seconds between begin and end (host monotonic clock) */
+} pg_env_watch;
+/* The NVML clock-event (formerly "throttle") reason bits, as nvml.h defines them. */
+#define PG_CLOCK_EVENT_GPU_IDLE 0x1ULL
+#define PG_CLOCK_EVENT_APP_CLOCKS 0x2ULL
+#define PG_CLOCK_EVENT_SW_POWER_CAP 0x4ULL
+#define PG_CLOCK_EVENT_HW_SLOWDOWN 0x8ULL
+#define PG_CLOCK_EVENT_SYNC_BOOST 0x10ULL
+#define PG_CLOCK_EVENT_SW_THERMAL 0x20ULL
+#define PG_CLOCK_EVENT_HW_THERMAL 0x40ULL
+#define PG_CLOCK_EVENT_HW_POWER_BRAKE 0x80ULL
+#define PG_CLOCK_EVENT_DISPLAY_CLOCKS 0x100ULL
+/* Open the device's one watch. PG_OK also when NVML is absent. Errors: PG_ERR_INPUT when a watch
+ * is already open on dev; PG_ERR_INFRA when the sampling thread cannot start. Needs no CUDA
+ * call, so it works on a broken device too. End it before pg_device_close. */
+pg_status pg_envwatch_begin(pg_device *dev, pg_diag *d);
+/* Stop sampling, read the energy counter, fill *out (caller-owned) and close the watch.
+ * Error: PG_ERR_INPUT when no watch is open (then *out is zeroed with available = false). */
+pg_status pg_envwatch_end(pg_device *dev, pg_env_watch *out, pg_diag *d);
+
+/* GPU time from CUPTI activity records (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, which does not
+ * serialise kernels): *gpu_ms = the sum of (end - start) over every kernel of this device's
+ * context that was launched between begin and end, on any stream, and *kernels their count.
+ * Memsets and copies are not kernels and are not counted. begin waits for the device stream
+ * (so earlier work is not counted), enables the activity kind and delivers pending records;
+ * end waits for the stream (safety deadline 600 s: sync first with your own timeout), delivers
+ * every record, and disables the kind again. The first launches after begin pay CUPTI's
+ * set-up on the host (milliseconds after enabling; ~0.2-0.3 ms after a delivery): warm up
+ * inside the window before taking event times there. Once warm, event times inside a window
+ * matched those outside on the H200 (copy arm 0.0432 vs 0.0433 ms, L2 flushed).
+ * Never use in a process that profiles (range profiler, SASS patching, ncu, nsys): a process
+ * with CUDA_INJECTION64_PATH set is refused. One window per process at a time.
+ * Errors: PG_ERR_INPUT when a window is already open (begin) or none is (end); PG_ERR_INFRA
+ * "CUPTI_ERROR_...: ... (cuptiCall)" naming the CUPTI error and the call, also for records
+ * CUPTI dropped or delivered incomplete; PG_FAIL_KERNEL / PG_ERR_INFRA from the waits as for
+ * pg_device_sync. */
+pg_status pg_activity_begin(pg_device *dev, pg_diag *d);
+pg_status pg_activity_end(pg_device *dev, double *gpu_ms, int *kernels, pg_diag *d);
+
+/* One arm with both timers: `warmup` untimed launch groups, then `reps` timed ones; before each
+ * group (warm-up too) an L2 flush when flush_l2 (the memset pg_device_time uses, outside the
+ * events). Every group is waited for before the next starts, under one deadline of timeout_s
+ * for the whole call (TIMEOUT as for pg_device_time). events_ms[r] (reps entries, caller-owned)
+ * receives the CUDA-event time of timed group r; gpu_ms[r], when gpu_ms is not NULL, the CUPTI
+ * time of the same group: the sum of the durations of its kernels (the flush memset is not a
+ * kernel). gpu_ms = NULL leaves CUPTI off. With gpu_ms, CUPTI is enabled for the whole call
+ * (nested inside an open pg_activity window is allowed: that window counts these kernels too).
+ * Errors: PG_ERR_INPUT for counts/pointers out of range; the arm's own errors as it returns
+ * them; CUPTI and driver errors as above. */
+pg_status pg_device_time_arm(pg_device *dev, const pg_arm *arm, int warmup, int reps,
+                             bool flush_l2, double timeout_s, double *events_ms, double *gpu_ms,
+                             pg_diag *d);
+
+/* Sustained mode. enqueue(ctx, rotation, d) enqueues one launch of the arm on the device stream;
+ * rotation is the launch's index inside the graph (0 .. k-1; 0 .. 3 in the probe), so the arm
+ * can rotate between input copies (rotation % copies). It must only enqueue work (kernels,
+ * cuBLASLt with its fixed workspace, memsets): no allocation, no synchronisation, since it is
+ * also called under stream capture (thread-local mode).
+ * Steps: one untimed launch, a probe of 3 launches with events for a first per-launch estimate,
+ * then a graph of k = ceil(min_graph_ms / estimate) launches captured from the device stream
+ * (at most PG_SUSTAINED_MAX_LAUNCHES), instantiated, uploaded and launched once as warm-up with
+ * events; a graph shorter than min_graph_ms is captured again with a k scaled up (at most twice
+ * more). Then `reps` timed graph launches, each waited for; per_launch_ms[r] (caller-owned,
+ * reps entries) = graph time / k; *launches_per_graph = k. No L2 flush: the graph's launches run
+ * back to back. One deadline of timeout_s for the whole call.
+ * Errors: PG_ERR_INPUT for arguments out of range (min_graph_ms in (0, 10000], reps >= 1); the
+ * arm's errors (the capture is ended and discarded first, so the stream is usable afterwards);
+ * PG_FAIL_KERNEL / PG_ERR_INFRA "CUDA_ERROR_...: ... (cuStreamBeginCapture ...)" from the
+ * driver, e.g. for work that cannot be captured. */
+typedef pg_status (*pg_enqueue_rot_fn)(void *ctx, int rotation, pg_diag *d);
+#define PG_SUSTAINED_MAX_LAUNCHES 20000
+pg_status pg_device_time_sustained(pg_device *dev, pg_enqueue_rot_fn enqueue, void *ctx,
+                                   double min_graph_ms, int reps, double timeout_s,
+                                   double *per_launch_ms, int *launches_per_graph, pg_diag *d);
+
 #endif

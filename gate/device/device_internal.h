@@ -49,7 +49,15 @@
     X(EventDestroy, cuEventDestroy, PFN_cuEventDestroy_v4000)                                  \
     X(EventRecord, cuEventRecord, PFN_cuEventRecord_v2000)                                     \
     X(EventQuery, cuEventQuery, PFN_cuEventQuery_v2000)                                        \
-    X(EventElapsedTime, cuEventElapsedTime, PFN_cuEventElapsedTime_v12080)
+    X(EventElapsedTime, cuEventElapsedTime, PFN_cuEventElapsedTime_v12080)                    \
+    X(StreamBeginCapture, cuStreamBeginCapture, PFN_cuStreamBeginCapture_v10010)              \
+    X(StreamEndCapture, cuStreamEndCapture, PFN_cuStreamEndCapture_v10000)                    \
+    X(GraphInstantiateWithFlags, cuGraphInstantiateWithFlags,                                 \
+      PFN_cuGraphInstantiateWithFlags_v11040)                                                  \
+    X(GraphUpload, cuGraphUpload, PFN_cuGraphUpload_v11010)                                   \
+    X(GraphLaunch, cuGraphLaunch, PFN_cuGraphLaunch_v10000)                                   \
+    X(GraphExecDestroy, cuGraphExecDestroy, PFN_cuGraphExecDestroy_v10000)                    \
+    X(GraphDestroy, cuGraphDestroy, PFN_cuGraphDestroy_v10000)
 
 typedef struct {
 #define PG_CU_FIELD(field, sym, type) type field;
@@ -100,6 +108,11 @@ struct pg_device {
     uint32_t flush_value; /* changes with every flush so no memset can be skipped */
 
     struct cublasLtContext *blaslt; /* blaslt.c: created on first use */
+
+    struct pg_envwatch *envwatch; /* envwatch.c: the open watch, NULL when none */
+    bool activity_open;           /* activity.c: a pg_activity window is open */
+    uint64_t activity_ns0;        /* activity.c: collector totals at the window's begin */
+    uint64_t activity_kernels0;
 };
 
 /* Poll periods of pg_dev_wait. */
@@ -142,5 +155,35 @@ void pg_timing_release(pg_device *dev);
 
 /* blaslt.c: destroy the cuBLASLt handle. */
 void pg_blaslt_release(pg_device *dev);
+
+/* sustained.c: the timing resources of timing.c (dev->events grown to at least n, the L2 flush
+ * buffer allocated on first use, released by pg_timing_release) and one flush. They repeat
+ * timing.c's static helpers of the same purpose. */
+pg_status pg_tm_ensure_events(pg_device *dev, size_t n, pg_diag *d);
+pg_status pg_tm_flush_l2(pg_device *dev, pg_diag *d);
+
+/* activity.c: the process's one CUPTI kernel-activity collector, shared by pg_activity_* and
+ * pg_device_time_arm. start/stop nest (a depth count): the activity kind is enabled at the
+ * first start and disabled at the last stop, and the collector serves one device at a time
+ * (PG_ERR_INPUT for another). read delivers every record so far (the caller waits for the GPU
+ * first) and returns running totals since the first start: kernel nanoseconds and count. */
+pg_status pg_act_start(pg_device *dev, pg_diag *d);
+pg_status pg_act_read(pg_device *dev, uint64_t *kernel_ns, uint64_t *kernels, pg_diag *d);
+pg_status pg_act_stop(pg_device *dev, pg_diag *d);
+/* CUPTI's clock (ns), the one kernel records are stamped in. */
+pg_status pg_act_now(uint64_t *ts, pg_diag *d);
+/* While on (between start and stop), the collector also keeps every kernel's (start, end);
+ * turning it on clears the list. take hands the list to the caller (free()), after a read;
+ * PG_ERR_INFRA when spans were lost (cap of 2^20, host memory). */
+typedef struct {
+    uint64_t start, end; /* CUPTI ns */
+} pg_act_span;
+void pg_act_keep_spans(bool on);
+pg_status pg_act_take_spans(pg_act_span **spans, size_t *n, pg_diag *d);
+
+/* Release hooks for pg_device_close (device.c does not call them yet): end an open environment
+ * watch (joining its thread) and close an open activity window. */
+void pg_envwatch_release(pg_device *dev);
+void pg_activity_release(pg_device *dev);
 
 #endif

@@ -172,6 +172,8 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
         }
     }
 
+    for (size_t i = 0; i < n; i++)
+        run.n_comparisons += subs[i].n_workloads;
     st = check_device_limits(&run, subs, n, d);
     if (st != PG_OK)
         goto done;
@@ -196,6 +198,7 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
         pg_stage_assemble(&run, s);
         pg_stages_gpu(&run, s);
     }
+    pg_perf_holm_finalize(&run);
     json_object_set_new(res, "environment", pg_environment_json(&run));
     json_object_set_new(res, "settings",
                         settings_json(o, run.dev ? pg_device_flush_bytes(run.dev) : 0));
@@ -208,6 +211,7 @@ done:
         pg_submission_release(&subs[i]);
     free(subs);
     json_decref(res);
+    pg_perf_release(&run);
     if (run.dev)
         pg_device_close(run.dev);
     remove_tmpdir(run.tmpdir);

@@ -13,6 +13,7 @@
 #include "model/plan.h"
 #include "model/task.h"
 #include "ptx/signature.h"
+#include "stats/comparison.h"
 #include "tool/assemble.h"
 
 #define PG_PATH_MAX 4096
@@ -36,8 +37,16 @@ typedef struct {
     json_t *json;                 /* borrowed: this submission's object in the results */
 } pg_submission;
 
+/* The run's false-FAIL level for the performance comparisons and, separately, for the A/A
+ * canaries (issue 4: 1 % per run). */
+#define PG_RUN_ALPHA 0.01
+
 typedef struct {
     const pg_check_options *o;
+    int n_comparisons;            /* performance comparisons the run may make (Holm's m) */
+    json_t **perf_stages;         /* performance stages with a main comparison, in order */
+    pg_cmp_result *perf_results;
+    size_t n_perf, cap_perf;
     char tmpdir[PG_PATH_MAX];
     pg_device *dev;
     bool dev_tried;
@@ -64,6 +73,12 @@ json_t *pg_jstr(const char *s);
 /* Nullable number: NaN becomes null. New reference. */
 json_t *pg_json_real_or_null(double v);
 double pg_now_s(void);
+
+/* --- stage_performance.c: record a main comparison for the run-level Holm step, and apply it
+ * at the end of the run (FAILs Holm does not keep become INCONCLUSIVE warnings). */
+void pg_perf_record(pg_run *run, json_t *stage, const pg_cmp_result *r);
+void pg_perf_holm_finalize(pg_run *run);
+void pg_perf_release(pg_run *run);
 
 /* --- environment.c */
 json_t *pg_environment_json(const pg_run *run);
@@ -110,6 +125,32 @@ void pg_wctx_release(pg_wctx *c);
 pg_status pg_wctx_init_workspaces(pg_wctx *c, pg_diag *d);
 /* Enqueue all launches of the submission (a pg_enqueue_fn over pg_wctx). */
 pg_status pg_wctx_enqueue(void *wctx, pg_diag *d);
+
+/* blocks.c: the block protocol and the heat soak of the performance stage. */
+#define PG_BLOCK_MAX_ARMS 8
+#define PG_BLOCK_MAX_BLOCKS 64 /* the last group-sequential look */
+typedef struct {
+    const pg_arm *arms;
+    size_t n_arms;
+    int warmup, reps; /* per arm and block; reps <= 10 */
+    uint64_t seed;    /* block b's arm order comes from (seed, b) and is reproducible */
+    double timeout_s; /* per arm and block */
+} pg_block_plan;
+/* Arm order of block b: a permutation of 0..n_arms-1 (Fisher–Yates over splitmix64). */
+void pg_block_order(uint64_t seed, int block, size_t n_arms, int *order);
+/* Run blocks [first, last): block_ms[a * PG_BLOCK_MAX_BLOCKS + b] = median of arm a's timed
+ * launches in block b (ms); all_ms (may be NULL) receives every timed launch at
+ * ((a * PG_BLOCK_MAX_BLOCKS + b) * reps + r). */
+pg_status pg_blocks_run(pg_device *dev, const pg_block_plan *p, int first, int last,
+                        double *block_ms, double *all_ms, pg_diag *d);
+typedef struct {
+    double seconds;               /* wall time of the soak */
+    int windows;                  /* 100 ms windows run */
+    bool steady;                  /* three consecutive windows agreed within 0.5 % */
+    double last_window_round_ms;  /* mean time of one round of all arms in the last window */
+} pg_soak_result;
+pg_status pg_heat_soak(pg_device *dev, const pg_arm *arms, size_t n_arms, double timeout_s,
+                       pg_soak_result *out, pg_diag *d);
 
 /* stage_correctness.c / stage_performance.c: return true when the stage passed. */
 bool pg_stage_correctness(pg_wctx *c);

@@ -1,14 +1,20 @@
-/* The performance stage: the candidate against cuBLASLt on the same inputs, interleaved rounds
- * with the L2 flushed before every timed launch, medians with distribution-free confidence
- * intervals, and speedup = baseline time / candidate time with its interval.
- * Measurement only feeds numbers to the decision rule at the end (decide()), which the
- * statistics work replaces later. */
+/* The performance stage (issue 4 design): the candidate, cuBLASLt, and cuBLASLt again as an A/A
+ * canary are timed in randomized interleaved blocks after a heat soak; per-block log ratios go
+ * to the sign-flip comparisons of gate/stats/comparison.h at group-sequential looks.
+ *   - candidate vs cuBLASLt against the task's min_speedup: λ = ln(1/min_speedup);
+ *   - the canary (cuBLASLt vs itself) with λ = ln(1+δ): if it rejects, the machine, not the
+ *     kernel, is at fault and the stage is an infrastructure error.
+ * Measurement (blocks.c) only feeds numbers to the decision (comparison.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats/comparison.h"
 #include "stats/order_stats.h"
+#include "stats/signflip.h"
 #include "internal.h"
+
+enum { ARM_CAND, ARM_BASE, ARM_CANARY, N_ARMS };
 
 static json_t *summary_json(const pg_sample_summary *s, double flop)
 {
@@ -20,16 +26,36 @@ static json_t *summary_json(const pg_sample_summary *s, double flop)
                      pg_json_real_or_null(flop / (s->median * 1e-3) / 1e12));
 }
 
-/* The decision rule of this stage: fail when even the optimistic end of the speedup interval
- * is below the threshold. */
-static bool decide(double ci_high, double min_speedup)
+static json_t *comparison_json(const char *name, const pg_cmp_result *r, double lambda,
+                               const char *meaning)
 {
-    return ci_high >= min_speedup;
+    return json_pack("{s:s, s:s, s:s, s:i, s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "name",
+                     name, "meaning", meaning, "verdict", pg_cmp_verdict_name(r->verdict),
+                     "blocks", (int)r->blocks, "look", r->look, "lambda", lambda,
+                     "ratio_estimate", r->ratio_estimate, "ratio_ci_low", r->ratio_ci_low,
+                     "ratio_ci_high", r->ratio_ci_high, "p_fail", r->p_fail, "p_pass", r->p_pass,
+                     "p_fast", r->p_fast, "mde_ratio", r->mde_ratio);
 }
 
 static pg_status enqueue_baseline(void *ctx, pg_diag *d)
 {
     return pg_blaslt_gemm_enqueue(ctx, d);
+}
+
+/* Launches per arm and block from a probe of one launch each: about 2 ms of timed work per
+ * arm and block, 1..10 launches; one warm-up launch for slow kernels, two otherwise. */
+static void choose_reps(double slowest_ms, int *warmup, int *reps)
+{
+    int r = (int)ceil(2.0 / fmax(slowest_ms, 1e-3));
+    *reps = r < 1 ? 1 : r > 10 ? 10 : r;
+    *warmup = slowest_ms > 20.0 ? 1 : 2;
+}
+
+static void log_ratios(const double *block_ms, int num, int den, int n, double *d)
+{
+    for (int b = 0; b < n; b++)
+        d[b] = log(block_ms[(size_t)num * PG_BLOCK_MAX_BLOCKS + b] /
+                   block_ms[(size_t)den * PG_BLOCK_MAX_BLOCKS + b]);
 }
 
 bool pg_stage_performance(pg_wctx *c)
@@ -47,12 +73,19 @@ bool pg_stage_performance(pg_wctx *c)
             K = pg_workload_symbol(t, c->w, "K");
     pg_buffer *base_out = NULL;
     pg_blaslt_gemm *gemm = NULL;
-    double *times = NULL;
+    double *block_ms = NULL, *all_ms = NULL, *d_main = NULL, *d_canary = NULL;
     pg_diag d;
     pg_diag_clear(&d);
     pg_blaslt_choice choice;
     memset(&choice, 0, sizeof choice);
     size_t out_bytes = (size_t)c->plan->tensor_elements[c->c] * pg_dtype_size(t->tensors[c->c].dtype);
+    pg_cmp_config cfg;
+    pg_cmp_result main_r, canary_r;
+    memset(&main_r, 0, sizeof main_r);
+    memset(&canary_r, 0, sizeof canary_r);
+    int warmup = 2, reps = 1, blocks = 0;
+    pg_soak_result soak;
+    memset(&soak, 0, sizeof soak);
 
     pg_status st = pg_buffer_alloc(run->dev, out_bytes, &base_out, &d);
     if (st == PG_OK)
@@ -61,19 +94,62 @@ bool pg_stage_performance(pg_wctx *c)
                                     &choice, &d);
     if (st == PG_OK)
         st = pg_wctx_init_workspaces(c, &d);
-    times = calloc(2 * (size_t)o->repetitions, sizeof *times);
-    if (!times && st == PG_OK)
-        st = pg_diag_set(&d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
-    pg_arm arms[2] = {{pg_wctx_enqueue, c}, {enqueue_baseline, gemm}};
+    /* The canary's two arms share one cuBLASLt plan (same algorithm, same output): a second
+     * heuristic search could pick another algorithm and the A/A pair would not be A/A. */
+    pg_arm arms[N_ARMS] = {{pg_wctx_enqueue, c}, {enqueue_baseline, gemm},
+                           {enqueue_baseline, gemm}};
+    double probe[N_ARMS];
     if (st == PG_OK)
-        st = pg_device_time(run->dev, arms, 2, o->warmup, o->repetitions, true,
-                            o->timeout_s * 5, times, &d);
+        st = pg_device_time(run->dev, arms, N_ARMS, 1, 1, true, o->timeout_s * 5, probe, &d);
+    if (st == PG_OK) {
+        choose_reps(fmax(probe[ARM_CAND], probe[ARM_BASE]), &warmup, &reps);
+        st = pg_heat_soak(run->dev, arms, N_ARMS, o->timeout_s * 5, &soak, &d);
+    }
+    /* Canary family: its own level, split over the run's canaries and both directions
+     * (pg_cmp_canary_rejects). Main comparisons: the run's false-FAIL level split over the
+     * run's comparisons (Holm's first step); pg_perf_holm_finalize applies the rest of Holm. */
+    double delta = pg_cmp_default_delta(probe[ARM_BASE]);
+    if (!isfinite(delta))
+        delta = 0.05;
+    pg_cmp_config_default(&cfg, delta);
+    cfg.seed = o->seed ^ (0x9E3779B97F4A7C15ull * (uint64_t)(c->s->workloads[c->index] + 1));
+    cfg.alpha = PG_RUN_ALPHA / (2.0 * (run->n_comparisons > 0 ? run->n_comparisons : 1));
+    pg_cmp_config mc;
+    pg_cmp_config_min_speedup(&mc, min_speedup, delta);
+    mc.seed = cfg.seed;
+    mc.alpha = pg_cmp_comparison_alpha(PG_RUN_ALPHA, (size_t)(run->n_comparisons > 0 ? run->n_comparisons : 1));
+    double lambda_main = mc.lambda, lambda_canary = cfg.lambda;
+    block_ms = calloc((size_t)N_ARMS * PG_BLOCK_MAX_BLOCKS, sizeof *block_ms);
+    all_ms = calloc((size_t)N_ARMS * PG_BLOCK_MAX_BLOCKS * 10, sizeof *all_ms);
+    d_main = calloc(PG_BLOCK_MAX_BLOCKS, sizeof *d_main);
+    d_canary = calloc(PG_BLOCK_MAX_BLOCKS, sizeof *d_canary);
+    if (st == PG_OK && (!block_ms || !all_ms || !d_main || !d_canary))
+        st = pg_diag_set(&d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    pg_block_plan bp = {.arms = arms, .n_arms = N_ARMS, .warmup = warmup, .reps = reps,
+                        .seed = cfg.seed, .timeout_s = o->timeout_s * 5};
+    for (int look = 0; st == PG_OK && look < cfg.n_looks; look++) {
+        st = pg_blocks_run(run->dev, &bp, blocks, cfg.looks[look], block_ms, all_ms, &d);
+        if (st != PG_OK)
+            break;
+        blocks = cfg.looks[look];
+        log_ratios(block_ms, ARM_CAND, ARM_BASE, blocks, d_main);
+        log_ratios(block_ms, ARM_CANARY, ARM_BASE, blocks, d_canary);
+        main_r = pg_cmp_evaluate(d_main, (size_t)blocks, &mc, look);
+        canary_r = pg_cmp_evaluate(d_canary, (size_t)blocks, &cfg, look);
+        /* Stop at the first look where both are decided; the canary only needs to not FAIL. */
+        if (pg_cmp_decisive(&main_r) && !pg_cmp_canary_rejects(&canary_r))
+            break;
+    }
 
-    json_object_set_new(det, "method",
-                        json_sprintf("%d warm-up and %d timed rounds, candidate and baseline "
-                                     "alternating, L2 flushed (%zu bytes) before each timed "
-                                     "launch, CUDA events; median with order-statistic intervals",
-                                     o->warmup, o->repetitions, pg_device_flush_bytes(run->dev)));
+    json_object_set_new(
+        det, "method",
+        json_sprintf("cold mode: heat soak %.1f s, then blocks of the candidate, cuBLASLt and a "
+                     "cuBLASLt A/A canary in an order randomized per block (seed %llu); per arm "
+                     "and block %d untimed and %d timed launches, L2 flushed (%zu bytes) before "
+                     "each, CUDA events; block statistic = median; one-sided sign-flip tests on "
+                     "per-block log ratios at looks 16/32/64 blocks",
+                     soak.seconds, (unsigned long long)cfg.seed, warmup, reps,
+                     pg_device_flush_bytes(run->dev)));
     double dt;
     if (st != PG_OK) {
         char msg[2400];
@@ -87,12 +163,27 @@ bool pg_stage_performance(pg_wctx *c)
 
     double flop = c->plan->flop;
     pg_sample_summary cand, base;
-    double comp = pg_ratio_component_confidence(o->confidence);
-    pg_summarize(times, (size_t)o->repetitions, comp, &cand);
-    pg_summarize(times + o->repetitions, (size_t)o->repetitions, comp, &base);
-    double est, lo, hi;
-    pg_ratio_interval(&base, &cand, &est, &lo, &hi);
+    size_t per_arm = (size_t)blocks * (size_t)reps;
+    double *tmp = malloc(per_arm * sizeof *tmp);
+    for (int a = 0; a < 2 && tmp; a++) {
+        size_t k = 0;
+        for (int b = 0; b < blocks; b++)
+            for (int r = 0; r < reps; r++)
+                tmp[k++] = all_ms[((size_t)a * PG_BLOCK_MAX_BLOCKS + b) * (size_t)reps + r];
+        pg_summarize(tmp, per_arm, o->confidence, a == ARM_CAND ? &cand : &base);
+    }
+    free(tmp);
+    double speedup = 1.0 / main_r.ratio_estimate;
+    double sp_lo = 1.0 / main_r.ratio_ci_high, sp_hi = 1.0 / main_r.ratio_ci_low;
+    pg_signflip_result faster = pg_signflip_less(d_main, (size_t)blocks, 0.0, cfg.seed,
+                                                 pg_cmp_mc_draws(&mc, main_r.look));
 
+    json_object_set_new(det, "mode", json_string("cold"));
+    json_object_set_new(det, "heat_soak", json_pack("{s:f, s:i, s:b}", "seconds", soak.seconds,
+                                                    "windows", soak.windows, "steady", soak.steady));
+    json_object_set_new(det, "block", json_pack("{s:i, s:i, s:i, s:I}", "warmup", warmup, "timed",
+                                                reps, "blocks", blocks, "seed",
+                                                (json_int_t)cfg.seed));
     json_object_set_new(det, "candidate", summary_json(&cand, flop));
     json_t *bj = summary_json(&base, flop);
     json_object_set_new(bj, "library", json_string("cublaslt"));
@@ -102,28 +193,54 @@ bool pg_stage_performance(pg_wctx *c)
     json_object_set_new(bj, "chosen_rank", json_integer(choice.chosen_index));
     json_object_set_new(bj, "workspace_bytes", json_integer((json_int_t)choice.workspace_bytes));
     json_object_set_new(det, "baseline", bj);
-    json_object_set_new(det, "speedup", json_pack("{s:f, s:f, s:f, s:f}", "estimate", est, "ci_low",
-                                                  lo, "ci_high", hi, "confidence", o->confidence));
+    json_object_set_new(det, "speedup", json_pack("{s:f, s:f, s:f, s:f}", "estimate", speedup,
+                                                  "ci_low", sp_lo, "ci_high", sp_hi, "confidence",
+                                                  cfg.confidence));
     json_object_set_new(det, "min_speedup", json_real(min_speedup));
-    json_object_set_new(det, "rule", json_string("fail when speedup ci_high < min_speedup"));
+    json_t *cmps = json_array();
+    json_array_append_new(cmps, comparison_json("candidate_vs_cublaslt", &main_r, lambda_main,
+                                                "ratio = candidate time / cuBLASLt time; FAIL when "
+                                                "it exceeds 1/min_speedup beyond doubt"));
+    json_array_append_new(cmps, comparison_json("aa_canary", &canary_r, lambda_canary,
+                                                "cuBLASLt against itself; FAIL means the machine "
+                                                "is too noisy to judge"));
+    json_object_set_new(det, "comparisons", cmps);
+    json_object_set_new(det, "faster_than_baseline_p", json_real(faster.p_value));
+    json_object_set_new(det, "rule",
+                        json_string("fail when the sign-flip test rejects speedup >= min_speedup"));
     json_object_set_new(c->json, "latency_ms", json_real(cand.median));
     json_object_set_new(c->json, "reference_latency_ms", json_real(base.median));
-    json_object_set_new(c->json, "speedup_factor", json_real(est));
+    json_object_set_new(c->json, "speedup_factor", json_real(speedup));
 
     dt = pg_now_s() - t0;
     double tf_c = flop / (cand.median * 1e-3) / 1e12, tf_b = flop / (base.median * 1e-3) / 1e12;
-    if (decide(hi, min_speedup))
+    char numbers[512];
+    snprintf(numbers, sizeof numbers,
+             "speedup %.3fx [%.3f, %.3f] vs min_speedup %.3g after %d blocks; candidate %.4f ms "
+             "(%.1f TFLOP/s), cuBLASLt %.4f ms (%.1f TFLOP/s)",
+             speedup, sp_lo, sp_hi, min_speedup, blocks, cand.median, tf_c, base.median, tf_b);
+    pg_perf_record(run, stage, &main_r);
+    if (pg_cmp_canary_rejects(&canary_r))
+        pg_stage_finish(stage, "error", dt,
+                        "INFRASTRUCTURE: the A/A canary (cuBLASLt against itself) differed by "
+                        "%.2f%% (p = %.3g): this machine is too noisy to judge; %s",
+                        100.0 * (canary_r.ratio_estimate - 1.0), canary_r.p_fail, numbers);
+    else if (main_r.verdict == PG_CMP_FAIL)
+        pg_stage_finish(stage, "fail", dt, "FAIL: %s (p = %.3g)", numbers, main_r.p_fail);
+    else if (main_r.verdict == PG_CMP_INCONCLUSIVE)
         pg_stage_finish(stage, "pass", dt,
-                        "speedup %.3fx [%.3f, %.3f] >= %.3g; candidate %.4f ms (%.1f TFLOP/s), "
-                        "cuBLASLt %.4f ms (%.1f TFLOP/s)",
-                        est, lo, hi, min_speedup, cand.median, tf_c, base.median, tf_b);
+                        "INCONCLUSIVE (warning, not failing): %s; smallest detectable slowdown "
+                        "%.2f%%",
+                        numbers, 100.0 * (main_r.mde_ratio - 1.0));
     else
-        pg_stage_finish(stage, "fail", dt,
-                        "speedup %.3fx [%.3f, %.3f] below min_speedup %.3g; candidate %.4f ms "
-                        "(%.1f TFLOP/s), cuBLASLt %.4f ms (%.1f TFLOP/s)",
-                        est, lo, hi, min_speedup, cand.median, tf_c, base.median, tf_b);
+        pg_stage_finish(stage, "pass", dt, "%s: %s",
+                        faster.p_value <= mc.alpha ? "FAST (faster than cuBLASLt)" : "PASS",
+                        numbers);
 done:
-    free(times);
+    free(block_ms);
+    free(all_ms);
+    free(d_main);
+    free(d_canary);
     if (gemm)
         pg_blaslt_gemm_free(gemm);
     if (base_out)
@@ -131,4 +248,55 @@ done:
     pg_progress(run, c->s, c->w->name, "performance", pg_stage_status(stage),
                 json_string_value(json_object_get(stage, "message")));
     return strcmp(pg_stage_status(stage), "pass") == 0;
+}
+
+void pg_perf_record(pg_run *run, json_t *stage, const pg_cmp_result *r)
+{
+    if (run->n_perf == run->cap_perf) {
+        size_t cap = run->cap_perf ? 2 * run->cap_perf : 16;
+        json_t **st = realloc(run->perf_stages, cap * sizeof *st);
+        if (!st)
+            return;
+        run->perf_stages = st;
+        pg_cmp_result *rs = realloc(run->perf_results, cap * sizeof *rs);
+        if (!rs)
+            return;
+        run->perf_results = rs;
+        run->cap_perf = cap;
+    }
+    run->perf_stages[run->n_perf] = stage;
+    run->perf_results[run->n_perf] = *r;
+    run->n_perf++;
+}
+
+void pg_perf_holm_finalize(pg_run *run)
+{
+    if (run->n_perf == 0)
+        return;
+    pg_cmp_holm_finalize(run->perf_results, run->n_perf, PG_RUN_ALPHA);
+    for (size_t i = 0; i < run->n_perf; i++) {
+        const pg_cmp_result *r = &run->perf_results[i];
+        json_t *stage = run->perf_stages[i];
+        if (!r->holm_changed || strcmp(pg_stage_status(stage), "error") == 0)
+            continue;
+        json_t *main = json_array_get(json_object_get(pg_stage_details(stage), "comparisons"), 0);
+        json_object_set_new(main, "verdict", json_string(pg_cmp_verdict_name(r->verdict)));
+        json_object_set_new(main, "holm_changed", json_true());
+        char msg[4096];
+        snprintf(msg, sizeof msg, "%s (Holm over the run's %zu comparisons made it %s)",
+                 json_string_value(json_object_get(stage, "message")), run->n_perf,
+                 pg_cmp_verdict_name(r->verdict));
+        bool failed = r->verdict == PG_CMP_FAIL;
+        pg_stage_finish(stage, failed ? "fail" : "pass",
+                        json_real_value(json_object_get(stage, "duration_s")), "%s", msg);
+    }
+}
+
+void pg_perf_release(pg_run *run)
+{
+    free(run->perf_stages);
+    free(run->perf_results);
+    run->perf_stages = NULL;
+    run->perf_results = NULL;
+    run->n_perf = run->cap_perf = 0;
 }

@@ -538,3 +538,16 @@ done:
     pg_results_free(&r);
     return st;
 }
+
+char *pg_report_markdown_inline(const char *s, size_t max_bytes)
+{
+    pg_rtext t;
+    pg_rtext_init(&t, max_bytes * 8 + 64);
+    pg_rtext_add(&t, "");
+    md_text(&t, s, max_bytes);
+    if (t.oom) {
+        pg_rtext_free(&t);
+        return NULL;
+    }
+    return pg_rtext_take(&t, NULL);
+}

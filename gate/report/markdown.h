@@ -31,4 +31,11 @@
 pg_status pg_report_markdown(const json_t *results, const char *results_file, char **out,
                              size_t *len, pg_diag *d);
 
+/* Escape untrusted text s as inline markdown exactly as the summary does for names and messages
+ * (one line, no raw HTML, no markdown syntax, no @mentions, control and bidi characters as
+ * U+FFFD; at most max_bytes of s, cut with "…"). For text that other writers (the pull-request
+ * comment, the check run) add around the summary. Returns a malloc'd string the caller frees,
+ * "" for a NULL s, NULL on out-of-memory. */
+char *pg_report_markdown_inline(const char *s, size_t max_bytes);
+
 #endif

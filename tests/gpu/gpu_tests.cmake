@@ -7,6 +7,12 @@ target_link_libraries(device_smoke PRIVATE ptxgate_device ptxgate m)
 add_test(NAME gpu.device_smoke COMMAND device_smoke)
 add_test(NAME gpu.device_fault COMMAND device_smoke fault)
 add_test(NAME gpu.device_hang COMMAND device_smoke hang)
-set_tests_properties(gpu.device_smoke gpu.device_fault gpu.device_hang PROPERTIES
+# timing_smoke drives the measurement primitives (environment watch, CUPTI activity, one arm
+# with both timers, sustained graphs) and prints events vs CUPTI times.
+add_executable(timing_smoke ${CMAKE_CURRENT_LIST_DIR}/timing_smoke.c)
+target_link_libraries(timing_smoke PRIVATE ptxgate_device ptxgate m)
+
+add_test(NAME gpu.timing_smoke COMMAND timing_smoke)
+set_tests_properties(gpu.device_smoke gpu.device_fault gpu.device_hang gpu.timing_smoke PROPERTIES
   SKIP_RETURN_CODE 77
   TIMEOUT 900)

@@ -1,0 +1,191 @@
+/* Annotations from the results model (see annotations.h). */
+#include "annotations.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TITLE_MAX 255
+#define MESSAGE_MAX 4000
+
+const char *pg_gh_level_name(pg_gh_level l)
+{
+    return l == PG_GH_FAILURE ? "failure" : l == PG_GH_WARNING ? "warning" : "notice";
+}
+
+void pg_gh_annotations_free(pg_gh_annotations *a)
+{
+    if (!a)
+        return;
+    for (size_t i = 0; i < a->n; i++) {
+        free(a->items[i].path);
+        free(a->items[i].title);
+        free(a->items[i].message);
+    }
+    free(a->items);
+    memset(a, 0, sizeof *a);
+}
+
+/* path made relative to workspace, without "./" prefixes; malloc'd. */
+static char *relative_path(const char *path, const char *workspace)
+{
+    if (!path)
+        path = "";
+    size_t w = workspace ? strlen(workspace) : 0;
+    while (w > 1 && workspace[w - 1] == '/')
+        w--;
+    if (w && strncmp(path, workspace, w) == 0 && path[w] == '/')
+        path += w + 1;
+    while (path[0] == '.' && path[1] == '/')
+        path += 2;
+    pg_rtext t;
+    pg_rtext_init(&t, 4096);
+    pg_rtext_add_clean(&t, path[0] ? path : "results.json", PG_CLEAN_ONE_LINE, 1024);
+    return pg_rtext_take(&t, NULL);
+}
+
+static char *clean(const char *s, unsigned flags, size_t max)
+{
+    pg_rtext t;
+    pg_rtext_init(&t, max * 2 + 16);
+    pg_rtext_add_clean(&t, s ? s : "", flags, max);
+    return pg_rtext_take(&t, NULL);
+}
+
+static pg_status add(pg_gh_annotations *a, const char *path, const char *workspace, long line,
+                     pg_gh_level level, const char *title, const char *message, pg_diag *d)
+{
+    if (a->n >= PG_GH_ANNOTATIONS_MAX) {
+        a->dropped++;
+        return PG_OK;
+    }
+    if (a->n % 64 == 0) {
+        pg_gh_annotation *p = realloc(a->items, (a->n + 64) * sizeof *p);
+        if (!p)
+            return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+        a->items = p;
+    }
+    pg_gh_annotation *x = &a->items[a->n];
+    x->path = relative_path(path, workspace);
+    x->title = clean(title, PG_CLEAN_ONE_LINE, TITLE_MAX);
+    x->message = clean(message, 0, MESSAGE_MAX);
+    x->start_line = x->end_line = line >= 1 ? line : 1;
+    x->level = level;
+    a->n++;
+    if (!x->path || !x->title || !x->message)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    a->count[level]++;
+    return PG_OK;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = s ? strlen(s) : 0, k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* Annotations of one stage record; workload is NULL for submission stages. */
+static pg_status stage_annotations(pg_gh_annotations *a, const pg_res_submission *s,
+                                   const char *workload, const pg_res_stage *st,
+                                   const char *workspace, pg_diag *d)
+{
+    char title[600], msg[1200];
+    if (workload)
+        snprintf(title, sizeof title, "ptxgate %s[%s] %s: %s / %s", st->stage, workload,
+                 pg_res_status_word(st->status), s->task, s->name);
+    else
+        snprintf(title, sizeof title, "ptxgate %s %s: %s / %s", st->stage,
+                 pg_res_status_word(st->status), s->task, s->name);
+    const json_t *diags = NULL;
+    pg_status rc = pg_res_detail_array(st, "diagnostics", &diags, d);
+    if (rc != PG_OK)
+        return rc;
+    size_t errors = 0;
+    bool ptx = ends_with(s->source, ".ptx");
+    for (size_t i = 0; diags && i < json_array_size(diags); i++) {
+        pg_res_ptx_diag pd;
+        if ((rc = pg_res_ptx_diag_get(st, diags, i, &pd, d)) != PG_OK)
+            return rc;
+        bool err = strcmp(pd.severity, "error") == 0;
+        if (!err && strcmp(pd.severity, "warning") != 0)
+            continue;
+        long line = 1;
+        if (pd.line.has && ptx) {
+            line = (long)pd.line.v;
+            snprintf(msg, sizeof msg, "%s: %s", pd.severity, pd.message);
+        } else if (pd.line.has) {
+            snprintf(msg, sizeof msg, "PTX line %lld: %s: %s", (long long)pd.line.v, pd.severity,
+                     pd.message);
+        } else {
+            snprintf(msg, sizeof msg, "%s: %s", pd.severity, pd.message);
+        }
+        if ((rc = add(a, s->source ? s->source : s->manifest, workspace, line,
+                      err ? PG_GH_FAILURE : PG_GH_WARNING, title, msg, d)) != PG_OK)
+            return rc;
+        errors += err;
+    }
+    if ((st->status == PG_RES_FAIL || st->status == PG_RES_ERROR) && errors == 0)
+        rc = add(a, s->manifest, workspace, 1, PG_GH_FAILURE, title,
+                 st->message[0] ? st->message : "no message recorded", d);
+    return rc;
+}
+
+pg_status pg_gh_annotations_build(const pg_results *r, const char *workspace,
+                                  pg_gh_annotations *out, pg_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    pg_status rc = PG_OK;
+    for (size_t i = 0; rc == PG_OK && i < r->n_subs; i++) {
+        const pg_res_submission *s = &r->subs[i];
+        for (size_t k = 0; rc == PG_OK && k < s->n_stages; k++)
+            rc = stage_annotations(out, s, NULL, &s->stages[k], workspace, d);
+        for (size_t w = 0; rc == PG_OK && w < s->n_workloads; w++)
+            for (size_t k = 0; rc == PG_OK && k < s->workloads[w].n_stages; k++)
+                rc = stage_annotations(out, s, s->workloads[w].name, &s->workloads[w].stages[k],
+                                       workspace, d);
+    }
+    return rc;
+}
+
+void pg_gh_escape_data(pg_rtext *t, const char *s)
+{
+    for (; s && *s; s++) {
+        if (*s == '%')
+            pg_rtext_add(t, "%25");
+        else if (*s == '\r')
+            pg_rtext_add(t, "%0D");
+        else if (*s == '\n')
+            pg_rtext_add(t, "%0A");
+        else
+            pg_rtext_addn(t, s, 1);
+    }
+}
+
+void pg_gh_escape_property(pg_rtext *t, const char *s)
+{
+    for (; s && *s; s++) {
+        if (*s == ':')
+            pg_rtext_add(t, "%3A");
+        else if (*s == ',')
+            pg_rtext_add(t, "%2C");
+        else {
+            char c[2] = {*s, '\0'};
+            pg_gh_escape_data(t, c);
+        }
+    }
+}
+
+char *pg_gh_annotation_command(const pg_gh_annotation *a)
+{
+    static const char *const k_cmd[] = {"notice", "warning", "error"};
+    pg_rtext t;
+    pg_rtext_init(&t, 64 * 1024);
+    pg_rtext_addf(&t, "::%s file=", k_cmd[a->level]);
+    pg_gh_escape_property(&t, a->path);
+    pg_rtext_addf(&t, ",line=%ld,endLine=%ld,title=", a->start_line, a->end_line);
+    pg_gh_escape_property(&t, a->title);
+    pg_rtext_add(&t, "::");
+    pg_gh_escape_data(&t, a->message);
+    pg_rtext_add(&t, "\n");
+    return pg_rtext_take(&t, NULL);
+}

@@ -1,0 +1,163 @@
+/* One HTTP request over libcurl (see http.h). */
+#include "http.h"
+
+#include <ctype.h>
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static CURLcode g_init_rc = CURLE_OK;
+
+static void global_init(void)
+{
+    g_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+typedef struct {
+    pg_gh_response *resp;
+    size_t cap;
+    int too_big, oom;
+} sink;
+
+static size_t on_body(char *data, size_t size, size_t nmemb, void *user)
+{
+    sink *s = user;
+    size_t n = size * nmemb;
+    pg_gh_response *r = s->resp;
+    if (r->body_len + n > PG_GH_HTTP_MAX_BODY) {
+        s->too_big = 1;
+        return 0; /* aborts the transfer */
+    }
+    if (r->body_len + n + 1 > s->cap) {
+        size_t cap = s->cap ? s->cap : 4096;
+        while (cap < r->body_len + n + 1)
+            cap *= 2;
+        char *p = realloc(r->body, cap);
+        if (!p) {
+            s->oom = 1;
+            return 0;
+        }
+        r->body = p;
+        s->cap = cap;
+    }
+    memcpy(r->body + r->body_len, data, n);
+    r->body_len += n;
+    r->body[r->body_len] = '\0';
+    return n;
+}
+
+/* Copy the value of header line "Name: value\r\n" into dst when its name is name. */
+static void take_header(const char *line, size_t len, const char *name, char *dst, size_t n)
+{
+    size_t nl = strlen(name);
+    if (len <= nl || line[nl] != ':' || strncasecmp(line, name, nl) != 0)
+        return;
+    const char *v = line + nl + 1;
+    const char *end = line + len;
+    while (v < end && (*v == ' ' || *v == '\t'))
+        v++;
+    while (end > v && isspace((unsigned char)end[-1]))
+        end--;
+    size_t k = (size_t)(end - v) < n - 1 ? (size_t)(end - v) : n - 1;
+    memcpy(dst, v, k);
+    dst[k] = '\0';
+}
+
+static size_t on_header(char *line, size_t size, size_t nmemb, void *user)
+{
+    pg_gh_response *r = user;
+    size_t n = size * nmemb;
+    /* A new status line (after a 100 Continue or a proxy CONNECT) starts a new header block. */
+    if (n >= 5 && strncmp(line, "HTTP/", 5) == 0) {
+        r->retry_after[0] = r->ratelimit_remaining[0] = r->ratelimit_reset[0] = r->link[0] = '\0';
+        return n;
+    }
+    take_header(line, n, "retry-after", r->retry_after, sizeof r->retry_after);
+    take_header(line, n, "x-ratelimit-remaining", r->ratelimit_remaining,
+                sizeof r->ratelimit_remaining);
+    take_header(line, n, "x-ratelimit-reset", r->ratelimit_reset, sizeof r->ratelimit_reset);
+    take_header(line, n, "link", r->link, sizeof r->link);
+    return n;
+}
+
+void pg_gh_response_free(pg_gh_response *resp)
+{
+    if (!resp)
+        return;
+    free(resp->body);
+    memset(resp, 0, sizeof *resp);
+}
+
+pg_status pg_gh_http_send(const char *method, const char *url, const char *const *headers,
+                          const char *body, long timeout_s, pg_gh_response *resp, pg_diag *d)
+{
+    memset(resp, 0, sizeof *resp);
+    if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "api-url",
+                           "expected an http:// or https:// URL");
+    pthread_once(&g_once, global_init);
+    if (g_init_rc != CURLE_OK)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "libcurl could not be initialised: %s",
+                           curl_easy_strerror(g_init_rc));
+    CURL *h = curl_easy_init();
+    struct curl_slist *list = NULL;
+    pg_status st = PG_OK;
+    sink s = {resp, 0, 0, 0};
+    if (!h) {
+        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "libcurl could not create a handle");
+        goto done;
+    }
+    for (size_t i = 0; headers && headers[i]; i++) {
+        struct curl_slist *l = curl_slist_append(list, headers[i]);
+        if (!l) {
+            st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+            goto done;
+        }
+        list = l;
+    }
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+    if (body) {
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+    } else if (strcmp(method, "GET") == 0) {
+        curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+    }
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, list);
+    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_TIMEOUT, timeout_s > 0 ? timeout_s : 30L);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, timeout_s > 0 && timeout_s < 10 ? timeout_s : 10L);
+    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, ""); /* whatever libcurl can decode */
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &s);
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, resp);
+    CURLcode rc = curl_easy_perform(h);
+    if (s.oom) {
+        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory reading a response");
+        goto done;
+    }
+    if (rc != CURLE_OK) {
+        /* curl_easy_strerror never contains header values: the token cannot appear here. */
+        snprintf(resp->transport_error, sizeof resp->transport_error, "%s",
+                 s.too_big ? "the response body is larger than 16 MiB" : curl_easy_strerror(rc));
+        resp->status = 0;
+        goto done;
+    }
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &resp->status);
+    if (!resp->body) {
+        resp->body = calloc(1, 1);
+        if (!resp->body)
+            st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    }
+done:
+    curl_slist_free_all(list);
+    if (h)
+        curl_easy_cleanup(h);
+    return st;
+}
