@@ -22,7 +22,7 @@ ctest_rc=$?
 grep -E "^ *[0-9]+/[0-9]+ Test|tests passed|SKIP" "$out/ctest.log" | sed 's/^ *//' | cut -c1-110
 
 echo "== failure fixtures: an off-by-one kernel and a PTX syntax error"
-build/ptxgate check --quiet --repetitions 20 --output "$out/fixtures" \
+build/ptxgate check --quiet --output "$out/fixtures" \
   tests/fixtures/gemm_bf16_nt/off_by_one.json tests/fixtures/gemm_bf16_nt/syntax_error.json
 echo "fixtures exit $? (1 expected)"
 rm -f "$out/fixtures/junit.xml" "$out/fixtures/summary.md" # keep what comes back small

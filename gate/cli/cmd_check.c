@@ -20,8 +20,8 @@ static pg_option k_options[] = {
     {"workloads", "LIST", "Comma-separated workload names or aliases to run. Default: all of the task's.", NULL},
     {"sets", "N", "Fresh random input sets per workload for correctness. Default: 3.", NULL},
     {"seed", "N", "Base seed of the input sets (each set's seed is recorded). Default: 20261129.", NULL},
-    {"warmup", "N", "Untimed rounds before timing. Default: 10.", NULL},
-    {"repetitions", "N", "Timed rounds (candidate and baseline alternate). Default: 50.", NULL},
+    {"warmup", "N", "Untimed launches per arm and timing block. Default: 2 (1 for kernels over 20 ms).", NULL},
+    {"repetitions", "N", "Most timed launches per arm and timing block, 1-10; the block statistic is their median. Default: 10 (fewer for kernels over 0.2 ms).", NULL},
     {"confidence", "X", "Confidence level of the speedup interval, in (0.5, 1). Default: 0.95.", NULL},
     {"timeout", "S", "Seconds allowed for one tool run or one GPU wait. Default: 60.", NULL},
     {"quiet", NULL, "No progress lines on stderr.", NULL},
@@ -186,11 +186,11 @@ int pg_cmd_check(int argc, char **argv)
         goto done;
     o.correctness_sets = (int)v;
     v = o.warmup;
-    if (!pg_option_int(&k_spec, "warmup", 0, 100000, &v))
+    if (!pg_option_int(&k_spec, "warmup", 0, 100, &v))
         goto done;
     o.warmup = (int)v;
     v = o.repetitions;
-    if (!pg_option_int(&k_spec, "repetitions", 1, 100000, &v))
+    if (!pg_option_int(&k_spec, "repetitions", 1, 10, &v))
         goto done;
     o.repetitions = (int)v;
     v = (long)o.seed;

@@ -145,6 +145,7 @@ int pg_cmd_publish(int argc, char **argv)
     if (!cfg.client.api_url || !cfg.client.api_url[0])
         cfg.client.api_url = api_default;
     cfg.client.token = getenv(token_env);
+    cfg.token_name = token_env;
     cfg.client.retry = pg_gh_retry_default();
     cfg.client.retry.max_total_wait_s = (double)max_wait;
     if (cfg.client.retry.max_delay_s > (double)max_wait)

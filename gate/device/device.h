@@ -139,6 +139,12 @@ pg_status pg_blaslt_gemm_prepare(pg_device *dev, pg_dtype dtype, int64_t M, int6
 pg_status pg_blaslt_gemm_enqueue(pg_blaslt_gemm *g, pg_diag *d);
 void pg_blaslt_gemm_free(pg_blaslt_gemm *g);
 
+/* Enqueue a one-warp kernel that waits `ns` nanoseconds of the GPU's global timer: a calibrated
+ * delay for the timing benchmark (bench/), which injects known slowdowns with it. The timer's
+ * update granularity bounds its precision (about 1 µs or finer on Hopper; the benchmark measures
+ * the injected ratio rather than trusting ns). */
+pg_status pg_device_spin(pg_device *dev, uint64_t ns, pg_diag *d);
+
 /* Timing. An arm is one thing being timed: a callback that enqueues its work on the device
  * stream. pg_device_time runs `warmup` untimed rounds, then `reps` timed rounds; in each round
  * the arms run in turn (arm order alternates between rounds so neither arm always runs

@@ -84,6 +84,7 @@ enum {
     PG_REF_FILL_E5M2,
     PG_REF_GEMM_NT_BF16,
     PG_REF_GEMM_NT_FP16,
+    PG_REF_SPIN,
     PG_REF_COUNT
 };
 

@@ -16,6 +16,7 @@ static const char *const k_names[PG_REF_COUNT] = {
     [PG_REF_FILL_E5M2] = "fill_normal_e5m2",
     [PG_REF_GEMM_NT_BF16] = "reference_gemm_nt_bf16",
     [PG_REF_GEMM_NT_FP16] = "reference_gemm_nt_fp16",
+    [PG_REF_SPIN] = "spin_ns",
 };
 
 /* Must match kernels/reference.cu. */
@@ -152,4 +153,14 @@ pg_status pg_reference_gemm_nt(pg_device *dev, pg_dtype in_dtype, const pg_buffe
     long long m = M, n = N, k = K;
     void *args[] = {&pa, &pb, &pc, &m, &n, &k};
     return launch(dev, which, (unsigned)gx, (unsigned)gy, PG_REF_GEMM_THREADS, args, d);
+}
+
+pg_status pg_device_spin(pg_device *dev, uint64_t ns, pg_diag *d)
+{
+    pg_status st = pg_dev_enter(dev, d);
+    if (st != PG_OK)
+        return st;
+    unsigned long long wait = ns;
+    void *args[] = {&wait};
+    return launch(dev, PG_REF_SPIN, 1, 1, 32, args, d);
 }

@@ -105,7 +105,7 @@ static bool api_ready(const pg_gh_publish_config *cfg, pg_gh_client *c, const ch
         return false;
     }
     if (!c) {
-        step_set(out, step, PG_GH_STEP_FAILED, "no API client: %s", head_error);
+        step_set(out, step, PG_GH_STEP_FAILED, "%s", head_error[0] ? head_error : "no API client");
         return false;
     }
     if (head_error[0]) {
@@ -324,8 +324,8 @@ pg_status pg_gh_publish(const pg_gh_publish_config *cfg, pg_gh_publish_result *o
         pg_diag cd;
         pg_diag_clear(&cd);
         if (!cfg->client.token || !cfg->client.token[0])
-            snprintf(head_error, sizeof head_error, "no token: the token variable is unset or "
-                     "empty");
+            snprintf(head_error, sizeof head_error, "no token: $%s is unset or empty",
+                     cfg->token_name && cfg->token_name[0] ? cfg->token_name : "GITHUB_TOKEN");
         else if (pg_gh_client_new(&cfg->client, &c, &cd) != PG_OK)
             pg_diag_format(&cd, head_error, sizeof head_error);
         else

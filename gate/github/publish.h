@@ -35,6 +35,7 @@ typedef struct {
     const char *run_url;        /* link to the workflow run (may be NULL) */
     const char *external_id;    /* identifies this run's check run (may be NULL) */
     pg_gh_client_config client; /* api_url, token, retries, clock hooks */
+    const char *token_name;     /* the token's environment variable, for messages only */
 } pg_gh_publish_config;
 
 typedef enum { PG_GH_STEP_NOT_RUN, PG_GH_STEP_DONE, PG_GH_STEP_FAILED } pg_gh_step_state;

@@ -16,8 +16,8 @@ void pg_check_options_init(pg_check_options *o)
     o->tasks_dir = "tasks";
     o->correctness_sets = 3;
     o->seed = 20261129;
-    o->warmup = 10;
-    o->repetitions = 50;
+    o->warmup = 2;
+    o->repetitions = 10;
     o->confidence = 0.95;
     o->timeout_s = 60.0;
 }

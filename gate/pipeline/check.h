@@ -25,8 +25,9 @@ typedef struct {
     double min_speedup_override;   /* <= 0: use each task's gate.min_speedup */
     int correctness_sets;          /* fresh input sets per workload, >= 1 (default 3) */
     uint64_t seed;                 /* base seed; each set's seed is recorded in the results */
-    int warmup;                    /* untimed rounds before timing (default 10) */
-    int repetitions;               /* timed rounds (default 50) */
+    int warmup;                    /* untimed launches per arm and block (default 2) */
+    int repetitions;               /* most timed launches per arm and block (default 10; fewer
+                                      for kernels over 0.2 ms, about 2 ms of timing per block) */
     double confidence;             /* of the speedup interval (default 0.95) */
     double timeout_s;              /* per GPU wait and per tool run (default 60) */
     const char *workloads;         /* comma-separated workload names/aliases, NULL = all */

@@ -43,12 +43,13 @@ static pg_status enqueue_baseline(void *ctx, pg_diag *d)
 }
 
 /* Launches per arm and block from a probe of one launch each: about 2 ms of timed work per
- * arm and block, 1..10 launches; one warm-up launch for slow kernels, two otherwise. */
-static void choose_reps(double slowest_ms, int *warmup, int *reps)
+ * arm and block, from 1 up to max_reps launches; max_warmup untimed launches, only one for
+ * kernels slower than 20 ms (their own length makes them warm). */
+static void choose_reps(double slowest_ms, int max_warmup, int max_reps, int *warmup, int *reps)
 {
     int r = (int)ceil(2.0 / fmax(slowest_ms, 1e-3));
-    *reps = r < 1 ? 1 : r > 10 ? 10 : r;
-    *warmup = slowest_ms > 20.0 ? 1 : 2;
+    *reps = r < 1 ? 1 : r > max_reps ? max_reps : r;
+    *warmup = slowest_ms > 20.0 && max_warmup > 1 ? 1 : max_warmup;
 }
 
 static void log_ratios(const double *block_ms, int num, int den, int n, double *d)
@@ -102,7 +103,8 @@ bool pg_stage_performance(pg_wctx *c)
     if (st == PG_OK)
         st = pg_device_time(run->dev, arms, N_ARMS, 1, 1, true, o->timeout_s * 5, probe, &d);
     if (st == PG_OK) {
-        choose_reps(fmax(probe[ARM_CAND], probe[ARM_BASE]), &warmup, &reps);
+        choose_reps(fmax(probe[ARM_CAND], probe[ARM_BASE]), o->warmup, o->repetitions, &warmup,
+                    &reps);
         st = pg_heat_soak(run->dev, arms, N_ARMS, o->timeout_s * 5, &soak, &d);
     }
     /* Canary family: its own level, split over the run's canaries and both directions
@@ -120,7 +122,7 @@ bool pg_stage_performance(pg_wctx *c)
     mc.alpha = pg_cmp_comparison_alpha(PG_RUN_ALPHA, (size_t)(run->n_comparisons > 0 ? run->n_comparisons : 1));
     double lambda_main = mc.lambda, lambda_canary = cfg.lambda;
     block_ms = calloc((size_t)N_ARMS * PG_BLOCK_MAX_BLOCKS, sizeof *block_ms);
-    all_ms = calloc((size_t)N_ARMS * PG_BLOCK_MAX_BLOCKS * 10, sizeof *all_ms);
+    all_ms = calloc((size_t)N_ARMS * PG_BLOCK_MAX_BLOCKS * (size_t)o->repetitions, sizeof *all_ms);
     d_main = calloc(PG_BLOCK_MAX_BLOCKS, sizeof *d_main);
     d_canary = calloc(PG_BLOCK_MAX_BLOCKS, sizeof *d_canary);
     if (st == PG_OK && (!block_ms || !all_ms || !d_main || !d_canary))

@@ -110,7 +110,7 @@ typedef struct {
      * correlation inflates the false-FAIL rate (0.5 gave 13 % instead of <= 1 % in
      * docs/statistics.md); beyond ±2/√n it is unlikely under independence (Bartlett).
      * Sample skewness g1 = m3 / m2^1.5: d must be symmetric under H0; |g1| near 2 (exponential
-     * noise) gave 5.6 % instead of <= 1 %. */
+     * noise) gave 5.7 % instead of <= 1 %. */
     double acf1_log_ratio;
     double skew_log_ratio;
     double ratio_estimate, ratio_ci_low, ratio_ci_high; /* exp of mean and of the sign-flip

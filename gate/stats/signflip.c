@@ -20,10 +20,13 @@ struct pg_signflip_ref {
 #define PG_GOLDEN_GAMMA 0x9E3779B97F4A7C15ULL
 #define PG_TIE_REL 1e-12
 
-/* SplitMix64's output number i for a given seed: counter-based, so draw j needs no state. */
+/* Word i of the sign-flip stream: SplitMix64's output number i from state seed ^ "SIGNFLIP"
+ * (the constant keeps it apart from other SplitMix64 users of the same logged seed, such as the
+ * block order). Counter-based, so draw j needs no state. */
+#define PG_SIGNFLIP_DOMAIN 0x5349474E464C4950ULL /* "SIGNFLIP" */
 static uint64_t splitmix64_at(uint64_t seed, uint64_t i)
 {
-    uint64_t z = seed + (i + 1) * PG_GOLDEN_GAMMA;
+    uint64_t z = (seed ^ PG_SIGNFLIP_DOMAIN) + (i + 1) * PG_GOLDEN_GAMMA;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     return z ^ (z >> 31);
@@ -131,6 +134,8 @@ static double tie_tolerance(const pg_signflip_ref *r, double mu0)
 /* upper: count sets with Σ_F(d − mu0) <= tol (T* >= T); else Σ_F(d − mu0) >= −tol (T* <= T). */
 static pg_signflip_result query(const pg_signflip_ref *r, double mu0, bool upper)
 {
+    if (!r)
+        return (pg_signflip_result){1.0, NAN, 0, false}; /* never a false rejection */
     pg_signflip_result out = {NAN, NAN, r->total, r->exact};
     if (!r->finite || !isfinite(mu0))
         return out;
@@ -268,7 +273,8 @@ void pg_signflip_ref_ci(const pg_signflip_ref *r, double confidence, double *lo,
     double a = (1.0 - confidence) / 2.0, denom = r->bias + (double)r->total;
     /* C: the largest count N with p = (bias + N) / denom <= a, tested exactly as the p-value is.
      * A bound mu0 is rejected when N(mu0) = empties + #{non-empty F: mean_F <= mu0} <= C. */
-    long c = (long)floor(a * denom - r->bias);
+    double start = floor(a * denom - r->bias);
+    long c = (long)start;
     while ((r->bias + (double)(c + 1)) / denom <= a)
         c++;
     while (c >= 0 && (r->bias + (double)c) / denom > a)

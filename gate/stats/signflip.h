@@ -15,7 +15,8 @@
  * assignments with p = (1 + #{T* >= T}) / (1 + draws), which is a valid p-value for any draws
  * (Davison & Hinkley 1997, Bootstrap Methods, eq. 4.11; Phipson & Smyth 2010). The draws come
  * from a counter-based generator: the w-th 64-bit word is SplitMix64's output
- * mix(seed + (w + 1)·0x9E3779B97F4A7C15) (Steele, Lea & Flood 2014), draw j uses words
+ * mix((seed ^ 0x5349474E464C4950) + (w + 1)·0x9E3779B97F4A7C15) (Steele, Lea & Flood 2014; the
+ * constant is "SIGNFLIP", separating this stream from other users of the seed), draw j uses words
  * j·W .. j·W + W − 1 with W = ceil(n / 64), and bit b of the draw flips block b. So a logged seed
  * reproduces every p-value bit for bit on any machine.
  *
@@ -68,8 +69,10 @@ typedef struct pg_signflip_ref pg_signflip_ref;
 
 /* Builds the reference set of d[0..n): exact when n <= exact_max (capped at
  * PG_SIGNFLIP_EXACT_LIMIT), else `draws` Monte Carlo assignments from `seed` (draws clamped as
- * above). d is copied. Returns NULL when memory cannot be allocated or n == 0; the caller owns
- * the result and frees it with pg_signflip_ref_free. */
+ * above). d is read, not kept (the set stores subset sums and sizes, 12 bytes per assignment).
+ * Returns NULL when memory cannot be allocated or n == 0; the caller owns the result and frees
+ * it with pg_signflip_ref_free. The queries below are the functions above on this set: same
+ * p-values, same bounds; a NULL set gives p = 1 and (−INFINITY, INFINITY). */
 pg_signflip_ref *pg_signflip_ref_new(const double *d, size_t n, size_t exact_max, uint64_t seed,
                                      size_t draws);
 void pg_signflip_ref_free(pg_signflip_ref *r); /* NULL is fine */

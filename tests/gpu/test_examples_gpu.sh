@@ -6,7 +6,7 @@ set -uo pipefail
 bin="$1" root="$2" out="$3"
 cd "$root"
 rm -rf "$out" && mkdir -p "$out"
-"$bin" check --quiet --if-no-gpu fail --warmup 3 --repetitions 20 --output "$out" \
+"$bin" check --quiet --if-no-gpu fail --output "$out" \
   tasks/gemm_bf16_nt/examples tasks/gemm_fp16_nt/examples \
   tests/fixtures/gemm_bf16_nt/off_by_one.json tests/fixtures/gemm_bf16_nt/syntax_error.json \
   >"$out/stdout" 2>"$out/stderr"

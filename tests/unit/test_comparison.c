@@ -217,6 +217,24 @@ static void test_invalid_input(void **state)
     assert_true(isinf(r.mde_ratio));
 }
 
+/* Assumption diagnostics, by hand: d = 1..5 (×1e-3): deviations −2..2, Σe² = 10, lag-1 Σ = 4,
+ * r1 = 0.4, symmetric so g1 = 0; d = {0, 0, 0, 1}: Bernoulli(¼) skewness (1 − 2p)/√(p(1 − p)). */
+static void test_diagnostics(void **state)
+{
+    pg_cmp_config c;
+    pg_cmp_config_default(&c, 0.01);
+    double d[] = {0.001, 0.002, 0.003, 0.004, 0.005};
+    pg_cmp_result r = pg_cmp_evaluate(d, 5, &c, 0);
+    assert_float_equal(r.acf1_log_ratio, 0.4, 1e-12);
+    assert_float_equal(r.skew_log_ratio, 0.0, 1e-12);
+    assert_float_equal(r.sd_log_ratio, sqrt(10e-6 / 4), 1e-15);
+    double e[] = {0, 0, 0, 0.01};
+    r = pg_cmp_evaluate(e, 4, &c, 0);
+    assert_float_equal(r.skew_log_ratio, 0.5 / sqrt(0.25 * 0.75), 1e-12);
+    r = pg_cmp_evaluate(e, 2, &c, 0);
+    assert_true(isnan(r.acf1_log_ratio) && isnan(r.skew_log_ratio));
+}
+
 /* p_fail_seq = min over looks so far of p_fail,j / w_j, each p recomputed on its prefix. */
 static void test_sequential_p_and_stop(void **state)
 {
@@ -489,6 +507,7 @@ int main(void)
         cmocka_unit_test(test_mde),
         cmocka_unit_test(test_verdicts_on_constructed_blocks),
         cmocka_unit_test(test_invalid_input),
+        cmocka_unit_test(test_diagnostics),
         cmocka_unit_test(test_sequential_p_and_stop),
         cmocka_unit_test(test_holm_finalize),
         cmocka_unit_test(test_sim_aa),

@@ -69,7 +69,7 @@ static void test_closed_testing_fixture(void **state)
 
 static void test_edges(void **state)
 {
-    bool reject[3] = {true, true, true};
+    bool reject[4] = {true, true, true, true};
     assert_int_equal(pg_holm(NULL, 0, 0.05, reject), 0);
     double p[] = {NAN, 0.001, 0.02};
     assert_int_equal(pg_holm(p, 3, 0.05, reject), 2); /* NaN counts as 1 and is last */

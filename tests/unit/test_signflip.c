@@ -226,6 +226,9 @@ static void test_edges(void **state)
     assert_float_equal(pg_signflip_ref_min_p(ref), 1.0 / 65536, 0);
     pg_signflip_ref_free(ref);
     assert_float_equal(pg_signflip_ref_min_p(NULL), 1.0, 0);
+    assert_float_equal(pg_signflip_ref_greater(NULL, 0.0).p_value, 1.0, 0);
+    pg_signflip_ref_ci(NULL, 0.95, &lo, &hi);
+    assert_true(isinf(lo) && lo < 0 && isinf(hi) && hi > 0);
     /* p_greater is nondecreasing in mu0 (the reference set is fixed; see signflip.h). */
     double prev = 0;
     for (double mu = 0.0; mu < 0.05; mu += 0.0007) {

@@ -230,3 +230,14 @@ extern "C" __global__ void __launch_bounds__(PG_THREADS, 2)
 {
     pg_gemm_nt(A, B, C, M, N, K);
 }
+
+// A calibrated delay for the timing benchmark (bench/): one warp waits until `ns` nanoseconds
+// of %globaltimer have passed. Used to inject a known slowdown, never in a check.
+extern "C" __global__ void spin_ns(unsigned long long ns)
+{
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < ns);
+}

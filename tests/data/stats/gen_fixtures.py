@@ -8,7 +8,8 @@ here the slow, obvious way, not the way the C code does it:
   signflip_exact.txt  p-values by brute force over all 2^n sign vectors (itertools.product),
                       in exact integer arithmetic (data are integers in units of 1e-5).
   signflip_mc.txt     Monte Carlo counts with the generator the C header specifies
-                      (SplitMix64 output w = mix(seed + (w+1)*gamma), draw j = words j*W..,
+                      (SplitMix64 output w = mix((seed ^ "SIGNFLIP") + (w+1)*gamma), draw j =
+                      words j*W..,
                       bit b flips block b), re-implemented here, T* >= T tested on sign vectors.
   signflip_ci.txt     interval bounds by evaluating the brute-force p-value at every subset
                       mean (the only places it jumps) and keeping the non-rejected ones.
@@ -27,8 +28,11 @@ M64 = (1 << 64) - 1
 GAMMA = 0x9E3779B97F4A7C15
 
 
+SIGNFLIP = 0x5349474E464C4950  # "SIGNFLIP": the stream's domain constant
+
+
 def splitmix64_at(seed, i):
-    z = (seed + (i + 1) * GAMMA) & M64
+    z = ((seed ^ SIGNFLIP) + (i + 1) * GAMMA) & M64
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
     return z ^ (z >> 31)

@@ -114,12 +114,14 @@ int main(void)
         row(what, N, 0.01, l1, 0.0013, (enum noise)k, 0.01);
     }
     row("E[d] = ln 1.02, normal 0.8 %, δ 2 %", N, 0.02, l2, 0.008, NORMAL, 0.01);
+    row("1.1 % slower, normal 0.13 %, δ 1 %", N, 0.01, log(1.011), 0.0013, NORMAL, 0.01);
+    row("1.2 % slower, normal 0.13 %, δ 1 %", N, 0.01, log(1.012), 0.0013, NORMAL, 0.01);
     row("1.5 % slower, normal 0.13 %, δ 1 %", N, 0.01, log(1.015), 0.0013, NORMAL, 0.01);
-    row("2 % slower, normal 0.13 %, δ 1 %", N, 0.01, l2, 0.0013, NORMAL, 0.01);
-    row("3 % slower, normal 0.13 %, δ 1 %", N, 0.01, log(1.03), 0.0013, NORMAL, 0.01);
-    row("3 % slower, normal 0.13 %, δ 1 %, α/10", N, 0.01, log(1.03), 0.0013, NORMAL, 0.001);
+    row("1.5 % slower, normal 0.13 %, δ 1 %, α/10", N, 0.01, log(1.015), 0.0013, NORMAL, 0.001);
+    row("2 % slower, normal 0.13 %, δ 1 %", N, 0.01, log(1.02), 0.0013, NORMAL, 0.01);
+    row("2.5 % slower, normal 0.8 %, δ 2 %", N, 0.02, log(1.025), 0.008, NORMAL, 0.01);
     row("3 % slower, normal 0.8 %, δ 2 %", N, 0.02, log(1.03), 0.008, NORMAL, 0.01);
-    row("4 % slower, normal 0.8 %, δ 2 %", N, 0.02, log(1.04), 0.008, NORMAL, 0.01);
+    row("3 % slower, normal 0.8 %, δ 2 %, α/10", N, 0.02, log(1.03), 0.008, NORMAL, 0.001);
     row("3 % faster, normal 0.13 %, δ 1 %", N, 0.01, log(0.97), 0.0013, NORMAL, 0.01);
     return 0;
 }

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Step 3 of action.yml: run `ptxgate check` on the submissions and record its exit code; the
+# step itself succeeds so that publishing runs (conclude.sh fails the job per fail-on).
+# ptxgate's log carries untrusted text (kernel names, compiler output), so workflow commands
+# are switched off around it. Outputs: exit-code, results, junit-path.
+# Inputs (env): PG_BINARY, PG_DEFAULT_TASKS, PG_SUBMISSIONS, PG_TASKS, PG_WORKLOADS,
+# PG_MIN_SPEEDUP, PG_CONFIDENCE, PG_REPETITIONS, PG_SETS, PG_TIMEOUT, PG_DEVICE, PG_IF_NO_GPU,
+# PG_OUTPUT_DIR, PG_JUNIT_PATH; GITHUB_OUTPUT.
+set -uo pipefail
+
+out="${GITHUB_OUTPUT:?}"
+fail() { echo "::error title=ptxgate::$*"; echo "exit-code=2" >>"$out"; exit 1; }
+[[ -n "${PG_BINARY:-}" ]] || fail "no ptxgate binary (the install step failed)"
+outdir="${PG_OUTPUT_DIR:-ptxgate-reports}"
+
+args=(check --output "$outdir")
+tasks="${PG_TASKS:-${PG_DEFAULT_TASKS:-}}"
+[[ -n "$tasks" ]] && args+=(--tasks "$tasks")
+add() { [[ -n "$2" ]] && args+=("$1" "$2"); return 0; }
+add --workloads "${PG_WORKLOADS:-}"
+add --min-speedup "${PG_MIN_SPEEDUP:-}"
+add --confidence "${PG_CONFIDENCE:-}"
+add --repetitions "${PG_REPETITIONS:-}"
+add --sets "${PG_SETS:-}"
+add --timeout "${PG_TIMEOUT:-}"
+add --device "${PG_DEVICE:-}"
+add --if-no-gpu "${PG_IF_NO_GPU:-}"
+
+# Submissions: split on blanks and newlines only, never globbed or evaluated; "--" ends the
+# options, so a name starting with "-" is a path, not a flag.
+set -f
+read -r -d '' -a subs <<<"${PG_SUBMISSIONS:-}" || true
+set +f
+((${#subs[@]})) || fail "the submissions input is empty"
+
+stop=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+echo "::stop-commands::$stop"
+"$PG_BINARY" "${args[@]}" -- "${subs[@]}"
+rc=$?
+echo "::$stop::"
+echo "ptxgate check exited $rc"
+
+echo "exit-code=$rc" >>"$out"
+if [[ -f "$outdir/results.json" ]]; then
+  echo "results=$outdir/results.json" >>"$out"
+fi
+junit="$outdir/junit.xml"
+if [[ -n "${PG_JUNIT_PATH:-}" && -f "$junit" ]]; then
+  mkdir -p "$(dirname "$PG_JUNIT_PATH")"
+  cp "$junit" "$PG_JUNIT_PATH"
+  junit="$PG_JUNIT_PATH"
+fi
+echo "junit-path=$junit" >>"$out"
+exit 0

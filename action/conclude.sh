@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Step 5 of action.yml: pass or fail the job from ptxgate check's exit code and fail-on
+# (gate: any failure; error: input and infrastructure errors only; never), and from publishing
+# when publish-failure is fail.
+# Inputs (env): PG_EXIT_CODE, PG_FAIL_ON, PG_PUBLISH_EXIT.
+set -euo pipefail
+
+rc="${PG_EXIT_CODE:-}"
+fail_on="${PG_FAIL_ON:-gate}"
+case "$fail_on" in
+  gate | error | never) ;;
+  *) echo "::error title=ptxgate::fail-on must be gate, error or never"; exit 1 ;;
+esac
+if [[ ! "$rc" =~ ^[0-9]+$ ]]; then
+  echo "::error title=ptxgate::ptxgate check did not run (see the steps above)"
+  exit 1
+fi
+status=0
+case "$rc" in
+  0) echo "ptxgate: pass" ;;
+  1) echo "ptxgate: gate failure (exit 1)"; [[ "$fail_on" == gate ]] && status=1 ;;
+  *) echo "ptxgate: input or infrastructure error (exit $rc)"; [[ "$fail_on" != never ]] && status=1 ;;
+esac
+case "${PG_PUBLISH_EXIT:-0}" in
+  0) ;;
+  3) echo "::error title=ptxgate::publishing failed and publish-failure is fail"; status=1 ;;
+  *) echo "ptxgate: nothing was published (exit ${PG_PUBLISH_EXIT})"; [[ "$fail_on" != never ]] && status=1 ;;
+esac
+exit "$status"
