@@ -43,5 +43,13 @@ print("== action.yml: %d steps, %d inputs, %d outputs%s" % (len(a["runs"]["steps
       len(a["outputs"]), "" if not bad else ": FAILED"))
 sys.exit(1 if bad else 0)
 PY
+# The README's copy-paste workflow is the linted example (comments aside).
+strip() { sed -e 's/ *#.*$//' -e '/^$/d'; }
+# shellcheck disable=SC2016 # sed patterns, not expansions
+if ! diff <(sed -n '/^```yaml$/,/^```$/p' README.md | sed '1d;$d' | strip) \
+          <(sed -n '/^name: ptxgate/,$p' docs/examples/kernel-repo.yml | strip) >/dev/null; then
+  echo "README.md: the workflow under 'Use it in GitHub Actions' differs from docs/examples/kernel-repo.yml"
+  rc=1
+fi
 if ((rc)); then echo "lint: FAILED"; else echo "lint: action.yml and workflows clean"; fi
 exit $rc

@@ -90,12 +90,13 @@ static pg_status stage_annotations(pg_gh_annotations *a, const pg_res_submission
                                    const char *workspace, pg_diag *d)
 {
     char title[600], msg[1200];
+    const char *task = s->task ? s->task : "?", *name = s->name ? s->name : "?";
     if (workload)
         snprintf(title, sizeof title, "ptxgate %s[%s] %s: %s / %s", st->stage, workload,
-                 pg_res_status_word(st->status), s->task, s->name);
+                 pg_res_status_word(st->status), task, name);
     else
         snprintf(title, sizeof title, "ptxgate %s %s: %s / %s", st->stage,
-                 pg_res_status_word(st->status), s->task, s->name);
+                 pg_res_status_word(st->status), task, name);
     const json_t *diags = NULL;
     pg_status rc = pg_res_detail_array(st, "diagnostics", &diags, d);
     if (rc != PG_OK)

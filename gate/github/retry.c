@@ -1,6 +1,4 @@
 /* Retry and pagination rules of the GitHub REST client (see retry.h). */
-#include <stddef.h>
-
 #include "retry.h"
 
 #include <errno.h>

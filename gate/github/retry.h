@@ -11,6 +11,7 @@
 #define PG_GITHUB_RETRY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef struct {
     int max_attempts;           /* requests per call, the first included (>= 1) */

@@ -27,10 +27,10 @@ static json_t *summary_json(const pg_sample_summary *s, double flop)
 }
 
 static json_t *comparison_json(const char *name, const pg_cmp_result *r, double lambda,
-                               const char *meaning)
+                               const char *meaning, pg_cmp_verdict shown)
 {
     return json_pack("{s:s, s:s, s:s, s:i, s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "name",
-                     name, "meaning", meaning, "verdict", pg_cmp_verdict_name(r->verdict),
+                     name, "meaning", meaning, "verdict", pg_cmp_verdict_name(shown),
                      "blocks", (int)r->blocks, "look", r->look, "lambda", lambda,
                      "ratio_estimate", r->ratio_estimate, "ratio_ci_low", r->ratio_ci_low,
                      "ratio_ci_high", r->ratio_ci_high, "p_fail", r->p_fail, "p_pass", r->p_pass,
@@ -202,10 +202,14 @@ bool pg_stage_performance(pg_wctx *c)
     json_t *cmps = json_array();
     json_array_append_new(cmps, comparison_json("candidate_vs_cublaslt", &main_r, lambda_main,
                                                 "ratio = candidate time / cuBLASLt time; FAIL when "
-                                                "it exceeds 1/min_speedup beyond doubt"));
+                                                "it exceeds 1/min_speedup beyond doubt",
+                                                /* Beating the requirement is a PASS here;
+                                                 * FAST is kept for beating cuBLASLt itself. */
+                                                main_r.verdict == PG_CMP_FAST ? PG_CMP_PASS
+                                                                              : main_r.verdict));
     json_array_append_new(cmps, comparison_json("aa_canary", &canary_r, lambda_canary,
                                                 "cuBLASLt against itself; FAIL means the machine "
-                                                "is too noisy to judge"));
+                                                "is too noisy to judge", canary_r.verdict));
     json_object_set_new(det, "comparisons", cmps);
     json_object_set_new(det, "faster_than_baseline_p", json_real(faster.p_value));
     json_object_set_new(det, "rule",

@@ -2,6 +2,8 @@
 # server) on 127.0.0.1 and stop it on exit; find a Python with PyYAML for run_action.py.
 # usage: source "$ROOT/tests/action/lib.sh"; fake_github STATE.json [PREFIX]  -> FAKE_URL, FAKE_LOG
 
+# Only the local fakes are ever talked to: no proxy from the caller's environment.
+unset http_proxy HTTP_PROXY https_proxy HTTPS_PROXY all_proxy ALL_PROXY
 _pg_fake_pids=()
 _pg_fake_cleanup() {
   local p

@@ -14,7 +14,8 @@ Behaviour (seeded by --state, a JSON file):
             perform the request before answering with the fault (a create that happened although
             the client saw an error)}. A "reset_in" field sets x-ratelimit-reset to now + N.
   per_page_max  largest page size (default 100), to force pagination in tests.
-GitHub's rules it enforces: a User-Agent is required (403 without), comment bodies over 65 536
+Requests sent with an absolute URI (the fake used as an HTTP proxy) are answered as if for this
+API and recorded with "proxied_host". GitHub's rules it enforces: a User-Agent is required (403 without), comment bodies over 65 536
 characters are 422, check runs take at most 50 annotations per request (422), PATCH appends
 annotations, Link headers with rel="next" and rel="last" paginate lists.
 """
@@ -73,6 +74,8 @@ class Handler(BaseHTTPRequestHandler):
     def handle_any(self, method):
         url = urllib.parse.urlsplit(self.path)
         path, query = url.path, urllib.parse.parse_qs(url.query)
+        # An absolute URI in the request line: the client came through this server as its proxy.
+        proxied_host = url.netloc if url.scheme else None
         n = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(n) if n else b""
         try:
@@ -88,7 +91,7 @@ class Handler(BaseHTTPRequestHandler):
             "accept": self.headers.get("Accept", ""),
             "api_version": self.headers.get("X-GitHub-Api-Version", ""),
             "auth": "none" if token is None else ("valid" if token in STATE["tokens"] else "invalid"),
-            "body": body, "time": time.time(),
+            "body": body, "time": time.time(), "proxied_host": proxied_host,
         }
         if path == "/__shutdown":
             self.reply(200, {})

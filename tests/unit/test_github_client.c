@@ -3,7 +3,7 @@
  * another author left alone, pagination, an installation token's login), check-run annotation
  * batches of 50, retries (5xx back-off, retry-after, x-ratelimit-reset, the waiting budget), no
  * blind re-POST after an uncertain create, GitHub's 422 message, a GHES path prefix, pagination
- * links outside the API refused, and the token in no message. Waits go through a recording
+ * links outside the API refused, the proxy taken from http_proxy, and the token in no message. Waits go through a recording
  * sleep hook, so nothing here really sleeps. */
 #include <setjmp.h>
 #include <signal.h>
@@ -641,8 +641,40 @@ static void test_enterprise_prefix(void **st)
     json_decref(reqs);
 }
 
+static void test_proxy_from_environment(void **st)
+{
+    (void)st;
+    /* libcurl takes http_proxy from the environment: the fake, as a proxy, sees the API host. */
+    fake f;
+    fake_start(&f, k_state_basic, "");
+    char proxy[160];
+    snprintf(proxy, sizeof proxy, "%s", f.url);
+    setenv("http_proxy", proxy, 1);
+    unsetenv("no_proxy");
+    unsetenv("NO_PROXY");
+    snprintf(f.url, sizeof f.url, "http://api.github.invalid");
+    pg_gh_client *c = client_for(&f, TOKEN);
+    pg_gh_reply rep;
+    pg_diag d;
+    assert_int_equal(pg_gh_call(c, "GET", "/repos/o/r/issues/1/comments", NULL, &rep, &d), PG_OK);
+    pg_gh_reply_free(&rep);
+    pg_gh_client_free(c);
+    unsetenv("http_proxy");
+    fake_stop(&f);
+    json_t *reqs = requests(&f);
+    assert_int_equal(json_array_size(reqs), 1);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(reqs, 0), "proxied_host")),
+                        "api.github.invalid");
+    json_decref(reqs);
+}
+
 int main(void)
 {
+    /* Only the fake is ever talked to: no proxy from the caller's environment. */
+    static const char *const k_proxy_vars[] = {"http_proxy", "HTTP_PROXY", "https_proxy",
+                                               "HTTPS_PROXY", "all_proxy", "ALL_PROXY"};
+    for (size_t i = 0; i < sizeof k_proxy_vars / sizeof k_proxy_vars[0]; i++)
+        unsetenv(k_proxy_vars[i]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_comment_create_then_update),
         cmocka_unit_test(test_planted_marker_is_not_updated),
@@ -662,6 +694,7 @@ int main(void)
         cmocka_unit_test(test_bad_token_message_has_no_token),
         cmocka_unit_test(test_foreign_link_is_refused),
         cmocka_unit_test(test_enterprise_prefix),
+        cmocka_unit_test(test_proxy_from_environment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
