@@ -53,14 +53,16 @@ static pg_cmp_result compare(pg_device *dev, const pg_arm *arms, const pg_cmp_co
     static double block_ms[PG_BLOCK_MAX_ARMS * PG_BLOCK_MAX_BLOCKS];
     double dlog[PG_BLOCK_MAX_BLOCKS];
     pg_block_plan bp = {.arms = arms, .n_arms = 2, .warmup = warmup, .reps = reps, .seed = seed,
-                        .timeout_s = 60};
+                        .timeout_s = 60, .cupti = true, .watch = true, .max_reruns = 7};
+    static pg_block_data data;
+    pg_block_data_init(&data);
     pg_cmp_result r;
     memset(&r, 0, sizeof r);
     pg_diag d;
     double t0 = pg_now_s();
     int done = 0;
     for (int look = 0; look < cfg->n_looks; look++) {
-        if (pg_blocks_run(dev, &bp, done, cfg->looks[look], block_ms, NULL, &d) != PG_OK)
+        if (pg_blocks_run(dev, &bp, done, cfg->looks[look], block_ms, NULL, &data, &d) != PG_OK)
             die(&d);
         done = cfg->looks[look];
         for (int b = 0; b < done; b++)
@@ -161,13 +163,17 @@ int main(int argc, char **argv)
         static double block_ms[PG_BLOCK_MAX_ARMS * PG_BLOCK_MAX_BLOCKS];
         double ind = median_of_arm(dev, &a_plain, 200);
         pg_block_plan bp = {.arms = both, .n_arms = 2, .warmup = 2, .reps = 10,
-                            .seed = 99 + (uint64_t)rep, .timeout_s = 60};
-        if (pg_blocks_run(dev, &bp, 0, 16, block_ms, NULL, &d) != PG_OK)
+                            .seed = 99 + (uint64_t)rep, .timeout_s = 60, .cupti = true,
+                            .watch = true, .max_reruns = 7};
+        static pg_block_data data;
+        pg_block_data_init(&data);
+        if (pg_blocks_run(dev, &bp, 0, 16, block_ms, NULL, &data, &d) != PG_OK)
             die(&d);
-        double gate = pg_median(block_ms, 16);
+        double gate = pg_median(block_ms, 16), cupti = pg_median(data.gpu_ms, 16);
         printf("agreement %d: gate block-median %.4f ms, independent events loop %.4f ms: "
-               "%+.2f %%\n",
-               rep + 1, gate, ind, 100.0 * (gate / ind - 1.0));
+               "%+.2f %%; CUPTI GPU time %.4f ms%s; flagged blocks %d\n",
+               rep + 1, gate, ind, 100.0 * (gate / ind - 1.0), cupti,
+               data.cupti_used ? "" : " (CUPTI off)", data.flagged);
     }
 
     /* calibrate the delay: the spin kernel's launch adds its own overhead, measured

@@ -5,6 +5,7 @@
  * blocks, and the paired per-block log ratios absorb it (../shared/notes/gpu-facts.md, Timing).
  * Also the heat soak that brings clocks to steady state before the first block. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,20 +34,90 @@ void pg_block_order(uint64_t seed, int block, size_t n_arms, int *order)
     }
 }
 
+void pg_block_data_init(pg_block_data *data)
+{
+    memset(data, 0, sizeof *data);
+    for (size_t i = 0; i < PG_BLOCK_MAX_ARMS * PG_BLOCK_MAX_BLOCKS; i++)
+        data->gpu_ms[i] = data->sm_clock_mhz[i] = NAN;
+    data->cupti_used = true;
+    data->other_processes = -1;
+}
+
+/* Time one arm in one block: events (the statistic), CUPTI (while it works) and NVML. */
+static pg_status time_arm(pg_device *dev, const pg_block_plan *p, int a, int b, double *times,
+                          double *gpu, pg_block_data *data, pg_diag *d)
+{
+    pg_status st;
+    bool cupti = p->cupti && data->cupti_used;
+    if (p->watch && (st = pg_envwatch_begin(dev, d)) != PG_OK)
+        return st;
+    if (cupti) {
+        st = pg_device_time_arm(dev, &p->arms[a], p->warmup, p->reps, true, p->timeout_s, times,
+                                gpu, d);
+        if (st == PG_ERR_INFRA && strncmp(d->message, "CUPTI", 5) == 0) {
+            /* No profiling permission, another profiler attached...: keep events. */
+            snprintf(data->cupti_error, sizeof data->cupti_error, "%s", d->message);
+            data->cupti_used = false;
+            cupti = false;
+        }
+    }
+    if (!cupti)
+        st = pg_device_time(dev, &p->arms[a], 1, p->warmup, p->reps, true, p->timeout_s, times, d);
+    pg_env_watch w;
+    pg_diag wd;
+    if (p->watch && pg_envwatch_end(dev, &w, &wd) == PG_OK && w.available) {
+        size_t k = (size_t)a * PG_BLOCK_MAX_BLOCKS + (size_t)b;
+        data->nvml_used = true;
+        data->sm_clock_mhz[k] = w.samples > 0 ? w.sm_clock_mhz_median : NAN;
+        data->hw_slowdown |= w.hw_slowdown;
+        data->thermal |= w.thermal_slowdown;
+        data->power_cap |= w.power_cap;
+        if (w.other_compute_processes > data->other_processes)
+            data->other_processes = w.other_compute_processes;
+        if (w.energy_j > 0)
+            data->energy_j += w.energy_j;
+        data->watched_s += w.wall_s;
+    }
+    if (st == PG_OK && cupti)
+        data->gpu_ms[(size_t)a * PG_BLOCK_MAX_BLOCKS + (size_t)b] = pg_median(gpu, (size_t)p->reps);
+    data->launches += p->warmup + p->reps;
+    return st;
+}
+
+/* A block is flagged when its arms' median SM clocks differ by more than 2 % (issue 4: the
+ * arms did not run at the same speed) or NVML saw a hardware or thermal slowdown during it. */
+static bool block_flagged(const pg_block_plan *p, int b, const pg_block_data *data,
+                          bool slowdown)
+{
+    double lo = INFINITY, hi = 0;
+    for (size_t a = 0; a < p->n_arms; a++) {
+        double c = data->sm_clock_mhz[a * PG_BLOCK_MAX_BLOCKS + (size_t)b];
+        if (isfinite(c)) {
+            lo = fmin(lo, c);
+            hi = fmax(hi, c);
+        }
+    }
+    return slowdown || (hi > 0 && hi > lo * 1.02);
+}
+
 pg_status pg_blocks_run(pg_device *dev, const pg_block_plan *p, int first, int last,
-                        double *block_ms, double *all_ms, pg_diag *d)
+                        double *block_ms, double *all_ms, pg_block_data *data, pg_diag *d)
 {
     int order[PG_BLOCK_MAX_ARMS];
     double *times = malloc((size_t)p->reps * sizeof *times);
-    if (!times)
+    double *gpu = malloc((size_t)p->reps * sizeof *gpu);
+    if (!times || !gpu) {
+        free(times);
+        free(gpu);
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    }
     pg_status st = PG_OK;
     for (int b = first; b < last && st == PG_OK; b++) {
+        bool hw_before = data->hw_slowdown || data->thermal;
         pg_block_order(p->seed, b, p->n_arms, order);
         for (size_t i = 0; i < p->n_arms && st == PG_OK; i++) {
             int a = order[i];
-            st = pg_device_time(dev, &p->arms[a], 1, p->warmup, p->reps, true, p->timeout_s,
-                                times, d);
+            st = time_arm(dev, p, a, b, times, gpu, data, d);
             if (st != PG_OK)
                 break;
             block_ms[(size_t)a * PG_BLOCK_MAX_BLOCKS + (size_t)b] = pg_median(times, (size_t)p->reps);
@@ -54,8 +125,17 @@ pg_status pg_blocks_run(pg_device *dev, const pg_block_plan *p, int first, int l
                 memcpy(all_ms + ((size_t)a * PG_BLOCK_MAX_BLOCKS + (size_t)b) * (size_t)p->reps,
                        times, (size_t)p->reps * sizeof *times);
         }
+        bool slowdown = !hw_before && (data->hw_slowdown || data->thermal);
+        if (st == PG_OK && p->watch && block_flagged(p, b, data, slowdown)) {
+            data->flagged++;
+            if (data->reruns < p->max_reruns) {
+                data->reruns++;
+                b--; /* measure this block again, same arm order */
+            }
+        }
     }
     free(times);
+    free(gpu);
     return st;
 }
 

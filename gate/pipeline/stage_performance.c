@@ -37,6 +37,53 @@ static json_t *comparison_json(const char *name, const pg_cmp_result *r, double 
                      "p_fast", r->p_fast, "mde_ratio", r->mde_ratio);
 }
 
+/* CUPTI activity GPU time per arm next to the events' time: events carry launch overhead
+ * (a few µs on the H200), CUPTI does not; a large gap points at host-side trouble. */
+static json_t *cupti_json(const pg_block_data *data, int blocks)
+{
+    json_t *j = json_object();
+    json_object_set_new(j, "cupti_used", json_boolean(data->cupti_used));
+    if (!data->cupti_used) {
+        json_object_set_new(j, "cupti_error", pg_jstr(data->cupti_error));
+        return j;
+    }
+    static const char *const keys[N_ARMS] = {"candidate_gpu_ms", "baseline_gpu_ms",
+                                             "canary_gpu_ms"};
+    for (int a = 0; a < N_ARMS; a++)
+        json_object_set_new(j, keys[a],
+                            pg_json_real_or_null(
+                                pg_median(data->gpu_ms + (size_t)a * PG_BLOCK_MAX_BLOCKS,
+                                          (size_t)blocks)));
+    return j;
+}
+
+static json_t *watch_json(const pg_block_data *data, int blocks)
+{
+    json_t *j = json_object();
+    json_object_set_new(j, "nvml", json_boolean(data->nvml_used));
+    if (!data->nvml_used)
+        return j;
+    json_object_set_new(j, "candidate_sm_clock_mhz",
+                        pg_json_real_or_null(pg_median(data->sm_clock_mhz, (size_t)blocks)));
+    json_object_set_new(j, "baseline_sm_clock_mhz",
+                        pg_json_real_or_null(pg_median(
+                            data->sm_clock_mhz + (size_t)ARM_BASE * PG_BLOCK_MAX_BLOCKS,
+                            (size_t)blocks)));
+    json_object_set_new(j, "flagged_blocks", json_integer(data->flagged));
+    json_object_set_new(j, "rerun_blocks", json_integer(data->reruns));
+    json_object_set_new(j, "hw_slowdown", json_boolean(data->hw_slowdown));
+    json_object_set_new(j, "thermal_slowdown", json_boolean(data->thermal));
+    json_object_set_new(j, "power_cap", json_boolean(data->power_cap));
+    json_object_set_new(j, "other_compute_processes", json_integer(data->other_processes));
+    json_object_set_new(j, "energy_j", json_real(data->energy_j));
+    json_object_set_new(j, "watched_s", json_real(data->watched_s));
+    json_object_set_new(j, "energy_per_launch_j",
+                        data->launches > 0 && data->watched_s >= 1.0
+                            ? json_real(data->energy_j / data->launches)
+                            : json_null());
+    return j;
+}
+
 static pg_status enqueue_baseline(void *ctx, pg_diag *d)
 {
     return pg_blaslt_gemm_enqueue(ctx, d);
@@ -127,10 +174,14 @@ bool pg_stage_performance(pg_wctx *c)
     d_canary = calloc(PG_BLOCK_MAX_BLOCKS, sizeof *d_canary);
     if (st == PG_OK && (!block_ms || !all_ms || !d_main || !d_canary))
         st = pg_diag_set(&d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    /* At most 10 % of the last look's blocks are re-run when flagged (issue 4). */
     pg_block_plan bp = {.arms = arms, .n_arms = N_ARMS, .warmup = warmup, .reps = reps,
-                        .seed = cfg.seed, .timeout_s = o->timeout_s * 5};
+                        .seed = cfg.seed, .timeout_s = o->timeout_s * 5, .cupti = true,
+                        .watch = true, .max_reruns = PG_BLOCK_MAX_BLOCKS / 10};
+    static pg_block_data data; /* 8 KiB: kept off the stack; the pipeline is single-threaded */
+    pg_block_data_init(&data);
     for (int look = 0; st == PG_OK && look < cfg.n_looks; look++) {
-        st = pg_blocks_run(run->dev, &bp, blocks, cfg.looks[look], block_ms, all_ms, &d);
+        st = pg_blocks_run(run->dev, &bp, blocks, cfg.looks[look], block_ms, all_ms, &data, &d);
         if (st != PG_OK)
             break;
         blocks = cfg.looks[look];
@@ -211,6 +262,8 @@ bool pg_stage_performance(pg_wctx *c)
                                                 "cuBLASLt against itself; FAIL means the machine "
                                                 "is too noisy to judge", canary_r.verdict));
     json_object_set_new(det, "comparisons", cmps);
+    json_object_set_new(det, "cross_check", cupti_json(&data, blocks));
+    json_object_set_new(det, "environment", watch_json(&data, blocks));
     json_object_set_new(det, "faster_than_baseline_p", json_real(faster.p_value));
     json_object_set_new(det, "rule",
                         json_string("fail when the sign-flip test rejects speedup >= min_speedup"));
@@ -226,7 +279,12 @@ bool pg_stage_performance(pg_wctx *c)
              "(%.1f TFLOP/s), cuBLASLt %.4f ms (%.1f TFLOP/s)",
              speedup, sp_lo, sp_hi, min_speedup, blocks, cand.median, tf_c, base.median, tf_b);
     pg_perf_record(run, stage, &main_r);
-    if (pg_cmp_canary_rejects(&canary_r))
+    if (data.other_processes > 0)
+        pg_stage_finish(stage, "error", dt,
+                        "INFRASTRUCTURE: %d other compute process(es) ran on the GPU while "
+                        "timing; %s",
+                        data.other_processes, numbers);
+    else if (pg_cmp_canary_rejects(&canary_r))
         pg_stage_finish(stage, "error", dt,
                         "INFRASTRUCTURE: the A/A canary (cuBLASLt against itself) differed by "
                         "%.2f%% (p = %.3g): this machine is too noisy to judge; %s",
