@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -43,6 +44,20 @@ const char *pg_cli_default_tasks_dir(void)
         return env;
     if (stat("tasks", &st) == 0 && S_ISDIR(st.st_mode))
         return "tasks";
+    /* An installed binary (cmake --install): <prefix>/bin/ptxgate, <prefix>/share/ptxgate/tasks. */
+    static char installed[4096];
+    char exe[4000];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            snprintf(installed, sizeof installed, "%s/../share/ptxgate/tasks", exe);
+            if (stat(installed, &st) == 0 && S_ISDIR(st.st_mode))
+                return installed;
+        }
+    }
     return PG_SOURCE_DIR "/tasks";
 }
 
