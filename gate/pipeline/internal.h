@@ -44,6 +44,9 @@ typedef struct {
 typedef struct {
     const pg_check_options *o;
     int n_comparisons;            /* performance comparisons the run may make (Holm's m) */
+    bool peaks_measured;
+    double peak_tflops;           /* measured dense bf16 matrix rate, TFLOP/s (peaks.c) */
+    double peak_write_gbps;       /* measured memset write bandwidth, GB/s (10^9 bytes/s) */
     json_t **perf_stages;         /* performance stages with a main comparison, in order */
     pg_cmp_result *perf_results;
     size_t n_perf, cap_perf;
@@ -79,6 +82,9 @@ double pg_now_s(void);
 void pg_perf_record(pg_run *run, json_t *stage, const pg_cmp_result *r);
 void pg_perf_holm_finalize(pg_run *run);
 void pg_perf_release(pg_run *run);
+
+/* --- peaks.c: measure the device's peaks once per run (NaN when a measurement failed). */
+pg_status pg_run_measure_peaks(pg_run *run, pg_diag *d);
 
 /* --- environment.c */
 json_t *pg_environment_json(const pg_run *run);

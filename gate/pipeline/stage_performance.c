@@ -226,6 +226,16 @@ bool pg_stage_performance(pg_wctx *c)
         pg_summarize(tmp, per_arm, o->confidence, a == ARM_CAND ? &cand : &base);
     }
     free(tmp);
+    /* Plausibility floor (issue 4 item 8): slack 20 % covers a peak measured under other clocks
+     * and the memset being a write-only bandwidth. */
+    const double slack = 0.2;
+    double bytes = 0;
+    for (int i = 0; i < t->n_tensors; i++)
+        bytes += (double)c->plan->tensor_elements[i] * (double)pg_dtype_size(t->tensors[i].dtype);
+    pg_diag pd;
+    pg_run_measure_peaks(run, &pd);
+    double sol_ms = fmax(flop / (run->peak_tflops * 1e12), bytes / (run->peak_write_gbps * 1e9)) * 1e3;
+    bool implausible = isfinite(sol_ms) && cand.median < sol_ms * (1.0 - slack);
     double speedup = 1.0 / main_r.ratio_estimate;
     double sp_lo = 1.0 / main_r.ratio_ci_high, sp_hi = 1.0 / main_r.ratio_ci_low;
     pg_signflip_result faster = pg_signflip_less(d_main, (size_t)blocks, 0.0, cfg.seed,
@@ -263,6 +273,13 @@ bool pg_stage_performance(pg_wctx *c)
                                                 "is too noisy to judge", canary_r.verdict));
     json_object_set_new(det, "comparisons", cmps);
     json_object_set_new(det, "cross_check", cupti_json(&data, blocks));
+    json_object_set_new(det, "speed_of_light",
+                        json_pack("{s:o, s:o, s:f, s:o, s:o, s:f}", "peak_tflops",
+                                  pg_json_real_or_null(run->peak_tflops), "peak_write_gbps",
+                                  pg_json_real_or_null(run->peak_write_gbps), "bytes", bytes,
+                                  "floor_ms", pg_json_real_or_null(sol_ms), "percent",
+                                  pg_json_real_or_null(100.0 * sol_ms / cand.median), "slack",
+                                  slack));
     json_object_set_new(det, "environment", watch_json(&data, blocks));
     json_object_set_new(det, "faster_than_baseline_p", json_real(faster.p_value));
     json_object_set_new(det, "rule",
@@ -276,10 +293,18 @@ bool pg_stage_performance(pg_wctx *c)
     char numbers[512];
     snprintf(numbers, sizeof numbers,
              "speedup %.3fx [%.3f, %.3f] vs min_speedup %.3g after %d blocks; candidate %.4f ms "
-             "(%.1f TFLOP/s), cuBLASLt %.4f ms (%.1f TFLOP/s)",
-             speedup, sp_lo, sp_hi, min_speedup, blocks, cand.median, tf_c, base.median, tf_b);
+             "(%.1f TFLOP/s, %.0f %% of speed of light), cuBLASLt %.4f ms (%.1f TFLOP/s)",
+             speedup, sp_lo, sp_hi, min_speedup, blocks, cand.median, tf_c,
+             100.0 * sol_ms / cand.median, base.median, tf_b);
     pg_perf_record(run, stage, &main_r);
-    if (data.other_processes > 0)
+    if (implausible)
+        pg_stage_finish(stage, "fail", dt,
+                        "IMPLAUSIBLE: the candidate's %.4f ms is below the speed-of-light floor "
+                        "%.4f ms (peak %.0f TFLOP/s, %.0f GB/s, less %.0f %% slack): a broken "
+                        "measurement or skipped work; %s",
+                        cand.median, sol_ms, run->peak_tflops, run->peak_write_gbps, 100 * slack,
+                        numbers);
+    else if (data.other_processes > 0)
         pg_stage_finish(stage, "error", dt,
                         "INFRASTRUCTURE: %d other compute process(es) ran on the GPU while "
                         "timing; %s",
