@@ -45,7 +45,8 @@ typedef struct {
     const pg_check_options *o;
     int n_comparisons;            /* performance comparisons the run may make (Holm's m) */
     bool peaks_measured;
-    double peak_tflops;           /* measured dense bf16 matrix rate, TFLOP/s (peaks.c) */
+    double peak_tflops;           /* measured dense bf16 matrix rate, TFLOP/s (peaks.c), raised
+                                     to any faster cuBLASLt launch seen later in the run */
     double peak_write_gbps;       /* measured memset write bandwidth, GB/s (10^9 bytes/s) */
     json_t **perf_stages;         /* performance stages with a main comparison, in order */
     pg_cmp_result *perf_results;

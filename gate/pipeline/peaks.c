@@ -5,7 +5,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "stats/order_stats.h"
 #include "internal.h"
 
 /* 8192³ bf16 keeps the GEMM compute-bound and long enough (~1.4 ms on the H200) to time. */
@@ -23,11 +22,15 @@ static pg_status enqueue_zero(void *ctx, pg_diag *d)
     return pg_buffer_zero(ctx, d);
 }
 
-static double median_ms(pg_device *dev, pg_arm *arm, pg_diag *d, pg_status *st)
+/* The fastest of 20 launches: a peak is what the device can reach, not its typical speed
+ * under the power cap (8192³ ran 1.23–1.42 ms back to back on the H200). */
+static double best_ms(pg_device *dev, pg_arm *arm, pg_diag *d, pg_status *st)
 {
-    double t[20];
+    double t[20], best = INFINITY;
     *st = pg_device_time(dev, arm, 1, 3, 20, true, 60, t, d);
-    return *st == PG_OK ? pg_median(t, 20) : NAN;
+    for (int i = 0; *st == PG_OK && i < 20; i++)
+        best = fmin(best, t[i]);
+    return *st == PG_OK ? best : NAN;
 }
 
 pg_status pg_run_measure_peaks(pg_run *run, pg_diag *d)
@@ -52,18 +55,18 @@ pg_status pg_run_measure_peaks(pg_run *run, pg_diag *d)
     if (st == PG_OK)
         st = pg_buffer_fill_normal(b, PG_DTYPE_BF16, (size_t)n * (size_t)n, 12, d);
     if (st == PG_OK)
-        st = pg_blaslt_gemm_prepare(run->dev, PG_DTYPE_BF16, n, n, n, a, b, c, 4, &gemm, &choice,
+        st = pg_blaslt_gemm_prepare(run->dev, PG_DTYPE_BF16, n, n, n, a, b, c, 16, &gemm, &choice,
                                     d);
     if (st == PG_OK) {
         pg_arm arm = {enqueue_gemm, gemm};
-        double ms = median_ms(run->dev, &arm, d, &st);
+        double ms = best_ms(run->dev, &arm, d, &st);
         run->peak_tflops = 2.0 * (double)n * (double)n * (double)n / (ms * 1e-3) / 1e12;
     }
     if (st == PG_OK)
         st = pg_buffer_alloc(run->dev, PG_PEAK_BYTES, &big, d);
     if (st == PG_OK) {
         pg_arm arm = {enqueue_zero, big};
-        double ms = median_ms(run->dev, &arm, d, &st);
+        double ms = best_ms(run->dev, &arm, d, &st);
         run->peak_write_gbps = (double)PG_PEAK_BYTES / (ms * 1e-3) / 1e9;
     }
     if (gemm)

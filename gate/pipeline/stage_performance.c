@@ -234,6 +234,10 @@ bool pg_stage_performance(pg_wctx *c)
         bytes += (double)c->plan->tensor_elements[i] * (double)pg_dtype_size(t->tensors[i].dtype);
     pg_diag pd;
     pg_run_measure_peaks(run, &pd);
+    /* cuBLASLt itself bounds the reachable rate from below: never call it faster than light. */
+    double base_best_tflops = flop / (base.min * 1e-3) / 1e12;
+    if (isfinite(base_best_tflops) && !(run->peak_tflops >= base_best_tflops))
+        run->peak_tflops = base_best_tflops;
     double sol_ms = fmax(flop / (run->peak_tflops * 1e12), bytes / (run->peak_write_gbps * 1e9)) * 1e3;
     bool implausible = isfinite(sol_ms) && cand.median < sol_ms * (1.0 - slack);
     double speedup = 1.0 / main_r.ratio_estimate;
