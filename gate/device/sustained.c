@@ -16,44 +16,6 @@
 #define PG_SUSTAINED_MARGIN 1.1
 #define PG_SUSTAINED_MAX_GRAPH_MS 10000.0
 
-pg_status pg_tm_ensure_events(pg_device *dev, size_t n, pg_diag *d)
-{
-    if (dev->n_events >= n)
-        return PG_OK;
-    CUevent *grown = realloc(dev->events, n * sizeof(*grown));
-    if (!grown)
-        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of host memory");
-    dev->events = grown;
-    while (dev->n_events < n) {
-        pg_status st = pg_dev_check(dev,
-                                    dev->cu->EventCreate(&dev->events[dev->n_events],
-                                                         CU_EVENT_DEFAULT),
-                                    PG_ERR_INFRA, "cuEventCreate", d);
-        if (st != PG_OK)
-            return st;
-        dev->n_events++;
-    }
-    return PG_OK;
-}
-
-pg_status pg_tm_flush_l2(pg_device *dev, pg_diag *d)
-{
-    size_t bytes = pg_device_flush_bytes(dev);
-    if (!dev->flush) {
-        CUdeviceptr p = 0;
-        pg_status st = pg_dev_check(dev, dev->cu->MemAlloc(&p, bytes), PG_ERR_INFRA,
-                                    "cuMemAlloc(L2 flush buffer)", d);
-        if (st != PG_OK)
-            return st;
-        dev->flush = p;
-    }
-    dev->flush_value++; /* a new value each time, so no layer can skip the memset */
-    return pg_dev_check(dev,
-                        dev->cu->MemsetD32Async(dev->flush, dev->flush_value, bytes / 4,
-                                                dev->stream),
-                        PG_ERR_INFRA, "cuMemsetD32Async(L2 flush)", d);
-}
-
 static pg_status record(pg_device *dev, int i, pg_diag *d)
 {
     return pg_dev_check(dev, dev->cu->EventRecord(dev->events[i], dev->stream), PG_ERR_INFRA,

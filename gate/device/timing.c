@@ -20,8 +20,9 @@ size_t pg_device_flush_bytes(const pg_device *dev)
 }
 
 /* Events are created once per device and reused (creating them in the loop costs host time
- * between launches). */
-static pg_status ensure_events(pg_device *dev, size_t n, pg_diag *d)
+ * between launches); the L2 flush writes a new value every time, so no layer can treat the
+ * memset as redundant. Shared with sustained.c. */
+pg_status pg_tm_ensure_events(pg_device *dev, size_t n, pg_diag *d)
 {
     if (dev->n_events >= n)
         return PG_OK;
@@ -41,6 +42,24 @@ static pg_status ensure_events(pg_device *dev, size_t n, pg_diag *d)
     return PG_OK;
 }
 
+pg_status pg_tm_flush_l2(pg_device *dev, pg_diag *d)
+{
+    size_t bytes = pg_device_flush_bytes(dev);
+    if (!dev->flush) {
+        CUdeviceptr p = 0;
+        pg_status st = pg_dev_check(dev, dev->cu->MemAlloc(&p, bytes), PG_ERR_INFRA,
+                                    "cuMemAlloc(L2 flush buffer)", d);
+        if (st != PG_OK)
+            return st;
+        dev->flush = p;
+    }
+    dev->flush_value++; /* a new value each time, so no layer can skip the memset */
+    return pg_dev_check(dev,
+                        dev->cu->MemsetD32Async(dev->flush, dev->flush_value, bytes / 4,
+                                                dev->stream),
+                        PG_ERR_INFRA, "cuMemsetD32Async(L2 flush)", d);
+}
+
 static pg_status ensure_flush(pg_device *dev, pg_diag *d)
 {
     if (dev->flush)
@@ -51,16 +70,6 @@ static pg_status ensure_flush(pg_device *dev, pg_diag *d)
     if (st == PG_OK)
         dev->flush = p;
     return st;
-}
-
-/* A new value every time, so no layer can treat the memset as redundant. */
-static pg_status flush_l2(pg_device *dev, pg_diag *d)
-{
-    dev->flush_value++;
-    return pg_dev_check(dev,
-                        dev->cu->MemsetD32Async(dev->flush, dev->flush_value,
-                                                pg_device_flush_bytes(dev) / 4, dev->stream),
-                        PG_ERR_INFRA, "cuMemsetD32Async(L2 flush)", d);
 }
 
 static pg_status record(pg_device *dev, CUevent ev, pg_diag *d)
@@ -78,7 +87,7 @@ static pg_status run_round(pg_device *dev, const pg_arm *arms, size_t n_arms, in
     for (size_t j = 0; j < n_arms && st == PG_OK; j++) {
         size_t a = round % 2 == 0 ? j : n_arms - 1 - j;
         if (flush)
-            st = flush_l2(dev, d);
+            st = pg_tm_flush_l2(dev, d);
         if (st == PG_OK && timed)
             st = record(dev, dev->events[2 * a], d);
         if (st == PG_OK)
@@ -104,7 +113,7 @@ pg_status pg_device_time(pg_device *dev, const pg_arm *arms, size_t n_arms, int 
                            "range",
                            n_arms, PG_TIME_MAX_ARMS, warmup, reps, timeout_s);
     double deadline = pg_dev_now() + timeout_s;
-    st = ensure_events(dev, 2 * n_arms, d);
+    st = pg_tm_ensure_events(dev, 2 * n_arms, d);
     if (st == PG_OK && flush_l2_on)
         st = ensure_flush(dev, d);
     for (int round = 0; st == PG_OK && round < warmup + reps; round++) {
