@@ -146,7 +146,7 @@ bool pg_stage_performance(pg_wctx *c)
      * heuristic search could pick another algorithm and the A/A pair would not be A/A. */
     pg_arm arms[N_ARMS] = {{pg_wctx_enqueue, c}, {enqueue_baseline, gemm},
                            {enqueue_baseline, gemm}};
-    double probe[N_ARMS];
+    double probe[N_ARMS] = {NAN, NAN, NAN};
     if (st == PG_OK)
         st = pg_device_time(run->dev, arms, N_ARMS, 1, 1, true, o->timeout_s * 5, probe, &d);
     if (st == PG_OK) {
