@@ -29,12 +29,28 @@ static json_t *summary_json(const pg_sample_summary *s, double flop)
 static json_t *comparison_json(const char *name, const pg_cmp_result *r, double lambda,
                                const char *meaning, pg_cmp_verdict shown)
 {
-    return json_pack("{s:s, s:s, s:s, s:i, s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "name",
-                     name, "meaning", meaning, "verdict", pg_cmp_verdict_name(shown),
-                     "blocks", (int)r->blocks, "look", r->look, "lambda", lambda,
-                     "ratio_estimate", r->ratio_estimate, "ratio_ci_low", r->ratio_ci_low,
-                     "ratio_ci_high", r->ratio_ci_high, "p_fail", r->p_fail, "p_pass", r->p_pass,
-                     "p_fast", r->p_fast, "mde_ratio", r->mde_ratio);
+    /* Non-finite numbers (an infinite MDE for huge runs, NaN p-values from a broken block)
+     * become null: a dropped entry would shift the comparisons array. */
+    json_t *j = json_pack("{s:s, s:s, s:s, s:i, s:i}", "name", name, "meaning", meaning, "verdict",
+                          pg_cmp_verdict_name(shown), "blocks", (int)r->blocks, "look", r->look);
+    const struct {
+        const char *key;
+        double v;
+    } nums[] = {{"lambda", lambda},
+                {"alpha_look", r->alpha_look},
+                {"ratio_estimate", r->ratio_estimate},
+                {"ratio_ci_low", r->ratio_ci_low},
+                {"ratio_ci_high", r->ratio_ci_high},
+                {"p_fail", r->p_fail},
+                {"p_pass", r->p_pass},
+                {"p_fast", r->p_fast},
+                {"mde_ratio", r->mde_ratio},
+                {"sd_log_ratio", r->sd_log_ratio},
+                {"acf1_log_ratio", r->acf1_log_ratio},
+                {"skew_log_ratio", r->skew_log_ratio}};
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
+        json_object_set_new(j, nums[i].key, pg_json_real_or_null(nums[i].v));
+    return j;
 }
 
 /* CUPTI activity GPU time per arm next to the events' time: events carry launch overhead
@@ -161,10 +177,12 @@ bool pg_stage_performance(pg_wctx *c)
     if (!isfinite(delta))
         delta = 0.05;
     pg_cmp_config_default(&cfg, delta);
+    cfg.confidence = o->confidence;
     cfg.seed = o->seed ^ (0x9E3779B97F4A7C15ull * (uint64_t)(c->s->workloads[c->index] + 1));
     cfg.alpha = PG_RUN_ALPHA / (2.0 * (run->n_comparisons > 0 ? run->n_comparisons : 1));
     pg_cmp_config mc;
     pg_cmp_config_min_speedup(&mc, min_speedup, delta);
+    mc.confidence = o->confidence;
     mc.seed = cfg.seed;
     mc.alpha = pg_cmp_comparison_alpha(PG_RUN_ALPHA, (size_t)(run->n_comparisons > 0 ? run->n_comparisons : 1));
     double lambda_main = mc.lambda, lambda_canary = cfg.lambda;
@@ -260,9 +278,10 @@ bool pg_stage_performance(pg_wctx *c)
     json_object_set_new(bj, "chosen_rank", json_integer(choice.chosen_index));
     json_object_set_new(bj, "workspace_bytes", json_integer((json_int_t)choice.workspace_bytes));
     json_object_set_new(det, "baseline", bj);
-    json_object_set_new(det, "speedup", json_pack("{s:f, s:f, s:f, s:f}", "estimate", speedup,
-                                                  "ci_low", sp_lo, "ci_high", sp_hi, "confidence",
-                                                  cfg.confidence));
+    json_object_set_new(det, "speedup",
+                        json_pack("{s:o, s:o, s:o, s:f}", "estimate", pg_json_real_or_null(speedup),
+                                  "ci_low", pg_json_real_or_null(sp_lo), "ci_high",
+                                  pg_json_real_or_null(sp_hi), "confidence", cfg.confidence));
     json_object_set_new(det, "min_speedup", json_real(min_speedup));
     json_t *cmps = json_array();
     json_array_append_new(cmps, comparison_json("candidate_vs_cublaslt", &main_r, lambda_main,
@@ -285,7 +304,7 @@ bool pg_stage_performance(pg_wctx *c)
                                   pg_json_real_or_null(100.0 * sol_ms / cand.median), "slack",
                                   slack));
     json_object_set_new(det, "environment", watch_json(&data, blocks));
-    json_object_set_new(det, "faster_than_baseline_p", json_real(faster.p_value));
+    json_object_set_new(det, "faster_than_baseline_p", pg_json_real_or_null(faster.p_value));
     json_object_set_new(det, "rule",
                         json_string("fail when the sign-flip test rejects speedup >= min_speedup"));
     json_object_set_new(c->json, "latency_ms", json_real(cand.median));
