@@ -3,7 +3,7 @@
 # main job on the bundled examples with default settings, then a summary table.
 # usage: scripts/gpu-suite.sh [OUT_DIR]   (default: build/gpu-suite)
 # Expects a build in build/ (scripts/build.sh). Extra shared libraries the GPU machine lacks
-# (e.g. libcmocka for the test binaries) can be put in build/carry-lib.
+# (e.g. libcmocka for the test binaries) can be put in build/extra-lib.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-build/gpu-suite}"
@@ -11,7 +11,7 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 cuda="${CUDA_HOME:-/usr/local/cuda}"
 export PATH="$cuda/bin:$PATH"
-export LD_LIBRARY_PATH="$PWD/build/carry-lib:$cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
+export LD_LIBRARY_PATH="$PWD/build/extra-lib:$cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw \
   --format=csv 2>&1 | tee "$out/nvidia-smi.txt"
@@ -25,7 +25,7 @@ echo "== failure fixtures: an off-by-one kernel and a PTX syntax error"
 build/ptxgate check --quiet --output "$out/fixtures" \
   tests/fixtures/gemm_bf16_nt/off_by_one.json tests/fixtures/gemm_bf16_nt/syntax_error.json
 echo "fixtures exit $? (1 expected)"
-rm -f "$out/fixtures/junit.xml" "$out/fixtures/summary.md" # keep what comes back small
+rm -f "$out/fixtures/junit.xml" "$out/fixtures/summary.md" # results.json is enough here
 
 echo "== main job (per-stage output: main-job.stdout)"
 build/ptxgate check --output "$out/reports" tasks/*/examples >"$out/main-job.stdout" 2>build/main-job.stderr

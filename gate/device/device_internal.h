@@ -182,7 +182,7 @@ typedef struct {
 void pg_act_keep_spans(bool on);
 pg_status pg_act_take_spans(pg_act_span **spans, size_t *n, pg_diag *d);
 
-/* Release hooks for pg_device_close (device.c does not call them yet): end an open environment
+/* Release hooks that pg_device_close calls: end an open environment
  * watch (joining its thread) and close an open activity window. */
 void pg_envwatch_release(pg_device *dev);
 void pg_activity_release(pg_device *dev);

@@ -10,7 +10,7 @@
 #define PG_TIME_MAX_ARMS 64
 /* Flush with a buffer of at least this many bytes, or twice L2 when that is larger: a buffer
  * >= 2x L2 made a small copy kernel's time repeatable across processes on the H200 (7.9 % ->
- * 0.29 % spread, shared/notes/gpu-facts.md). */
+ * 0.29 % spread, measurements on the H200 test machine). */
 #define PG_FLUSH_MIN_BYTES ((size_t)256 << 20)
 
 size_t pg_device_flush_bytes(const pg_device *dev)

@@ -2,7 +2,7 @@
  * order drawn per block from a logged seed; each arm does w untimed launches then r timed ones
  * (L2 flushed before each timed launch), and its block statistic is the median of the r times.
  * Blocks, not launches, are the unit of inference: a level shift inside one process moves whole
- * blocks, and the paired per-block log ratios absorb it (../shared/notes/gpu-facts.md, Timing).
+ * blocks, and the paired per-block log ratios absorb it (measurements on the H200 test machine, Timing).
  * Also the heat soak that brings clocks to steady state before the first block. */
 #include <math.h>
 #include <stdio.h>
@@ -144,7 +144,7 @@ pg_status pg_heat_soak(pg_device *dev, const pg_arm *arms, size_t n_arms, double
 {
     /* Run all arms back to back for >= 2 s and until three consecutive 100 ms windows agree
      * within 0.5 % (cap 10 s): the first ~50 launches on the H200 ran up to 17 % faster than
-     * steady state under the 700 W cap (../shared/notes/gpu-facts.md). */
+     * steady state under the 700 W cap (measured on the H200 test machine). */
     const double min_s = 2.0, window_s = 0.1, agree = 0.005, cap_s = 10.0;
     double t0 = pg_now_s(), recent[3] = {0, 0, 0};
     int windows = 0;

@@ -2,7 +2,7 @@
  * the task's architecture, with diagnostics at PTX line numbers and per-entry resource usage.
  * Without ptxas the stage is skipped and the load stage hands the PTX to the driver JIT; it says
  * so. nvJitLink is never used for the cubin that runs (it drops setmaxnreg, see
- * ../shared/notes/gpu-facts.md). */
+ * measurements on the H200 test machine). */
 #include <stdlib.h>
 #include <string.h>
 

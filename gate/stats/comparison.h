@@ -33,7 +33,7 @@ const char *pg_cmp_verdict_name(pg_cmp_verdict v);
 
 /* Default tolerance δ (a fraction) for a baseline median time in ms: 0.01 for >= 0.1 ms,
  * 0.02 for [0.02, 0.1) ms, 0.05 below 0.02 ms. The first two are issue 4's; the last is ours:
- * under 20 µs the events carry several µs of launch overhead (../shared/notes/gpu-facts.md: a
+ * under 20 µs the events carry several µs of launch overhead (measurements on the H200 test machine: a
  * 4 MiB kernel read ~8 µs by events and ~0.6 µs by CUPTI) and per-block noise grows from
  * ~0.13 % (>= 100 µs) and ~0.8 % (~40 µs) to several %, so a tighter default would leave most
  * short-kernel comparisons INCONCLUSIVE. Tasks set their own. NaN or <= 0 gives NaN. */

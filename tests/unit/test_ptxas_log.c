@@ -172,7 +172,7 @@ static void test_nvcc_front_end(void **state)
 }
 
 /* The driver JIT's error log uses the same lines with "application ptx input" as the file
- * (shared/notes/gpu-facts.md, "PTX -> cubin"). Written by hand: the JIT needs a GPU. */
+ * (measurements on the H200 test machine, "PTX -> cubin"). Written by hand: the JIT needs a GPU. */
 static void test_driver_jit_form(void **state)
 {
     (void)state;
