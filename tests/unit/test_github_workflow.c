@@ -188,7 +188,7 @@ static void test_annotations_for_failures_without_lines(void **st)
     load_results("correctness_fail", &j, &r);
     pg_gh_annotations a;
     pg_diag d;
-    assert_int_equal(pg_gh_annotations_build(&r, "/home/runner/work/k", &a, &d), PG_OK);
+    assert_int_equal(pg_gh_annotations_build(&r, "/home/runner/ws/k", &a, &d), PG_OK);
     assert_true(a.n >= 1);
     for (size_t i = 0; i < a.n; i++) {
         assert_int_equal(a.items[i].level, PG_GH_FAILURE);

@@ -18,13 +18,13 @@ fake_files "$OUT/site"
 install() { # install NAME [VAR=value...]: run install.sh with a fresh output file
   mkdir -p "$OUT/$1"
   : >"$OUT/$1/output"
-  env GITHUB_OUTPUT="$OUT/$1/output" GITHUB_ACTION_PATH="$ROOT" PG_WORK_DIR="$OUT/$1/work" \
+  env GITHUB_OUTPUT="$OUT/$1/output" GITHUB_ACTION_PATH="$ROOT" PG_WORK_DIR="$OUT/$1/scratch" \
     PG_SERVER_URL="$FILES_URL" PG_ACTION_REPOSITORY=acme/ptxgate PG_VERSION="v$v" "${@:2}" \
     bash "$ROOT/action/install.sh" >"$OUT/$1/log" 2>&1
 }
 install good
-check "a matching package installs" grep -q "^binary=$OUT/good/work/download-$v/$name/bin/ptxgate$" "$OUT/good/output"
-check "its tasks folder is an output" grep -q "^tasks=$OUT/good/work/download-$v/$name/share/ptxgate/tasks$" "$OUT/good/output"
+check "a matching package installs" grep -q "^binary=$OUT/good/scratch/download-$v/$name/bin/ptxgate$" "$OUT/good/output"
+check "its tasks folder is an output" grep -q "^tasks=$OUT/good/scratch/download-$v/$name/share/ptxgate/tasks$" "$OUT/good/output"
 check "the installed binary runs" grep -q "^ptxgate " "$OUT/good/log"
 check "the log names the verified checksum" grep -q "matches SHA256SUMS" "$OUT/good/log"
 
