@@ -379,6 +379,28 @@ static void write_table_header(pg_rtext *t, const pg_results *r)
                   conf * 100.0);
 }
 
+/* One line per passed performance stage: its message says the verdict (PASS, FAST, or an
+ * INCONCLUSIVE warning) with the estimate and interval; failures are listed above already. */
+static void write_verdict_lines(pg_rtext *t, const pg_res_submission *s)
+{
+    bool any = false;
+    for (size_t w = 0; w < s->n_workloads && w < ROWS_SHOWN; w++)
+        for (size_t k = 0; k < s->workloads[w].n_stages; k++) {
+            const pg_res_stage *st = &s->workloads[w].stages[k];
+            if (st->status != PG_RES_PASS || strcmp(st->stage, "performance") != 0 ||
+                !st->message[0])
+                continue;
+            if (!any)
+                pg_rtext_add(t, "\nPerformance verdicts:\n\n");
+            any = true;
+            pg_rtext_add(t, "- ");
+            md_stage_name(t, st->stage, s->workloads[w].name);
+            pg_rtext_add(t, ": ");
+            md_text(t, st->message, MESSAGE_MAX_BYTES);
+            pg_rtext_add(t, "\n");
+        }
+}
+
 /* Workload stages that failed or errored, with their messages. */
 static void write_problems(pg_rtext *t, const pg_res_submission *s)
 {
@@ -397,6 +419,7 @@ static void write_problems(pg_rtext *t, const pg_res_submission *s)
             md_text_or_dash(t, st->message, MESSAGE_MAX_BYTES);
             pg_rtext_add(t, "\n");
         }
+    write_verdict_lines(t, s);
 }
 
 static pg_status write_submission(pg_rtext *t, const pg_results *r, const pg_res_submission *s,
