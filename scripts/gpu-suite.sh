@@ -2,10 +2,12 @@
 # Everything GPU-bound, for a GPU machine: the whole test suite (GPU tests included), then the
 # main job on the bundled examples with default settings, then a summary table.
 # usage: scripts/gpu-suite.sh [OUT_DIR]   (default: build/gpu-suite)
-# Expects a build in build/ (scripts/build.sh). Extra shared libraries the GPU machine lacks
-# (e.g. libcmocka for the test binaries) can be put in build/extra-lib.
+# Builds first (scripts/build.sh) unless build/ptxgate exists already: a GPU machine without the
+# -dev packages can run a build made elsewhere. Extra shared libraries such a machine lacks (e.g.
+# libcmocka for the test binaries) can be put in build/extra-lib.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+[[ -x build/ptxgate ]] || scripts/build.sh
 out="${1:-build/gpu-suite}"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
