@@ -3,7 +3,7 @@
 # step itself succeeds so that publishing runs (conclude.sh fails the job per fail-on).
 # ptxgate's log carries untrusted text (kernel names, compiler output), so workflow commands
 # are switched off around it. Outputs: exit-code, results, junit-path.
-# Inputs (env): PG_BINARY, PG_DEFAULT_TASKS, PG_SUBMISSIONS, PG_TASKS, PG_WORKLOADS,
+# Inputs (env): PG_BINARY, PG_DEFAULT_TASKS, PG_SUBMISSIONS, PG_TASKS, PG_WORKLOADS, PG_ARCH,
 # PG_MIN_SPEEDUP, PG_CONFIDENCE, PG_REPETITIONS, PG_SETS, PG_TIMEOUT, PG_DEVICE, PG_IF_NO_GPU,
 # PG_OUTPUT_DIR, PG_JUNIT_PATH; GITHUB_OUTPUT.
 set -uo pipefail
@@ -18,6 +18,7 @@ tasks="${PG_TASKS:-${PG_DEFAULT_TASKS:-}}"
 [[ -n "$tasks" ]] && args+=(--tasks "$tasks")
 add() { [[ -n "$2" ]] && args+=("$1" "$2"); return 0; }
 add --workloads "${PG_WORKLOADS:-}"
+add --arch "${PG_ARCH:-}"
 add --min-speedup "${PG_MIN_SPEEDUP:-}"
 add --confidence "${PG_CONFIDENCE:-}"
 add --repetitions "${PG_REPETITIONS:-}"

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "options.h"
+#include "model/task.h"
 #include "pipeline/check.h"
 
 static pg_option k_options[] = {
@@ -17,6 +18,7 @@ static pg_option k_options[] = {
     {"if-no-gpu", "skip|fail", "Without a usable GPU, mark GPU stages skipped (exit 0 if the offline stages pass) or fail as infrastructure (exit 3). Default: fail.", NULL},
     {"no-gpu", NULL, "Do not use the GPU: run the offline stages only. GPU stages are recorded as skipped (exit 0 when the offline stages pass), or as errors with --if-no-gpu fail.", NULL},
     {"min-speedup", "X", "Override every task's gate.min_speedup (speedup = baseline time / candidate time).", NULL},
+    {"arch", "ARCH", "Target architecture for every submission (sm_NN or sm_NNa, e.g. sm_90a), overriding manifests and tasks. Default: the manifest's arch, else the task's default_arch.", NULL},
     {"workloads", "LIST", "Comma-separated workload names or aliases to run. Default: all of the task's.", NULL},
     {"sets", "N", "Fresh random input sets per workload for correctness. Default: 3.", NULL},
     {"seed", "N", "Base seed of the input sets (each set's seed is recorded). Default: 20261129.", NULL},
@@ -198,6 +200,12 @@ int pg_cmd_check(int argc, char **argv)
         goto done;
     o.seed = (uint64_t)v;
     o.workloads = pg_option_value(&k_spec, "workloads");
+    o.arch = pg_option_value(&k_spec, "arch");
+    if (o.arch && !pg_arch_name_valid(o.arch)) {
+        fprintf(stderr, "ptxgate check: --arch: expected sm_ followed by 2-3 digits and an optional "
+                        "'a' (e.g. sm_90a), got '%s'\n", o.arch);
+        goto done;
+    }
     if (!pg_option_value(&k_spec, "quiet"))
         o.progress = progress;
     const char *out_dir = pg_option_value(&k_spec, "output") ? pg_option_value(&k_spec, "output")

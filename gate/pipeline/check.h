@@ -31,6 +31,8 @@ typedef struct {
     double confidence;             /* of the speedup interval (default 0.95) */
     double timeout_s;              /* per GPU wait and per tool run (default 60) */
     const char *workloads;         /* comma-separated workload names/aliases, NULL = all */
+    const char *arch;              /* target architecture for every submission (e.g. "sm_90a"),
+                                      NULL = each manifest's arch, else its task's default */
     pg_progress_fn progress;       /* may be NULL */
     void *progress_ctx;
 } pg_check_options;

@@ -99,7 +99,9 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
     if (st != PG_OK)
         return st;
     snprintf(s->arch, sizeof s->arch, "%s",
-             s->manifest->arch[0] ? s->manifest->arch : s->task->default_arch);
+             run->o->arch           ? run->o->arch
+             : s->manifest->arch[0] ? s->manifest->arch
+                                    : s->task->default_arch);
     snprintf(s->cubin_path, sizeof s->cubin_path, "%s/submission%d.cubin", run->tmpdir, index);
 
     s->from_cu = ends_with(s->manifest->source, ".cu");
