@@ -280,23 +280,15 @@ static void item(pg_rtext *t, bool *first, const char *sep)
 static pg_status assemble_numbers(const pg_res_stage *s, pg_rtext *t, const char *sep,
                                   size_t max_diags, bool *first, pg_diag *d)
 {
-    const json_t *diags = NULL;
-    pg_status st = pg_res_detail_array(s, "diagnostics", &diags, d);
+    /* Errors and warnings; ptxas "info" lines stay in system-out. */
+    pg_res_ptx_diag shown[DIAGS_IN_BODY];
+    size_t n, more;
+    pg_status st = pg_res_ptx_diags_shown(
+        s, shown, max_diags < DIAGS_IN_BODY ? max_diags : DIAGS_IN_BODY, &n, &more, d);
     if (st != PG_OK)
         return st;
-    /* Errors and warnings; ptxas "info" lines stay in system-out. */
-    size_t shown = 0, more = 0;
-    for (size_t i = 0; i < json_array_size(diags); i++) {
-        pg_res_ptx_diag g;
-        if ((st = pg_res_ptx_diag_get(s, diags, i, &g, d)) != PG_OK)
-            return st;
-        if (strcmp(g.severity, "info") == 0)
-            continue;
-        if (shown == max_diags) {
-            more++;
-            continue;
-        }
-        shown++;
+    for (size_t k = 0; k < n; k++) {
+        const pg_res_ptx_diag g = shown[k];
         item(t, first, sep);
         if (g.line.has)
             pg_rtext_addf(t, "PTX line %lld: ", (long long)g.line.v);

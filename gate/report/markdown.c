@@ -222,22 +222,13 @@ static pg_status write_assemble_numbers(pg_rtext *t, const pg_res_stage *s, pg_d
  * results json). */
 static pg_status write_diagnostics(pg_rtext *t, const pg_res_stage *s, pg_diag *d)
 {
-    const json_t *diags = NULL;
-    pg_status st = pg_res_detail_array(s, "diagnostics", &diags, d);
+    pg_res_ptx_diag shown[DIAGS_SHOWN];
+    size_t n, more;
+    pg_status st = pg_res_ptx_diags_shown(s, shown, DIAGS_SHOWN, &n, &more, d);
     if (st != PG_OK)
         return st;
-    size_t shown = 0, more = 0;
-    for (size_t i = 0; i < json_array_size(diags); i++) {
-        pg_res_ptx_diag g;
-        if ((st = pg_res_ptx_diag_get(s, diags, i, &g, d)) != PG_OK)
-            return st;
-        if (strcmp(g.severity, "info") == 0)
-            continue;
-        if (shown == DIAGS_SHOWN) {
-            more++;
-            continue;
-        }
-        shown++;
+    for (size_t k = 0; k < n; k++) {
+        const pg_res_ptx_diag g = shown[k];
         pg_rtext_add(t, "  - ");
         if (g.line.has)
             pg_rtext_addf(t, "PTX line %lld: ", (long long)g.line.v);

@@ -851,3 +851,23 @@ char *pg_res_cublaslt_version(int64_t v, char *buf, size_t n)
         snprintf(buf, n, "%lld", (long long)v);
     return buf;
 }
+
+pg_status pg_res_ptx_diags_shown(const pg_res_stage *s, pg_res_ptx_diag *out, size_t max,
+                                 size_t *n, size_t *more, pg_diag *d)
+{
+    const json_t *diags = NULL;
+    *n = *more = 0;
+    pg_status st = pg_res_detail_array(s, "diagnostics", &diags, d);
+    for (size_t i = 0; st == PG_OK && i < json_array_size(diags); i++) {
+        pg_res_ptx_diag g;
+        if ((st = pg_res_ptx_diag_get(s, diags, i, &g, d)) != PG_OK)
+            break;
+        if (strcmp(g.severity, "info") == 0)
+            continue;
+        if (*n < max)
+            out[(*n)++] = g;
+        else
+            (*more)++;
+    }
+    return st;
+}

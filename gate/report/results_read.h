@@ -150,6 +150,13 @@ typedef struct {
 pg_status pg_res_ptx_diag_get(const pg_res_stage *s, const json_t *diagnostics, size_t i,
                               pg_res_ptx_diag *out, pg_diag *d);
 
+/* The diagnostics both reports show: errors and warnings in order (ptxas "info" lines are
+ * resource chatter, left to the results json), at most max of them into out[] (caller-owned,
+ * max entries; strings borrowed from the results), their count in *n and the number left out
+ * in *more. Errors as for pg_res_detail_*. */
+pg_status pg_res_ptx_diags_shown(const pg_res_stage *s, pg_res_ptx_diag *out, size_t max,
+                                 size_t *n, size_t *more, pg_diag *d);
+
 /* ---- text toolkit shared by the writers ---- */
 
 /* A growable text buffer with a hard maximum. Appending past max stops at max (on a UTF-8
