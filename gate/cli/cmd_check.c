@@ -25,6 +25,9 @@ static pg_option k_options[] = {
     {"warmup", "N", "Untimed launches per arm and timing block. Default: 2 (1 for kernels over 20 ms).", NULL},
     {"repetitions", "N", "Most timed launches per arm and timing block, 1-10; the block statistic is their median. Default: 10 (fewer for kernels over 0.2 ms).", NULL},
     {"confidence", "X", "Confidence level of the speedup interval, in (0.5, 1). Default: 0.95.", NULL},
+    {"mode", "cold|sustained", "Timing mode for every task: cold (L2 flushed before each timed launch) or sustained (CUDA graphs of back-to-back launches over rotated input copies). Default: each task's gate.timing_mode, else cold.", NULL},
+    {"accepted-kernel", "MANIFEST|none", "Manifest of the accepted kernel the candidate must not be slower than (re-measured in the same run), or none. Default: each task's gate.accepted_kernel.", NULL},
+    {"no-energy", NULL, "Skip the energy-per-launch windows (about 1 s per arm and workload).", NULL},
     {"timeout", "S", "Seconds allowed for one tool run or one GPU wait. Default: 60.", NULL},
     {"quiet", NULL, "No progress lines on stderr.", NULL},
     {0},
@@ -200,6 +203,14 @@ int pg_cmd_check(int argc, char **argv)
         goto done;
     o.seed = (uint64_t)v;
     o.workloads = pg_option_value(&k_spec, "workloads");
+    o.timing_mode = pg_option_value(&k_spec, "mode");
+    if (o.timing_mode && !pg_timing_mode_valid(o.timing_mode)) {
+        fprintf(stderr, "ptxgate check: --mode: expected 'cold' or 'sustained', got '%s'\n",
+                o.timing_mode);
+        goto done;
+    }
+    o.accepted_kernel = pg_option_value(&k_spec, "accepted-kernel");
+    o.energy = pg_option_value(&k_spec, "no-energy") == NULL;
     o.arch = pg_option_value(&k_spec, "arch");
     if (o.arch && !pg_arch_name_valid(o.arch)) {
         fprintf(stderr, "ptxgate check: --arch: expected sm_ followed by 2-3 digits and an optional "

@@ -21,6 +21,7 @@ struct pg_blaslt_gemm {
     cublasLtMatrixLayout_t a_layout, b_layout, c_layout;
     cublasLtMatmulAlgo_t algo;
     CUdeviceptr a, b, c; /* see the layout comment in pg_blaslt_gemm_prepare */
+    size_t a_bytes, b_bytes, c_bytes;
     CUdeviceptr workspace;
     float alpha, beta; /* read by cublasLtMatmul at call time (host pointer mode) */
 };
@@ -53,23 +54,40 @@ void pg_blaslt_release(pg_device *dev)
     dev->blaslt = NULL;
 }
 
-static pg_status matmul(pg_blaslt_gemm *g, const cublasLtMatmulAlgo_t *algo, pg_diag *d)
+static pg_status matmul_on(pg_blaslt_gemm *g, const cublasLtMatmulAlgo_t *algo, CUdeviceptr a,
+                           CUdeviceptr b, CUdeviceptr c, pg_diag *d)
 {
     pg_status st = pg_dev_enter(g->dev, d);
     if (st != PG_OK)
         return st;
     /* Matrix "A" of cuBLASLt is our B buffer and its "B" our A buffer (see prepare). */
     cublasStatus_t s = cublasLtMatmul(
-        g->dev->blaslt, g->op, &g->alpha, (const void *)(uintptr_t)g->b, g->a_layout,
-        (const void *)(uintptr_t)g->a, g->b_layout, &g->beta, (const void *)(uintptr_t)g->c,
-        g->c_layout, (void *)(uintptr_t)g->c, g->c_layout, algo, (void *)(uintptr_t)g->workspace,
+        g->dev->blaslt, g->op, &g->alpha, (const void *)(uintptr_t)b, g->a_layout,
+        (const void *)(uintptr_t)a, g->b_layout, &g->beta, (const void *)(uintptr_t)c,
+        g->c_layout, (void *)(uintptr_t)c, g->c_layout, algo, (void *)(uintptr_t)g->workspace,
         PG_BLASLT_WORKSPACE, (cudaStream_t)g->dev->stream);
     return lt_check(s, "cublasLtMatmul", d);
+}
+
+static pg_status matmul(pg_blaslt_gemm *g, const cublasLtMatmulAlgo_t *algo, pg_diag *d)
+{
+    return matmul_on(g, algo, g->a, g->b, g->c, d);
 }
 
 pg_status pg_blaslt_gemm_enqueue(pg_blaslt_gemm *g, pg_diag *d)
 {
     return matmul(g, &g->algo, d);
+}
+
+pg_status pg_blaslt_gemm_enqueue_on(pg_blaslt_gemm *g, const pg_buffer *A, const pg_buffer *B,
+                                    pg_buffer *C, pg_diag *d)
+{
+    if (!A || !B || !C || pg_buffer_bytes(A) < g->a_bytes || pg_buffer_bytes(B) < g->b_bytes ||
+        pg_buffer_bytes(C) < g->c_bytes)
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                           "cuBLASLt GEMM: the buffers given are smaller than the prepared ones");
+    return matmul_on(g, &g->algo, pg_buffer_address(A), pg_buffer_address(B),
+                     pg_buffer_address(C), d);
 }
 
 void pg_blaslt_gemm_free(pg_blaslt_gemm *g)
@@ -213,6 +231,9 @@ pg_status pg_blaslt_gemm_prepare(pg_device *dev, pg_dtype dtype, int64_t M, int6
     g->a = (CUdeviceptr)pg_buffer_address(A);
     g->b = (CUdeviceptr)pg_buffer_address(B);
     g->c = (CUdeviceptr)pg_buffer_address(C);
+    g->a_bytes = pg_buffer_bytes(A);
+    g->b_bytes = pg_buffer_bytes(B);
+    g->c_bytes = pg_buffer_bytes(C);
     g->alpha = 1.0f;
     g->beta = 0.0f;
     st = handle(dev, d);

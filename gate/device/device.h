@@ -137,6 +137,11 @@ pg_status pg_blaslt_gemm_prepare(pg_device *dev, pg_dtype dtype, int64_t M, int6
                                  pg_diag *d);
 /* Enqueue one matmul with the chosen algorithm. */
 pg_status pg_blaslt_gemm_enqueue(pg_blaslt_gemm *g, pg_diag *d);
+/* The same matmul (same algorithm and workspace) on other buffers of at least the prepared
+ * sizes: sustained mode's rotated input copies. Buffers from pg_buffer_alloc keep the 256-byte
+ * alignment the algorithm was chosen for. PG_ERR_INPUT for a buffer smaller than prepared. */
+pg_status pg_blaslt_gemm_enqueue_on(pg_blaslt_gemm *g, const pg_buffer *A, const pg_buffer *B,
+                                    pg_buffer *C, pg_diag *d);
 void pg_blaslt_gemm_free(pg_blaslt_gemm *g);
 
 /* Enqueue a one-warp kernel that waits `ns` nanoseconds of the GPU's global timer: a calibrated
@@ -268,5 +273,18 @@ typedef pg_status (*pg_enqueue_rot_fn)(void *ctx, int rotation, pg_diag *d);
 pg_status pg_device_time_sustained(pg_device *dev, pg_enqueue_rot_fn enqueue, void *ctx,
                                    double min_graph_ms, int reps, double timeout_s,
                                    double *per_launch_ms, int *launches_per_graph, pg_diag *d);
+
+/* The same graph kept as an arm of the block protocol (sustained mode of the performance
+ * stage): build probes, captures and sizes it exactly as above (k launches, at least
+ * min_graph_ms, one warm-up launch), under one deadline of timeout_s; pg_sgraph_enqueue (a
+ * pg_enqueue_fn) launches the whole graph on the device stream, so one "launch" of the arm is
+ * k launches of the work: divide its times by pg_sgraph_launches. *out is caller-owned, freed
+ * with pg_sgraph_free (which leaves a hung device's graph alone). Errors as above. */
+typedef struct pg_sgraph pg_sgraph;
+pg_status pg_sgraph_build(pg_device *dev, pg_enqueue_rot_fn enqueue, void *ctx,
+                          double min_graph_ms, double timeout_s, pg_sgraph **out, pg_diag *d);
+int pg_sgraph_launches(const pg_sgraph *g);
+pg_status pg_sgraph_enqueue(void *graph, pg_diag *d);
+void pg_sgraph_free(pg_sgraph *g);
 
 #endif

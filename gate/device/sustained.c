@@ -155,11 +155,13 @@ pg_status pg_device_time_arm(pg_device *dev, const pg_arm *arm, int warmup, int 
     return st;
 }
 
-typedef struct {
+struct pg_sgraph {
+    pg_device *dev;
     CUgraph graph;
     CUgraphExec exec;
     int launches;
-} pg_graph;
+};
+typedef struct pg_sgraph pg_graph;
 
 static void graph_free(pg_device *dev, pg_graph *g)
 {
@@ -170,7 +172,6 @@ static void graph_free(pg_device *dev, pg_graph *g)
     g->exec = NULL;
     g->graph = NULL;
 }
-
 /* Capture k launches (rotations 0..k-1) from the device stream, instantiate and upload. The
  * capture is ended on every path, so a failing arm leaves the stream usable. Thread-local
  * mode: only this thread's unsafe calls (allocation, synchronisation) invalidate it, never a
@@ -245,6 +246,43 @@ static pg_status probe(pg_device *dev, pg_enqueue_rot_fn enqueue, void *ctx, dou
     return st;
 }
 
+/* Probe, capture and size one graph of at least min_graph_ms (see pg_sgraph_build); the
+ * warm-up launch's time goes to *graph_ms. */
+static pg_status build(pg_device *dev, pg_enqueue_rot_fn enqueue, void *ctx, double min_graph_ms,
+                       double deadline, double timeout_s, pg_graph *g, double *graph_ms,
+                       pg_diag *d)
+{
+    double estimate = 0;
+    pg_status st = pg_tm_ensure_events(dev, 2, d);
+    if (st == PG_OK)
+        st = probe(dev, enqueue, ctx, deadline, timeout_s, &estimate, d);
+    int k = launches_for(min_graph_ms, estimate);
+    for (int attempt = 0; st == PG_OK && attempt < PG_SUSTAINED_CAPTURES; attempt++) {
+        st = capture(dev, enqueue, ctx, k, g, d);
+        if (st == PG_OK)
+            st = time_graph(dev, g, deadline, timeout_s, graph_ms, d); /* warm-up */
+        if (st != PG_OK || *graph_ms >= min_graph_ms || k == PG_SUSTAINED_MAX_LAUNCHES ||
+            attempt + 1 == PG_SUSTAINED_CAPTURES)
+            break;
+        k = launches_for(min_graph_ms * PG_SUSTAINED_MARGIN, *graph_ms / k);
+        graph_free(dev, g);
+        st = check_deadline(deadline, timeout_s, "sizing the graph", d);
+    }
+    return st;
+}
+
+static pg_status check_args(pg_enqueue_rot_fn enqueue, double min_graph_ms, double timeout_s,
+                            pg_diag *d)
+{
+    if (!enqueue || !(min_graph_ms > 0 && min_graph_ms <= PG_SUSTAINED_MAX_GRAPH_MS) ||
+        !(timeout_s > 0))
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                           "sustained timing: min_graph_ms %g (0..%g], timeout %g s, enqueue "
+                           "given: out of range",
+                           min_graph_ms, PG_SUSTAINED_MAX_GRAPH_MS, timeout_s);
+    return PG_OK;
+}
+
 pg_status pg_device_time_sustained(pg_device *dev, pg_enqueue_rot_fn enqueue, void *ctx,
                                    double min_graph_ms, int reps, double timeout_s,
                                    double *per_launch_ms, int *launches_per_graph, pg_diag *d)
@@ -252,31 +290,17 @@ pg_status pg_device_time_sustained(pg_device *dev, pg_enqueue_rot_fn enqueue, vo
     pg_status st = pg_dev_enter(dev, d);
     if (st != PG_OK)
         return st;
-    if (!enqueue || !(min_graph_ms > 0 && min_graph_ms <= PG_SUSTAINED_MAX_GRAPH_MS) ||
-        reps < 1 || !per_launch_ms || !launches_per_graph || !(timeout_s > 0))
+    if ((st = check_args(enqueue, min_graph_ms, timeout_s, d)) != PG_OK)
+        return st;
+    if (reps < 1 || !per_launch_ms || !launches_per_graph)
         return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
-                           "sustained timing: min_graph_ms %g (0..%g], reps %d (>= 1), timeout "
-                           "%g s, enqueue and outputs given: out of range",
-                           min_graph_ms, PG_SUSTAINED_MAX_GRAPH_MS, reps, timeout_s);
+                           "sustained timing: reps %d (>= 1) and outputs given: out of range",
+                           reps);
     *launches_per_graph = 0;
     double deadline = pg_dev_now() + timeout_s;
     pg_graph g = {0};
-    double estimate = 0, graph_ms = 0;
-    st = pg_tm_ensure_events(dev, 2, d);
-    if (st == PG_OK)
-        st = probe(dev, enqueue, ctx, deadline, timeout_s, &estimate, d);
-    int k = launches_for(min_graph_ms, estimate);
-    for (int attempt = 0; st == PG_OK && attempt < PG_SUSTAINED_CAPTURES; attempt++) {
-        st = capture(dev, enqueue, ctx, k, &g, d);
-        if (st == PG_OK)
-            st = time_graph(dev, &g, deadline, timeout_s, &graph_ms, d); /* warm-up */
-        if (st != PG_OK || graph_ms >= min_graph_ms || k == PG_SUSTAINED_MAX_LAUNCHES ||
-            attempt + 1 == PG_SUSTAINED_CAPTURES)
-            break;
-        k = launches_for(min_graph_ms * PG_SUSTAINED_MARGIN, graph_ms / k);
-        graph_free(dev, &g);
-        st = check_deadline(deadline, timeout_s, "sizing the graph", d);
-    }
+    double graph_ms = 0;
+    st = build(dev, enqueue, ctx, min_graph_ms, deadline, timeout_s, &g, &graph_ms, d);
     for (int r = 0; st == PG_OK && r < reps; r++) {
         st = check_deadline(deadline, timeout_s, "sustained graph launches", d);
         if (st == PG_OK)
@@ -289,4 +313,52 @@ pg_status pg_device_time_sustained(pg_device *dev, pg_enqueue_rot_fn enqueue, vo
     if (!dev->hung)
         graph_free(dev, &g);
     return st;
+}
+
+pg_status pg_sgraph_build(pg_device *dev, pg_enqueue_rot_fn enqueue, void *ctx,
+                          double min_graph_ms, double timeout_s, pg_sgraph **out, pg_diag *d)
+{
+    *out = NULL;
+    pg_status st = pg_dev_enter(dev, d);
+    if (st == PG_OK)
+        st = check_args(enqueue, min_graph_ms, timeout_s, d);
+    if (st != PG_OK)
+        return st;
+    pg_graph *g = calloc(1, sizeof *g);
+    if (!g)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    g->dev = dev;
+    double graph_ms = 0;
+    st = build(dev, enqueue, ctx, min_graph_ms, pg_dev_now() + timeout_s, timeout_s, g, &graph_ms,
+               d);
+    if (st != PG_OK) {
+        pg_sgraph_free(g);
+        return st;
+    }
+    *out = g;
+    return PG_OK;
+}
+
+int pg_sgraph_launches(const pg_sgraph *g)
+{
+    return g ? g->launches : 0;
+}
+
+pg_status pg_sgraph_enqueue(void *graph, pg_diag *d)
+{
+    pg_graph *g = graph;
+    pg_status st = pg_dev_enter(g->dev, d);
+    if (st != PG_OK)
+        return st;
+    return pg_dev_check(g->dev, g->dev->cu->GraphLaunch(g->exec, g->dev->stream), PG_FAIL_KERNEL,
+                        "cuGraphLaunch", d);
+}
+
+void pg_sgraph_free(pg_sgraph *g)
+{
+    if (!g)
+        return;
+    if (!g->dev->hung)
+        graph_free(g->dev, g);
+    free(g);
 }

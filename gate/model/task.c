@@ -506,8 +506,10 @@ static pg_status parse_baseline(pg_task *t, const json_t *root, const pg_jctx *c
 
 static pg_status parse_gate(pg_task *t, const json_t *root, const pg_jctx *ctx, pg_diag *d)
 {
-    static const char *const keys[] = {"min_speedup", NULL};
+    static const char *const keys[] = {"min_speedup", "timing_mode", "accepted_kernel",
+                                       "regression_tolerance", NULL};
     json_t *obj;
+    char f[256];
     pg_status st = pg_jget_object(root, ctx, "gate", true, &obj, d);
     if (st != PG_OK)
         return st;
@@ -515,7 +517,37 @@ static pg_status parse_gate(pg_task *t, const json_t *root, const pg_jctx *ctx, 
     st = pg_jcheck_keys(obj, &c, keys, d);
     if (st == PG_OK)
         st = get_limit(obj, &c, "min_speedup", true, &t->min_speedup, d);
+    snprintf(t->timing_mode, sizeof t->timing_mode, "cold");
+    if (st == PG_OK)
+        st = pg_jget_string_copy(obj, &c, "timing_mode", false, true, t->timing_mode,
+                                 sizeof t->timing_mode, d);
+    if (st == PG_OK && !pg_timing_mode_valid(t->timing_mode))
+        return pg_diag_set(d, PG_ERR_INPUT, c.file, 0,
+                           pg_jctx_field(&c, "timing_mode", f, sizeof f),
+                           "expected \"cold\" or \"sustained\", found '%s'", t->timing_mode);
+    if (st == PG_OK)
+        st = pg_jget_string_copy(obj, &c, "accepted_kernel", false, true, t->accepted_kernel,
+                                 sizeof t->accepted_kernel, d);
+    if (st == PG_OK && t->accepted_kernel[0] == '/')
+        return pg_diag_set(d, PG_ERR_INPUT, c.file, 0,
+                           pg_jctx_field(&c, "accepted_kernel", f, sizeof f),
+                           "expected a manifest path relative to the task's folder, found '%s'",
+                           t->accepted_kernel);
+    json_t *rt = json_object_get(obj, "regression_tolerance");
+    if (st == PG_OK && rt) {
+        st = get_limit(obj, &c, "regression_tolerance", true, &t->regression_tolerance, d);
+        if (st == PG_OK && !(t->regression_tolerance < 1.0))
+            return pg_diag_set(d, PG_ERR_INPUT, c.file, 0,
+                               pg_jctx_field(&c, "regression_tolerance", f, sizeof f),
+                               "expected a fraction in (0, 1), e.g. 0.01 for 1 %%, found %g",
+                               t->regression_tolerance);
+    }
     return st;
+}
+
+bool pg_timing_mode_valid(const char *mode)
+{
+    return mode && (strcmp(mode, "cold") == 0 || strcmp(mode, "sustained") == 0);
 }
 
 static pg_status parse_header(pg_task *t, const json_t *root, const pg_jctx *ctx, pg_diag *d)

@@ -67,6 +67,12 @@ typedef struct {
     char baseline_compute[16];   /* "fp32" */
     int baseline_max_candidates; /* 1..64, default 16 */
     double min_speedup;          /* > 0 */
+    char timing_mode[16];        /* gate.timing_mode: primary timing mode, "cold" (default) or
+                                    "sustained" (docs/performance.md) */
+    char accepted_kernel[1024];  /* gate.accepted_kernel: manifest of the task's accepted kernel,
+                                    relative to the task folder; "" when none */
+    double regression_tolerance; /* gate.regression_tolerance δ for candidate vs accepted kernel,
+                                    in (0, 1); 0 = by kernel duration (pg_cmp_default_delta) */
     char default_arch[32];       /* sm_XX or sm_XXa */
 } pg_task;
 
@@ -88,8 +94,13 @@ pg_status pg_task_load(const char *tasks_dir, const char *task_id, pg_task **out
  * positive integer and nothing else, names and aliases unique and made of [A-Za-z0-9_.-]);
  * tolerances (dtype keys, atol/rtol/max_rel_l2 finite >= 0, one for every output dtype);
  * targets shape and arch names; baseline (library "cublaslt", compute "fp32",
- * max_candidates 1..64); gate.min_speedup > 0; default_arch sm_XX[a]. */
+ * max_candidates 1..64); gate.min_speedup > 0, gate.timing_mode "cold"/"sustained",
+ * gate.accepted_kernel a relative path, gate.regression_tolerance in (0, 1); default_arch
+ * sm_XX[a]. */
 pg_status pg_task_load_file(const char *path, pg_task **out, pg_diag *d);
+
+/* True for the timing modes of the performance stage: "cold" and "sustained". */
+bool pg_timing_mode_valid(const char *mode);
 
 /* Free t and what it owns. t may be NULL. */
 void pg_task_free(pg_task *t);

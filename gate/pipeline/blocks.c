@@ -52,8 +52,8 @@ static pg_status time_arm(pg_device *dev, const pg_block_plan *p, int a, int b, 
     if (p->watch && (st = pg_envwatch_begin(dev, d)) != PG_OK)
         return st;
     if (cupti) {
-        st = pg_device_time_arm(dev, &p->arms[a], p->warmup, p->reps, true, p->timeout_s, times,
-                                gpu, d);
+        st = pg_device_time_arm(dev, &p->arms[a], p->warmup, p->reps, !p->no_flush,
+                                p->timeout_s, times, gpu, d);
         if (st == PG_ERR_INFRA && strncmp(d->message, "CUPTI", 5) == 0) {
             /* No profiling permission, another profiler attached...: keep events. */
             snprintf(data->cupti_error, sizeof data->cupti_error, "%s", d->message);
@@ -62,7 +62,8 @@ static pg_status time_arm(pg_device *dev, const pg_block_plan *p, int a, int b, 
         }
     }
     if (!cupti)
-        st = pg_device_time(dev, &p->arms[a], 1, p->warmup, p->reps, true, p->timeout_s, times, d);
+        st = pg_device_time(dev, &p->arms[a], 1, p->warmup, p->reps, !p->no_flush, p->timeout_s,
+                            times, d);
     pg_env_watch w;
     pg_diag wd;
     if (p->watch && pg_envwatch_end(dev, &w, &wd) == PG_OK && w.available) {

@@ -20,6 +20,7 @@ void pg_check_options_init(pg_check_options *o)
     o->repetitions = 10;
     o->confidence = 0.95;
     o->timeout_s = 60.0;
+    o->energy = true;
 }
 
 void pg_progress(pg_run *run, const pg_submission *s, const char *workload, const char *stage,
@@ -108,12 +109,17 @@ static void remove_tmpdir(const char *dir)
 
 static json_t *settings_json(const pg_check_options *o, size_t flush_bytes)
 {
-    return json_pack("{s:i, s:I, s:i, s:i, s:I, s:f, s:o, s:f}", "correctness_sets",
-                     o->correctness_sets, "seed", (json_int_t)o->seed, "warmup", o->warmup,
-                     "repetitions", o->repetitions, "flush_l2_bytes", (json_int_t)flush_bytes,
-                     "confidence", o->confidence, "min_speedup_override",
+    return json_pack("{s:i, s:I, s:i, s:i, s:I, s:f, s:o, s:f, s:o, s:o, s:b}",
+                     "correctness_sets", o->correctness_sets, "seed", (json_int_t)o->seed,
+                     "warmup", o->warmup, "repetitions", o->repetitions, "flush_l2_bytes",
+                     (json_int_t)flush_bytes, "confidence", o->confidence,
+                     "min_speedup_override",
                      o->min_speedup_override > 0 ? json_real(o->min_speedup_override) : json_null(),
-                     "timeout_s", o->timeout_s);
+                     "timeout_s", o->timeout_s, "timing_mode_override",
+                     o->timing_mode ? json_string(o->timing_mode) : json_null(),
+                     "accepted_kernel_override",
+                     o->accepted_kernel ? pg_jstr(o->accepted_kernel) : json_null(), "energy",
+                     o->energy);
 }
 
 /* With a GPU at hand, a launch it cannot take is an input error found before anything runs. */
@@ -172,8 +178,10 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
         }
     }
 
+    /* Holm's m: per workload the min_speedup comparison and, with an accepted kernel, the
+     * regression comparison (counted even if it turns out SASS-identical: conservative). */
     for (size_t i = 0; i < n; i++)
-        run.n_comparisons += subs[i].n_workloads;
+        run.n_comparisons += subs[i].n_workloads * (subs[i].accepted ? 2 : 1);
     st = check_device_limits(&run, subs, n, d);
     if (st != PG_OK)
         goto done;
@@ -196,6 +204,7 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
         json_object_set_new(s->json, "workloads", json_array());
         json_array_append_new(subs_json, s->json);
         pg_stage_assemble(&run, s);
+        pg_accepted_assemble(&run, s);
         pg_stages_gpu(&run, s);
     }
     pg_perf_holm_finalize(&run);

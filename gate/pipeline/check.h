@@ -33,6 +33,12 @@ typedef struct {
     const char *workloads;         /* comma-separated workload names/aliases, NULL = all */
     const char *arch;              /* target architecture for every submission (e.g. "sm_90a"),
                                       NULL = each manifest's arch, else its task's default */
+    const char *timing_mode;       /* "cold"/"sustained" for every task, NULL = each task's
+                                      gate.timing_mode */
+    const char *accepted_kernel;   /* manifest of the accepted kernel for every submission,
+                                      "none" = no regression comparison, NULL = each task's
+                                      gate.accepted_kernel */
+    bool energy;                   /* measure energy per launch per arm (default true) */
     pg_progress_fn progress;       /* may be NULL */
     void *progress_ctx;
 } pg_check_options;

@@ -19,7 +19,8 @@
 #define PG_PATH_MAX 4096
 
 /* One submission, validated and ready to run. */
-typedef struct {
+typedef struct pg_submission pg_submission;
+struct pg_submission {
     pg_manifest *manifest;
     pg_task *task;
     char arch[32];
@@ -35,7 +36,15 @@ typedef struct {
     int n_workloads;
     pg_plan *plans;               /* one per selected workload */
     json_t *json;                 /* borrowed: this submission's object in the results */
-} pg_submission;
+    /* The task's accepted kernel (accepted.c), re-measured next to the candidate: NULL when the
+     * task names none or --accepted-kernel none. */
+    pg_submission *accepted;
+    bool accepted_usable;         /* assembled (and, on the GPU, loaded) */
+    bool accepted_identical;      /* its cubin is byte-identical to the candidate's */
+    char accepted_note[1200];     /* why it is not usable, for the performance stage */
+    pg_module *accepted_module;
+    pg_kernel **accepted_kernels;
+};
 
 /* The run's false-FAIL level for the performance comparisons and, separately, for the A/A
  * canaries (issue 4: 1 % per run). */
@@ -48,7 +57,8 @@ typedef struct {
     double peak_tflops;           /* measured dense bf16 matrix rate, TFLOP/s (peaks.c), raised
                                      to any faster cuBLASLt launch seen later in the run */
     double peak_write_gbps;       /* measured memset write bandwidth, GB/s (10^9 bytes/s) */
-    json_t **perf_stages;         /* performance stages with a main comparison, in order */
+    json_t **perf_stages;         /* performance stages of the recorded comparisons, in order */
+    int *perf_cmp_index;          /* index of each in its stage's "comparisons" */
     pg_cmp_result *perf_results;
     size_t n_perf, cap_perf;
     char tmpdir[PG_PATH_MAX];
@@ -62,6 +72,22 @@ typedef struct {
 pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int index,
                                 pg_submission *s, pg_diag *d);
 void pg_submission_release(pg_submission *s);
+
+/* --- accepted.c: the task's accepted kernel, the arm of the regression comparison (issue 4:
+ * re-measured in the same process, never read from a file). prepare validates it offline like
+ * a submission (input errors are the run's: the manifest is the task's or the command line's);
+ * assemble records it under the submission's "accepted_kernel"; load loads its module on the
+ * GPU (after the candidate's); release frees all of it. */
+pg_status pg_accepted_prepare(pg_run *run, pg_submission *s, int index, pg_diag *d);
+void pg_accepted_assemble(pg_run *run, pg_submission *s);
+void pg_accepted_load(pg_run *run, pg_submission *s);
+void pg_accepted_release(pg_submission *s);
+
+/* stage_gpu.c: read the submission's cubin (or PTX for the driver JIT) and load it, then get
+ * every launch's kernel (kernels: manifest->n_launches entries). log receives the JIT log. */
+pg_status pg_submission_load_module(pg_run *run, pg_submission *s, pg_module **mod,
+                                    pg_kernel **kernels, char *log, size_t log_len,
+                                    pg_diag *d);
 
 /* --- results_json.c: building the results model */
 json_t *pg_stage_new(const char *stage);
@@ -80,7 +106,7 @@ double pg_now_s(void);
 
 /* --- stage_performance.c: record a main comparison for the run-level Holm step, and apply it
  * at the end of the run (FAILs Holm does not keep become INCONCLUSIVE warnings). */
-void pg_perf_record(pg_run *run, json_t *stage, const pg_cmp_result *r);
+void pg_perf_record(pg_run *run, json_t *stage, int cmp_index, const pg_cmp_result *r);
 void pg_perf_holm_finalize(pg_run *run);
 void pg_perf_release(pg_run *run);
 
@@ -103,10 +129,9 @@ void pg_stages_gpu(pg_run *run, pg_submission *s);
 void pg_progress(pg_run *run, const pg_submission *s, const char *workload, const char *stage,
                  const char *status, const char *message);
 
-#endif
-
 /* One workload of one submission on the GPU: its buffers and launches. */
-typedef struct {
+typedef struct pg_wctx pg_wctx;
+struct pg_wctx {
     pg_run *run;
     pg_submission *s;
     int index;                /* into s->workloads / s->plans */
@@ -121,11 +146,16 @@ typedef struct {
     pg_launch *launches;
     int a, b, c;              /* gemm_nt operand tensor indices */
     json_t *json;             /* the workload's results object */
-} pg_wctx;
+    const pg_wctx *inputs_from; /* set before setup: borrow its input tensors (arms share
+                                   inputs, each has its own outputs); NULL = allocate all */
+    bool borrowed[PG_MAX_TENSORS];
+};
 
 /* workload.c */
 /* Value of symbol `name` in workload w; 0 when the task has no such symbol. */
 int64_t pg_workload_symbol(const pg_task *t, const pg_workload *w, const char *name);
+/* Allocate the tensors (borrowing inputs from c->inputs_from when set), workspaces and argument
+ * blocks of c; pg_wctx_release frees what setup allocated, never borrowed tensors. */
 pg_status pg_wctx_setup(pg_wctx *c, pg_diag *d);
 void pg_wctx_release(pg_wctx *c);
 /* Re-initialise workspaces (zero or poison, per manifest). */
@@ -144,6 +174,7 @@ typedef struct {
     double timeout_s; /* per arm and block */
     bool cupti;       /* also record CUPTI activity GPU time (cross-check; falls back when off) */
     bool watch;       /* NVML environment watch per arm and block, with flagging and re-runs */
+    bool no_flush;    /* sustained mode: no L2 flush before timed launches (default: flush) */
     int max_reruns;   /* flagged blocks re-run at most this many times in total */
 } pg_block_plan;
 /* What the blocks measured besides the block statistic. Arrays are indexed
@@ -182,3 +213,5 @@ pg_status pg_heat_soak(pg_device *dev, const pg_arm *arms, size_t n_arms, double
 /* stage_correctness.c / stage_performance.c: return true when the stage passed. */
 bool pg_stage_correctness(pg_wctx *c);
 bool pg_stage_performance(pg_wctx *c);
+
+#endif

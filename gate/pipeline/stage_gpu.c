@@ -64,6 +64,22 @@ static json_t *workload_json(const pg_submission *s, int i)
                      "max_relative_error", "latency_ms", "reference_latency_ms", "speedup_factor");
 }
 
+pg_status pg_submission_load_module(pg_run *run, pg_submission *s, pg_module **mod,
+                                    pg_kernel **kernels, char *log, size_t log_len, pg_diag *d)
+{
+    const char *path = s->cubin_path[0] ? s->cubin_path : s->ptx_path;
+    char *image = NULL;
+    size_t len = 0;
+    pg_status st = pg_file_read(path, PG_CUBIN_MAX_BYTES, &image, &len, d);
+    if (st == PG_OK)
+        st = pg_module_load(run->dev, image, len + (s->cubin_path[0] ? 0 : 1), mod, log, log_len,
+                            d);
+    for (int l = 0; st == PG_OK && l < s->manifest->n_launches; l++)
+        st = pg_module_get_kernel(*mod, s->manifest->launches[l].entry, &kernels[l], d);
+    free(image);
+    return st;
+}
+
 /* The load stage: module from the cubin (or the PTX for the driver JIT), then every entry. */
 static bool stage_load(pg_run *run, pg_submission *s, pg_module **mod, pg_kernel **kernels)
 {
@@ -71,18 +87,10 @@ static bool stage_load(pg_run *run, pg_submission *s, pg_module **mod, pg_kernel
     json_array_append_new(json_object_get(s->json, "stages"), stage);
     pg_progress(run, s, NULL, "load", NULL, NULL);
     double t0 = pg_now_s();
-    const char *path = s->cubin_path[0] ? s->cubin_path : s->ptx_path;
-    char *image = NULL, log[16384] = "";
-    size_t len = 0;
+    char log[16384] = "";
     pg_diag d;
     pg_diag_clear(&d);
-    pg_status st = pg_file_read(path, PG_CUBIN_MAX_BYTES, &image, &len, &d);
-    if (st == PG_OK)
-        st = pg_module_load(run->dev, image, len + (s->cubin_path[0] ? 0 : 1), mod, log,
-                            sizeof log, &d);
-    for (int l = 0; st == PG_OK && l < s->manifest->n_launches; l++)
-        st = pg_module_get_kernel(*mod, s->manifest->launches[l].entry, &kernels[l], &d);
-    free(image);
+    pg_status st = pg_submission_load_module(run, s, mod, kernels, log, sizeof log, &d);
     json_object_set_new(pg_stage_details(stage), "log", pg_jstr(log));
     json_object_set_new(pg_stage_details(stage), "image",
                         json_string(s->cubin_path[0] ? "cubin (ptxas)" : "PTX (driver JIT)"));
@@ -155,6 +163,8 @@ void pg_stages_gpu(pg_run *run, pg_submission *s)
         if (!stage_load(run, s, &mod, kernels)) {
             why = "not run: the load stage did not pass";
             load_failed = true;
+        } else {
+            pg_accepted_load(run, s);
         }
     } else {
         record_not_run(run, s, sub_stages, NULL, "load", status, why);

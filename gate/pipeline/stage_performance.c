@@ -1,7 +1,10 @@
-/* The performance stage (issue 4 design): the candidate, cuBLASLt, and cuBLASLt again as an A/A
- * canary are timed in randomized interleaved blocks after a heat soak; per-block log ratios go
- * to the sign-flip comparisons of gate/stats/comparison.h at group-sequential looks.
+/* The performance stage (issue 4 design): the candidate, cuBLASLt, cuBLASLt again as an A/A
+ * canary and, when the task has one, its accepted kernel are timed in randomized interleaved
+ * blocks after a heat soak (arms: perf_arms.c, cold or sustained); per-block log ratios go to
+ * the sign-flip comparisons of gate/stats/comparison.h at group-sequential looks.
  *   - candidate vs cuBLASLt against the task's min_speedup: λ = ln(1/min_speedup);
+ *   - candidate vs the accepted kernel (the regression check): λ = ln(1+δ); a byte-identical
+ *     cubin is "SASS-identical" and needs no timing;
  *   - the canary (cuBLASLt vs itself) with λ = ln(1+δ): if it rejects, the machine, not the
  *     kernel, is at fault and the stage is an infrastructure error.
  * Measurement (blocks.c) only feeds numbers to the decision (comparison.c). */
@@ -13,8 +16,7 @@
 #include "stats/order_stats.h"
 #include "stats/signflip.h"
 #include "internal.h"
-
-enum { ARM_CAND, ARM_BASE, ARM_CANARY, N_ARMS };
+#include "perf_arms.h"
 
 static json_t *summary_json(const pg_sample_summary *s, double flop)
 {
@@ -55,7 +57,10 @@ static json_t *comparison_json(const char *name, const pg_cmp_result *r, double 
 
 /* CUPTI activity GPU time per arm next to the events' time: events carry launch overhead
  * (a few µs on the H200), CUPTI does not; a large gap points at host-side trouble. */
-static json_t *cupti_json(const pg_block_data *data, int blocks)
+static const char *const k_arm_names[PG_PERF_MAX_ARMS] = {"candidate", "baseline", "canary",
+                                                          "accepted"};
+
+static json_t *cupti_json(const pg_block_data *data, int blocks, int n_arms)
 {
     json_t *j = json_object();
     json_object_set_new(j, "cupti_used", json_boolean(data->cupti_used));
@@ -63,28 +68,31 @@ static json_t *cupti_json(const pg_block_data *data, int blocks)
         json_object_set_new(j, "cupti_error", pg_jstr(data->cupti_error));
         return j;
     }
-    static const char *const keys[N_ARMS] = {"candidate_gpu_ms", "baseline_gpu_ms",
-                                             "canary_gpu_ms"};
-    for (int a = 0; a < N_ARMS; a++)
-        json_object_set_new(j, keys[a],
+    for (int a = 0; a < n_arms; a++) {
+        char key[64];
+        snprintf(key, sizeof key, "%s_gpu_ms", k_arm_names[a]);
+        json_object_set_new(j, key,
                             pg_json_real_or_null(
                                 pg_median(data->gpu_ms + (size_t)a * PG_BLOCK_MAX_BLOCKS,
                                           (size_t)blocks)));
+    }
     return j;
 }
 
-static json_t *watch_json(const pg_block_data *data, int blocks)
+static json_t *watch_json(const pg_block_data *data, int blocks, int n_arms)
 {
     json_t *j = json_object();
     json_object_set_new(j, "nvml", json_boolean(data->nvml_used));
     if (!data->nvml_used)
         return j;
-    json_object_set_new(j, "candidate_sm_clock_mhz",
-                        pg_json_real_or_null(pg_median(data->sm_clock_mhz, (size_t)blocks)));
-    json_object_set_new(j, "baseline_sm_clock_mhz",
-                        pg_json_real_or_null(pg_median(
-                            data->sm_clock_mhz + (size_t)ARM_BASE * PG_BLOCK_MAX_BLOCKS,
-                            (size_t)blocks)));
+    for (int a = 0; a < n_arms; a++) {
+        char key[64];
+        snprintf(key, sizeof key, "%s_sm_clock_mhz", k_arm_names[a]);
+        json_object_set_new(j, key,
+                            pg_json_real_or_null(pg_median(
+                                data->sm_clock_mhz + (size_t)a * PG_BLOCK_MAX_BLOCKS,
+                                (size_t)blocks)));
+    }
     json_object_set_new(j, "flagged_blocks", json_integer(data->flagged));
     json_object_set_new(j, "rerun_blocks", json_integer(data->reruns));
     json_object_set_new(j, "hw_slowdown", json_boolean(data->hw_slowdown));
@@ -100,14 +108,10 @@ static json_t *watch_json(const pg_block_data *data, int blocks)
     return j;
 }
 
-static pg_status enqueue_baseline(void *ctx, pg_diag *d)
-{
-    return pg_blaslt_gemm_enqueue(ctx, d);
-}
 
 /* Launches per arm and block from a probe of one launch each: about 2 ms of timed work per
  * arm and block, from 1 up to max_reps launches; max_warmup untimed launches, only one for
- * kernels slower than 20 ms (their own length makes them warm). */
+ * launches longer than 20 ms (their own length makes them warm: every sustained graph). */
 static void choose_reps(double slowest_ms, int max_warmup, int max_reps, int *warmup, int *reps)
 {
     int r = (int)ceil(2.0 / fmax(slowest_ms, 1e-3));
@@ -122,6 +126,116 @@ static void log_ratios(const double *block_ms, int num, int den, int n, double *
                    block_ms[(size_t)den * PG_BLOCK_MAX_BLOCKS + b]);
 }
 
+/* Sustained arms launch a graph of k launches: bring blocks [first, last) to per-launch ms. */
+static void per_launch(const pg_perf_arms *p, int first, int last, int reps, double *block_ms,
+                       double *all_ms)
+{
+    for (int a = 0; a < p->n_arms; a++)
+        for (int b = first; b < last; b++) {
+            block_ms[(size_t)a * PG_BLOCK_MAX_BLOCKS + b] /= p->launches[a];
+            for (int r = 0; r < reps; r++)
+                all_ms[((size_t)a * PG_BLOCK_MAX_BLOCKS + b) * (size_t)reps + r] /= p->launches[a];
+        }
+}
+
+static void summarize_arm(const double *all_ms, int a, int blocks, int reps, double confidence,
+                          pg_sample_summary *out)
+{
+    size_t n = (size_t)blocks * (size_t)reps, k = 0;
+    double *tmp = malloc(n * sizeof *tmp);
+    memset(out, 0, sizeof *out);
+    if (!tmp)
+        return;
+    for (int b = 0; b < blocks; b++)
+        for (int r = 0; r < reps; r++)
+            tmp[k++] = all_ms[((size_t)a * PG_BLOCK_MAX_BLOCKS + b) * (size_t)reps + r];
+    pg_summarize(tmp, n, confidence, out);
+    free(tmp);
+}
+
+static json_t *energy_json(const pg_arm_energy *e, const char *why)
+{
+    if (!e->measured)
+        return json_pack("{s:b, s:s}", "measured", 0, "reason", why);
+    return json_pack("{s:b, s:f, s:I, s:f, s:f, s:f, s:f, s:o}", "measured", 1, "energy_j",
+                     e->energy_j, "launches", (json_int_t)e->launches, "wall_s", e->wall_s,
+                     "energy_per_launch_j", e->energy_per_launch_j, "power_w", e->power_w,
+                     "busy_fraction", e->busy_ms / (1e3 * e->wall_s), "sm_clock_mhz",
+                     pg_json_real_or_null(e->sm_clock_mhz));
+}
+
+/* Energy per launch per distinct arm (issue 4 item 4), measured after the decision. */
+static json_t *measure_energy(pg_perf_arms *p, const pg_check_options *o)
+{
+    json_t *j = json_object();
+    for (int a = 0; a < p->n_arms; a++) {
+        if (a == PG_ARM_CANARY)
+            continue; /* the baseline's own work */
+        pg_arm_energy e;
+        pg_diag d;
+        pg_diag_clear(&d);
+        memset(&e, 0, sizeof e);
+        const char *why = !o->energy ? "disabled by --no-energy"
+                          : pg_perf_arm_energy(p, a, 1.0, o->timeout_s * 5, &e, &d) != PG_OK
+                              ? d.message
+                              : "NVML energy counter unavailable or did not move";
+        json_object_set_new(j, k_arm_names[a], energy_json(&e, why));
+    }
+    return j;
+}
+
+/* The comparisons' configurations. Main comparisons (vs cuBLASLt, vs the accepted kernel): the
+ * run's false-FAIL level split over the run's comparisons (Holm's first step;
+ * pg_perf_holm_finalize applies the rest). Canary family: its own level, split over the run's
+ * canaries and both directions (pg_cmp_canary_rejects). */
+typedef struct {
+    pg_cmp_config main, canary, regression;
+    double delta, delta_regression;
+} perf_configs;
+
+static void configure(const pg_run *run, const pg_wctx *c, double min_speedup,
+                      const double *probe, perf_configs *k)
+{
+    const pg_check_options *o = run->o;
+    size_t m = (size_t)(run->n_comparisons > 0 ? run->n_comparisons : 1);
+    uint64_t seed = o->seed ^ (0x9E3779B97F4A7C15ull * (uint64_t)(c->s->workloads[c->index] + 1));
+    k->delta = pg_cmp_default_delta(probe[PG_ARM_BASE]);
+    if (!isfinite(k->delta))
+        k->delta = 0.05;
+    pg_cmp_config_default(&k->canary, k->delta);
+    k->canary.alpha = PG_RUN_ALPHA / (2.0 * (double)m);
+    pg_cmp_config_min_speedup(&k->main, min_speedup, k->delta);
+    k->main.alpha = pg_cmp_comparison_alpha(PG_RUN_ALPHA, m);
+    double dr = c->s->task->regression_tolerance > 0
+                    ? c->s->task->regression_tolerance
+                    : pg_cmp_default_delta(probe[PG_ARM_ACCEPTED]);
+    k->delta_regression = isfinite(dr) ? dr : 0.05;
+    pg_cmp_config_default(&k->regression, k->delta_regression);
+    k->regression.alpha = k->main.alpha;
+    pg_cmp_config *all[3] = {&k->main, &k->canary, &k->regression};
+    for (int i = 0; i < 3; i++) {
+        all[i]->confidence = o->confidence;
+        all[i]->seed = seed;
+    }
+}
+
+/* One line for the regression comparison, appended to the stage message. */
+static void regression_text(const pg_submission *s, bool timed, const pg_cmp_result *r,
+                            double delta, char *buf, size_t n)
+{
+    if (!s->accepted)
+        buf[0] = '\0';
+    else if (s->accepted_identical)
+        snprintf(buf, n, "; vs accepted kernel: PASS (SASS-identical: byte-identical cubin)");
+    else if (!timed)
+        snprintf(buf, n, "; vs accepted kernel: not compared (%s)", s->accepted_note);
+    else
+        snprintf(buf, n, "; vs accepted kernel: %s, time ratio %.4f [%.4f, %.4f], tolerance %.1f%%%s",
+                 pg_cmp_verdict_name(r->verdict), r->ratio_estimate, r->ratio_ci_low,
+                 r->ratio_ci_high, 100.0 * delta,
+                 r->verdict == PG_CMP_INCONCLUSIVE ? " (warning, not failing)" : "");
+}
+
 bool pg_stage_performance(pg_wctx *c)
 {
     pg_run *run = c->run;
@@ -133,94 +247,102 @@ bool pg_stage_performance(pg_wctx *c)
     pg_progress(run, c->s, c->w->name, "performance", NULL, NULL);
     double t0 = pg_now_s();
     double min_speedup = o->min_speedup_override > 0 ? o->min_speedup_override : t->min_speedup;
-    int64_t M = pg_workload_symbol(t, c->w, "M"), N = pg_workload_symbol(t, c->w, "N"),
-            K = pg_workload_symbol(t, c->w, "K");
-    pg_buffer *base_out = NULL;
-    pg_blaslt_gemm *gemm = NULL;
-    double *block_ms = NULL, *all_ms = NULL, *d_main = NULL, *d_canary = NULL;
+    const char *mode = o->timing_mode ? o->timing_mode : t->timing_mode[0] ? t->timing_mode : "cold";
+    bool sustained = strcmp(mode, "sustained") == 0;
+    bool with_acc = c->s->accepted && c->s->accepted_usable && !c->s->accepted_identical;
+    double *block_ms = NULL, *all_ms = NULL, *d_main = NULL, *d_canary = NULL, *d_reg = NULL;
     pg_diag d;
     pg_diag_clear(&d);
-    pg_blaslt_choice choice;
-    memset(&choice, 0, sizeof choice);
-    size_t out_bytes = (size_t)c->plan->tensor_elements[c->c] * pg_dtype_size(t->tensors[c->c].dtype);
-    pg_cmp_config cfg;
-    pg_cmp_result main_r, canary_r;
+    perf_configs k;
+    pg_cmp_result main_r, canary_r, reg_r;
     memset(&main_r, 0, sizeof main_r);
     memset(&canary_r, 0, sizeof canary_r);
+    memset(&reg_r, 0, sizeof reg_r);
     int warmup = 2, reps = 1, blocks = 0;
     pg_soak_result soak;
     memset(&soak, 0, sizeof soak);
+    double decision_s = NAN;
 
-    pg_status st = pg_buffer_alloc(run->dev, out_bytes, &base_out, &d);
+    pg_perf_arms *p = calloc(1, sizeof *p);
+    pg_status st = p ? pg_perf_arms_setup(p, c, sustained, with_acc, o->timeout_s * 5, &d)
+                     : pg_diag_set(&d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    int n_arms = p ? p->n_arms : 0;
+    double probe[PG_PERF_MAX_ARMS] = {NAN, NAN, NAN, NAN};
     if (st == PG_OK)
-        st = pg_blaslt_gemm_prepare(run->dev, t->tensors[c->a].dtype, M, N, K, c->tensors[c->a],
-                                    c->tensors[c->b], base_out, t->baseline_max_candidates, &gemm,
-                                    &choice, &d);
-    if (st == PG_OK)
-        st = pg_wctx_init_workspaces(c, &d);
-    /* The canary's two arms share one cuBLASLt plan (same algorithm, same output): a second
-     * heuristic search could pick another algorithm and the A/A pair would not be A/A. */
-    pg_arm arms[N_ARMS] = {{pg_wctx_enqueue, c}, {enqueue_baseline, gemm},
-                           {enqueue_baseline, gemm}};
-    double probe[N_ARMS] = {NAN, NAN, NAN};
-    if (st == PG_OK)
-        st = pg_device_time(run->dev, arms, N_ARMS, 1, 1, true, o->timeout_s * 5, probe, &d);
+        st = pg_device_time(run->dev, p->arms, (size_t)n_arms, 1, 1, !sustained, o->timeout_s * 5,
+                            probe, &d);
     if (st == PG_OK) {
-        choose_reps(fmax(probe[ARM_CAND], probe[ARM_BASE]), o->warmup, o->repetitions, &warmup,
-                    &reps);
-        st = pg_heat_soak(run->dev, arms, N_ARMS, o->timeout_s * 5, &soak, &d);
+        double slowest = 0;
+        for (int a = 0; a < n_arms; a++)
+            slowest = fmax(slowest, probe[a]);
+        choose_reps(slowest, o->warmup, o->repetitions, &warmup, &reps);
+        for (int a = 0; a < n_arms; a++)
+            probe[a] /= p->launches[a];
+        st = pg_heat_soak(run->dev, p->arms, (size_t)n_arms, o->timeout_s * 5, &soak, &d);
     }
-    /* Canary family: its own level, split over the run's canaries and both directions
-     * (pg_cmp_canary_rejects). Main comparisons: the run's false-FAIL level split over the
-     * run's comparisons (Holm's first step); pg_perf_holm_finalize applies the rest of Holm. */
-    double delta = pg_cmp_default_delta(probe[ARM_BASE]);
-    if (!isfinite(delta))
-        delta = 0.05;
-    pg_cmp_config_default(&cfg, delta);
-    cfg.confidence = o->confidence;
-    cfg.seed = o->seed ^ (0x9E3779B97F4A7C15ull * (uint64_t)(c->s->workloads[c->index] + 1));
-    cfg.alpha = PG_RUN_ALPHA / (2.0 * (run->n_comparisons > 0 ? run->n_comparisons : 1));
-    pg_cmp_config mc;
-    pg_cmp_config_min_speedup(&mc, min_speedup, delta);
-    mc.confidence = o->confidence;
-    mc.seed = cfg.seed;
-    mc.alpha = pg_cmp_comparison_alpha(PG_RUN_ALPHA, (size_t)(run->n_comparisons > 0 ? run->n_comparisons : 1));
-    double lambda_main = mc.lambda, lambda_canary = cfg.lambda;
-    block_ms = calloc((size_t)N_ARMS * PG_BLOCK_MAX_BLOCKS, sizeof *block_ms);
-    all_ms = calloc((size_t)N_ARMS * PG_BLOCK_MAX_BLOCKS * (size_t)o->repetitions, sizeof *all_ms);
+    configure(run, c, min_speedup, probe, &k);
+    block_ms = calloc((size_t)PG_PERF_MAX_ARMS * PG_BLOCK_MAX_BLOCKS, sizeof *block_ms);
+    all_ms = calloc((size_t)PG_PERF_MAX_ARMS * PG_BLOCK_MAX_BLOCKS * (size_t)o->repetitions,
+                    sizeof *all_ms);
     d_main = calloc(PG_BLOCK_MAX_BLOCKS, sizeof *d_main);
     d_canary = calloc(PG_BLOCK_MAX_BLOCKS, sizeof *d_canary);
-    if (st == PG_OK && (!block_ms || !all_ms || !d_main || !d_canary))
+    d_reg = calloc(PG_BLOCK_MAX_BLOCKS, sizeof *d_reg);
+    if (st == PG_OK && (!block_ms || !all_ms || !d_main || !d_canary || !d_reg))
         st = pg_diag_set(&d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
-    /* At most 10 % of the last look's blocks are re-run when flagged (issue 4). */
-    pg_block_plan bp = {.arms = arms, .n_arms = N_ARMS, .warmup = warmup, .reps = reps,
-                        .seed = cfg.seed, .timeout_s = o->timeout_s * 5, .cupti = true,
-                        .watch = true, .max_reruns = PG_BLOCK_MAX_BLOCKS / 10};
+    /* At most 10 % of the last look's blocks are re-run when flagged (issue 4). CUPTI's
+     * per-kernel records are left out of sustained graphs: thousands per graph, and the graph
+     * time is already an average over its launches. */
+    pg_block_plan bp = {.arms = p ? p->arms : NULL, .n_arms = (size_t)n_arms, .warmup = warmup,
+                        .reps = reps, .seed = k.main.seed, .timeout_s = o->timeout_s * 5,
+                        .cupti = !sustained, .watch = true, .no_flush = sustained,
+                        .max_reruns = PG_BLOCK_MAX_BLOCKS / 10};
     static pg_block_data data; /* 8 KiB: kept off the stack; the pipeline is single-threaded */
     pg_block_data_init(&data);
-    for (int look = 0; st == PG_OK && look < cfg.n_looks; look++) {
-        st = pg_blocks_run(run->dev, &bp, blocks, cfg.looks[look], block_ms, all_ms, &data, &d);
+    for (int look = 0; st == PG_OK && look < k.main.n_looks; look++) {
+        st = pg_blocks_run(run->dev, &bp, blocks, k.main.looks[look], block_ms, all_ms, &data, &d);
         if (st != PG_OK)
             break;
-        blocks = cfg.looks[look];
-        log_ratios(block_ms, ARM_CAND, ARM_BASE, blocks, d_main);
-        log_ratios(block_ms, ARM_CANARY, ARM_BASE, blocks, d_canary);
-        main_r = pg_cmp_evaluate(d_main, (size_t)blocks, &mc, look);
-        canary_r = pg_cmp_evaluate(d_canary, (size_t)blocks, &cfg, look);
-        /* Stop at the first look where both are decided; the canary only needs to not FAIL. */
-        if (pg_cmp_decisive(&main_r) && !pg_cmp_canary_rejects(&canary_r))
+        per_launch(p, blocks, k.main.looks[look], reps, block_ms, all_ms);
+        blocks = k.main.looks[look];
+        log_ratios(block_ms, PG_ARM_CAND, PG_ARM_BASE, blocks, d_main);
+        log_ratios(block_ms, PG_ARM_CANARY, PG_ARM_BASE, blocks, d_canary);
+        main_r = pg_cmp_evaluate(d_main, (size_t)blocks, &k.main, look);
+        canary_r = pg_cmp_evaluate(d_canary, (size_t)blocks, &k.canary, look);
+        bool reg_done = true;
+        if (with_acc) {
+            log_ratios(block_ms, PG_ARM_CAND, PG_ARM_ACCEPTED, blocks, d_reg);
+            reg_r = pg_cmp_evaluate(d_reg, (size_t)blocks, &k.regression, look);
+            reg_done = pg_cmp_decisive(&reg_r);
+        }
+        /* Stop at the first look where all are decided; the canary only needs to not FAIL. */
+        if (pg_cmp_decisive(&main_r) && reg_done && !pg_cmp_canary_rejects(&canary_r))
             break;
     }
+    decision_s = pg_now_s() - t0;
 
     json_object_set_new(
         det, "method",
-        json_sprintf("cold mode: heat soak %.1f s, then blocks of the candidate, cuBLASLt and a "
-                     "cuBLASLt A/A canary in an order randomized per block (seed %llu); per arm "
-                     "and block %d untimed and %d timed launches, L2 flushed (%zu bytes) before "
-                     "each, CUDA events; block statistic = median; one-sided sign-flip tests on "
-                     "per-block log ratios at looks 16/32/64 blocks",
-                     soak.seconds, (unsigned long long)cfg.seed, warmup, reps,
-                     pg_device_flush_bytes(run->dev)));
+        sustained
+            ? json_sprintf("sustained mode: heat soak %.1f s, then blocks of the candidate, "
+                           "cuBLASLt, a cuBLASLt A/A canary%s in an order randomized per block "
+                           "(seed %llu); each arm a CUDA graph of >= 20 ms of back-to-back "
+                           "launches rotating over %d copies of the tensors (>= 3x L2), no L2 "
+                           "flush; per arm and block %d untimed and %d timed graph launches, "
+                           "CUDA events, time per launch = graph time / launches; block "
+                           "statistic = median; one-sided sign-flip tests on per-block log "
+                           "ratios at looks 16/32/64 blocks",
+                           soak.seconds, with_acc ? " and the accepted kernel" : "",
+                           (unsigned long long)k.main.seed, p ? p->copies : 0, warmup, reps)
+            : json_sprintf("cold mode: heat soak %.1f s, then blocks of the candidate, cuBLASLt, "
+                           "a cuBLASLt A/A canary%s in an order randomized per block (seed "
+                           "%llu); per arm and block %d untimed and %d timed launches, L2 "
+                           "flushed (%zu bytes) before each, CUDA events; block statistic = "
+                           "median; one-sided sign-flip tests on per-block log ratios at looks "
+                           "16/32/64 blocks",
+                           soak.seconds, with_acc ? " and the accepted kernel" : "",
+                           (unsigned long long)k.main.seed, warmup, reps,
+                           pg_device_flush_bytes(run->dev)));
+    json_object_set_new(det, "mode", json_string(mode));
     double dt;
     if (st != PG_OK) {
         char msg[2400];
@@ -233,17 +355,11 @@ bool pg_stage_performance(pg_wctx *c)
     }
 
     double flop = c->plan->flop;
-    pg_sample_summary cand, base;
-    size_t per_arm = (size_t)blocks * (size_t)reps;
-    double *tmp = malloc(per_arm * sizeof *tmp);
-    for (int a = 0; a < 2 && tmp; a++) {
-        size_t k = 0;
-        for (int b = 0; b < blocks; b++)
-            for (int r = 0; r < reps; r++)
-                tmp[k++] = all_ms[((size_t)a * PG_BLOCK_MAX_BLOCKS + b) * (size_t)reps + r];
-        pg_summarize(tmp, per_arm, o->confidence, a == ARM_CAND ? &cand : &base);
-    }
-    free(tmp);
+    pg_sample_summary cand, base, acc;
+    summarize_arm(all_ms, PG_ARM_CAND, blocks, reps, o->confidence, &cand);
+    summarize_arm(all_ms, PG_ARM_BASE, blocks, reps, o->confidence, &base);
+    if (with_acc)
+        summarize_arm(all_ms, PG_ARM_ACCEPTED, blocks, reps, o->confidence, &acc);
     /* Plausibility floor (issue 4 item 8): slack 20 % covers a peak measured under other clocks
      * and the memset being a write-only bandwidth. */
     const double slack = 0.2;
@@ -260,42 +376,64 @@ bool pg_stage_performance(pg_wctx *c)
     bool implausible = isfinite(sol_ms) && cand.median < sol_ms * (1.0 - slack);
     double speedup = 1.0 / main_r.ratio_estimate;
     double sp_lo = 1.0 / main_r.ratio_ci_high, sp_hi = 1.0 / main_r.ratio_ci_low;
-    pg_signflip_result faster = pg_signflip_less(d_main, (size_t)blocks, 0.0, cfg.seed,
-                                                 pg_cmp_mc_draws(&mc, main_r.look));
+    pg_signflip_result faster = pg_signflip_less(d_main, (size_t)blocks, 0.0, k.main.seed,
+                                                 pg_cmp_mc_draws(&k.main, main_r.look));
 
-    json_object_set_new(det, "mode", json_string("cold"));
     json_object_set_new(det, "heat_soak", json_pack("{s:f, s:i, s:b}", "seconds", soak.seconds,
                                                     "windows", soak.windows, "steady", soak.steady));
-    json_object_set_new(det, "block", json_pack("{s:i, s:i, s:i, s:I}", "warmup", warmup, "timed",
-                                                reps, "blocks", blocks, "seed",
-                                                (json_int_t)cfg.seed));
-    json_object_set_new(det, "candidate", summary_json(&cand, flop));
+    json_object_set_new(det, "block", json_pack("{s:i, s:i, s:i, s:I, s:i}", "warmup", warmup,
+                                                "timed", reps, "blocks", blocks, "seed",
+                                                (json_int_t)k.main.seed, "rotated_copies",
+                                                p->copies));
+    json_t *cj = summary_json(&cand, flop);
+    json_object_set_new(cj, "launches_per_timed_launch", json_integer(p->launches[PG_ARM_CAND]));
+    json_object_set_new(det, "candidate", cj);
     json_t *bj = summary_json(&base, flop);
     json_object_set_new(bj, "library", json_string("cublaslt"));
-    json_object_set_new(bj, "algorithm", json_string(choice.algorithm));
-    json_object_set_new(bj, "candidates_returned", json_integer(choice.candidates_returned));
-    json_object_set_new(bj, "candidates_timed", json_integer(choice.candidates_timed));
-    json_object_set_new(bj, "chosen_rank", json_integer(choice.chosen_index));
-    json_object_set_new(bj, "workspace_bytes", json_integer((json_int_t)choice.workspace_bytes));
+    json_object_set_new(bj, "algorithm", json_string(p->choice.algorithm));
+    json_object_set_new(bj, "candidates_returned", json_integer(p->choice.candidates_returned));
+    json_object_set_new(bj, "candidates_timed", json_integer(p->choice.candidates_timed));
+    json_object_set_new(bj, "chosen_rank", json_integer(p->choice.chosen_index));
+    json_object_set_new(bj, "workspace_bytes", json_integer((json_int_t)p->choice.workspace_bytes));
     json_object_set_new(det, "baseline", bj);
+    if (with_acc) {
+        json_t *aj = summary_json(&acc, flop);
+        json_object_set_new(aj, "manifest", pg_jstr(c->s->accepted->manifest->file));
+        json_object_set_new(det, "accepted", aj);
+    }
     json_object_set_new(det, "speedup",
                         json_pack("{s:o, s:o, s:o, s:f}", "estimate", pg_json_real_or_null(speedup),
                                   "ci_low", pg_json_real_or_null(sp_lo), "ci_high",
-                                  pg_json_real_or_null(sp_hi), "confidence", cfg.confidence));
+                                  pg_json_real_or_null(sp_hi), "confidence", k.main.confidence));
     json_object_set_new(det, "min_speedup", json_real(min_speedup));
     json_t *cmps = json_array();
-    json_array_append_new(cmps, comparison_json("candidate_vs_cublaslt", &main_r, lambda_main,
+    json_array_append_new(cmps, comparison_json("candidate_vs_cublaslt", &main_r, k.main.lambda,
                                                 "ratio = candidate time / cuBLASLt time; FAIL when "
                                                 "it exceeds 1/min_speedup beyond doubt",
                                                 /* Beating the requirement is a PASS here;
                                                  * FAST is kept for beating cuBLASLt itself. */
                                                 main_r.verdict == PG_CMP_FAST ? PG_CMP_PASS
                                                                               : main_r.verdict));
-    json_array_append_new(cmps, comparison_json("aa_canary", &canary_r, lambda_canary,
+    json_array_append_new(cmps, comparison_json("aa_canary", &canary_r, k.canary.lambda,
                                                 "cuBLASLt against itself; FAIL means the machine "
                                                 "is too noisy to judge", canary_r.verdict));
+    if (with_acc)
+        json_array_append_new(cmps, comparison_json("candidate_vs_accepted", &reg_r,
+                                                    k.regression.lambda,
+                                                    "ratio = candidate time / accepted kernel "
+                                                    "time; FAIL when the candidate is slower by "
+                                                    "more than the tolerance beyond doubt",
+                                                    reg_r.verdict));
+    else if (c->s->accepted)
+        json_array_append_new(
+            cmps, json_pack("{s:s, s:s, s:o}", "name", "candidate_vs_accepted", "verdict",
+                            c->s->accepted_identical ? "PASS" : "NOT_COMPARED", "reason",
+                            pg_jstr(c->s->accepted_identical
+                                        ? "SASS-identical: the cubin is byte-identical to the "
+                                          "accepted kernel's"
+                                        : c->s->accepted_note)));
     json_object_set_new(det, "comparisons", cmps);
-    json_object_set_new(det, "cross_check", cupti_json(&data, blocks));
+    json_object_set_new(det, "cross_check", cupti_json(&data, blocks, n_arms));
     json_object_set_new(det, "speed_of_light",
                         json_pack("{s:o, s:o, s:f, s:o, s:o, s:f}", "peak_tflops",
                                   pg_json_real_or_null(run->peak_tflops), "peak_write_gbps",
@@ -303,23 +441,33 @@ bool pg_stage_performance(pg_wctx *c)
                                   "floor_ms", pg_json_real_or_null(sol_ms), "percent",
                                   pg_json_real_or_null(100.0 * sol_ms / cand.median), "slack",
                                   slack));
-    json_object_set_new(det, "environment", watch_json(&data, blocks));
+    json_object_set_new(det, "environment", watch_json(&data, blocks, n_arms));
+    json_object_set_new(det, "decision_s", json_real(decision_s));
+    double e0 = pg_now_s();
+    json_object_set_new(det, "energy", measure_energy(p, o));
+    json_object_set_new(det, "energy_s", json_real(pg_now_s() - e0));
     json_object_set_new(det, "faster_than_baseline_p", pg_json_real_or_null(faster.p_value));
     json_object_set_new(det, "rule",
-                        json_string("fail when the sign-flip test rejects speedup >= min_speedup"));
+                        json_string("fail when the sign-flip test rejects speedup >= min_speedup, "
+                                    "or rejects 'no slower than the accepted kernel by more than "
+                                    "the tolerance'"));
     json_object_set_new(c->json, "latency_ms", json_real(cand.median));
     json_object_set_new(c->json, "reference_latency_ms", json_real(base.median));
     json_object_set_new(c->json, "speedup_factor", json_real(speedup));
 
     dt = pg_now_s() - t0;
     double tf_c = flop / (cand.median * 1e-3) / 1e12, tf_b = flop / (base.median * 1e-3) / 1e12;
-    char numbers[512];
+    char numbers[512], reg[400];
     snprintf(numbers, sizeof numbers,
-             "speedup %.3fx [%.3f, %.3f] vs min_speedup %.3g after %d blocks; candidate %.4f ms "
-             "(%.1f TFLOP/s, %.0f %% of speed of light), cuBLASLt %.4f ms (%.1f TFLOP/s)",
-             speedup, sp_lo, sp_hi, min_speedup, blocks, cand.median, tf_c,
+             "speedup %.3fx [%.3f, %.3f] vs min_speedup %.3g after %d blocks (%s); candidate "
+             "%.4f ms (%.1f TFLOP/s, %.0f %% of speed of light), cuBLASLt %.4f ms (%.1f TFLOP/s)",
+             speedup, sp_lo, sp_hi, min_speedup, blocks, mode, cand.median, tf_c,
              100.0 * sol_ms / cand.median, base.median, tf_b);
-    pg_perf_record(run, stage, &main_r);
+    regression_text(c->s, with_acc, &reg_r, k.delta_regression, reg, sizeof reg);
+    pg_perf_record(run, stage, 0, &main_r);
+    if (with_acc)
+        pg_perf_record(run, stage, 2, &reg_r);
+    bool main_fail = main_r.verdict == PG_CMP_FAIL, reg_fail = with_acc && reg_r.verdict == PG_CMP_FAIL;
     if (implausible)
         pg_stage_finish(stage, "fail", dt,
                         "IMPLAUSIBLE: the candidate's %.4f ms is below the speed-of-light floor "
@@ -337,32 +485,33 @@ bool pg_stage_performance(pg_wctx *c)
                         "INFRASTRUCTURE: the A/A canary (cuBLASLt against itself) differed by "
                         "%.2f%% (p = %.3g): this machine is too noisy to judge; %s",
                         100.0 * (canary_r.ratio_estimate - 1.0), canary_r.p_fail, numbers);
-    else if (main_r.verdict == PG_CMP_FAIL)
-        pg_stage_finish(stage, "fail", dt, "FAIL: %s (p = %.3g)", numbers, main_r.p_fail);
+    else if (main_fail || reg_fail)
+        pg_stage_finish(stage, "fail", dt, "FAIL: %s%s%s", main_fail ? "" : "(vs cuBLASLt PASS) ",
+                        numbers, reg);
     else if (main_r.verdict == PG_CMP_INCONCLUSIVE)
         pg_stage_finish(stage, "pass", dt,
                         "INCONCLUSIVE (warning, not failing): %s; smallest detectable slowdown "
-                        "%.2f%%",
-                        numbers, 100.0 * (main_r.mde_ratio - 1.0));
+                        "%.2f%%%s",
+                        numbers, 100.0 * (main_r.mde_ratio - 1.0), reg);
     else
-        pg_stage_finish(stage, "pass", dt, "%s: %s",
-                        faster.p_value <= mc.alpha ? "FAST (faster than cuBLASLt)" : "PASS",
-                        numbers);
+        pg_stage_finish(stage, "pass", dt, "%s: %s%s",
+                        faster.p_value <= k.main.alpha ? "FAST (faster than cuBLASLt)" : "PASS",
+                        numbers, reg);
 done:
     free(block_ms);
     free(all_ms);
     free(d_main);
     free(d_canary);
-    if (gemm)
-        pg_blaslt_gemm_free(gemm);
-    if (base_out)
-        pg_buffer_free(base_out);
+    free(d_reg);
+    if (p)
+        pg_perf_arms_release(p);
+    free(p);
     pg_progress(run, c->s, c->w->name, "performance", pg_stage_status(stage),
                 json_string_value(json_object_get(stage, "message")));
     return strcmp(pg_stage_status(stage), "pass") == 0;
 }
 
-void pg_perf_record(pg_run *run, json_t *stage, const pg_cmp_result *r)
+void pg_perf_record(pg_run *run, json_t *stage, int cmp_index, const pg_cmp_result *r)
 {
     if (run->n_perf == run->cap_perf) {
         size_t cap = run->cap_perf ? 2 * run->cap_perf : 16;
@@ -370,6 +519,10 @@ void pg_perf_record(pg_run *run, json_t *stage, const pg_cmp_result *r)
         if (!st)
             return;
         run->perf_stages = st;
+        int *ix = realloc(run->perf_cmp_index, cap * sizeof *ix);
+        if (!ix)
+            return;
+        run->perf_cmp_index = ix;
         pg_cmp_result *rs = realloc(run->perf_results, cap * sizeof *rs);
         if (!rs)
             return;
@@ -377,6 +530,7 @@ void pg_perf_record(pg_run *run, json_t *stage, const pg_cmp_result *r)
         run->cap_perf = cap;
     }
     run->perf_stages[run->n_perf] = stage;
+    run->perf_cmp_index[run->n_perf] = cmp_index;
     run->perf_results[run->n_perf] = *r;
     run->n_perf++;
 }
@@ -391,14 +545,18 @@ void pg_perf_holm_finalize(pg_run *run)
         json_t *stage = run->perf_stages[i];
         if (!r->holm_changed || strcmp(pg_stage_status(stage), "error") == 0)
             continue;
-        json_t *main = json_array_get(json_object_get(pg_stage_details(stage), "comparisons"), 0);
-        json_object_set_new(main, "verdict", json_string(pg_cmp_verdict_name(r->verdict)));
-        json_object_set_new(main, "holm_changed", json_true());
+        json_t *cmps = json_object_get(pg_stage_details(stage), "comparisons");
+        json_t *cmp = json_array_get(cmps, (size_t)run->perf_cmp_index[i]);
+        json_object_set_new(cmp, "verdict", json_string(pg_cmp_verdict_name(r->verdict)));
+        json_object_set_new(cmp, "holm_changed", json_true());
         char msg[4096];
-        snprintf(msg, sizeof msg, "%s (Holm over the run's %zu comparisons made it %s)",
+        snprintf(msg, sizeof msg, "%s (Holm over the run's %zu comparisons made %s %s)",
                  json_string_value(json_object_get(stage, "message")), run->n_perf,
-                 pg_cmp_verdict_name(r->verdict));
-        bool failed = r->verdict == PG_CMP_FAIL;
+                 json_string_value(json_object_get(cmp, "name")), pg_cmp_verdict_name(r->verdict));
+        /* The stage still fails when another of its comparisons FAILs and Holm keeps it. */
+        bool failed = false;
+        for (size_t j = 0; j < run->n_perf; j++)
+            failed |= run->perf_stages[j] == stage && run->perf_results[j].verdict == PG_CMP_FAIL;
         pg_stage_finish(stage, failed ? "fail" : "pass",
                         json_real_value(json_object_get(stage, "duration_s")), "%s", msg);
     }
@@ -408,6 +566,8 @@ void pg_perf_release(pg_run *run)
 {
     free(run->perf_stages);
     free(run->perf_results);
+    free(run->perf_cmp_index);
+    run->perf_cmp_index = NULL;
     run->perf_stages = NULL;
     run->perf_results = NULL;
     run->n_perf = run->cap_perf = 0;

@@ -151,11 +151,12 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
         if (st != PG_OK)
             return st; /* the message names the workload */
     }
-    return PG_OK;
+    return pg_accepted_prepare(run, s, index, d);
 }
 
 void pg_submission_release(pg_submission *s)
 {
+    pg_accepted_release(s);
     if (s->plans)
         for (int i = 0; i < s->n_workloads; i++)
             pg_plan_free(&s->plans[i]);

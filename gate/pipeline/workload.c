@@ -20,6 +20,12 @@ pg_status pg_wctx_setup(pg_wctx *c, pg_diag *d)
     pg_device *dev = c->run->dev;
     pg_status st;
     for (int i = 0; i < t->n_tensors; i++) {
+        if (c->inputs_from && !t->tensors[i].is_output) {
+            c->tensors[i] = c->inputs_from->tensors[i];
+            c->borrowed[i] = true;
+            c->tensor_addr[i] = pg_buffer_address(c->tensors[i]);
+            continue;
+        }
         size_t bytes = (size_t)c->plan->tensor_elements[i] * pg_dtype_size(t->tensors[i].dtype);
         st = pg_buffer_alloc(dev, bytes ? bytes : 1, &c->tensors[i], d);
         if (st != PG_OK)
@@ -55,9 +61,11 @@ pg_status pg_wctx_setup(pg_wctx *c, pg_diag *d)
 
 void pg_wctx_release(pg_wctx *c)
 {
-    for (int i = 0; i < PG_MAX_TENSORS; i++)
-        if (c->tensors[i])
+    for (int i = 0; i < PG_MAX_TENSORS; i++) {
+        if (c->tensors[i] && !c->borrowed[i])
             pg_buffer_free(c->tensors[i]);
+        c->tensors[i] = NULL;
+    }
     for (int i = 0; i < PG_MAX_WORKSPACES; i++)
         if (c->ws[i])
             pg_buffer_free(c->ws[i]);

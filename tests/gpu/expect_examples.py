@@ -71,5 +71,35 @@ if s:
     tf = p["details"].get("baseline", {}).get("tflops")
     check(tf is not None and tf >= 700, f"cuBLASLt bf16 8192x7168x5120 at {tf} TFLOP/s (>= 700)")
 
+# The regression comparison against the task's accepted kernel (tiled_mma): tiled_mma itself
+# is SASS-identical (no timing), naive is timed against it and FAILs.
+def comparison(p, name):
+    return next((c for c in p["details"].get("comparisons", []) if c["name"] == name), None)
+
+
+s = subs.get(("gemm_bf16_nt", "tiled_mma"))
+if s:
+    for w in s["workloads"]:
+        c = comparison(stage(w["stages"], "performance"), "candidate_vs_accepted")
+        check(c is not None and c["verdict"] == "PASS" and "SASS-identical" in c.get("reason", ""),
+              f"tiled_mma {w['name']} vs accepted kernel: {c}")
+    w = next(w for w in s["workloads"] if w["name"] == "m8192_n7168_k5120")
+    p = stage(w["stages"], "performance")
+    ds = p["details"].get("decision_s")
+    check(ds is not None and ds <= 10, f"PTXBench GEMM workload decided in {ds} s (<= 10)")
+    e = p["details"].get("energy", {})
+    for arm in ("candidate", "baseline"):
+        ea = e.get(arm, {})
+        check(ea.get("measured") and ea.get("energy_per_launch_j", 0) > 0,
+              f"energy per launch of the {arm} at m8192_n7168_k5120: "
+              f"{ea.get('energy_per_launch_j')} J, {ea.get('power_w')} W")
+s = subs.get(("gemm_bf16_nt", "naive"))
+if s:
+    for w in s["workloads"]:
+        c = comparison(stage(w["stages"], "performance"), "candidate_vs_accepted")
+        check(c is not None and c["verdict"] == "FAIL",
+              f"naive {w['name']} vs accepted kernel FAILs: ratio "
+              f"{c and c.get('ratio_estimate')} after {c and c.get('blocks')} blocks")
+
 print(f"{failures} failed checks")
 sys.exit(1 if failures else 0)

@@ -1,0 +1,138 @@
+/* The task's accepted kernel: the previously accepted submission that a candidate must not be
+ * slower than (issue 4, item 6). It is validated, assembled and loaded like a candidate and
+ * re-measured in the same process as one more arm of the performance blocks; its numbers are
+ * never read from a file. A candidate whose cubin is byte-identical needs no timing at all. */
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/fileio.h"
+#include "internal.h"
+
+/* Offset of the accepted kernel's temporary file names from the candidate's. */
+#define PG_ACCEPTED_INDEX_BASE 100000
+
+/* The accepted kernel's manifest: --accepted-kernel (or none), else the task's
+ * gate.accepted_kernel relative to the task's folder. "" when there is none. */
+static void accepted_path(const pg_run *run, const pg_task *t, char *out, size_t n)
+{
+    const char *opt = run->o->accepted_kernel;
+    out[0] = '\0';
+    if (opt && strcmp(opt, "none") == 0)
+        return;
+    if (opt && opt[0]) {
+        snprintf(out, n, "%s", opt);
+        return;
+    }
+    if (!t->accepted_kernel[0])
+        return;
+    char dir[PG_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", t->file);
+    snprintf(out, n, "%s/%s", dirname(dir), t->accepted_kernel);
+}
+
+pg_status pg_accepted_prepare(pg_run *run, pg_submission *s, int index, pg_diag *d)
+{
+    char path[PG_PATH_MAX];
+    accepted_path(run, s->task, path, sizeof path);
+    if (!path[0] || index >= PG_ACCEPTED_INDEX_BASE)
+        return PG_OK; /* none, or this is itself an accepted kernel */
+    const char *field = run->o->accepted_kernel ? "--accepted-kernel" : "gate.accepted_kernel";
+    const char *file = run->o->accepted_kernel ? NULL : s->task->file;
+    pg_submission *a = calloc(1, sizeof *a);
+    if (!a)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    s->accepted = a;
+    pg_diag ad;
+    pg_diag_clear(&ad);
+    pg_status st = pg_submission_prepare(run, path, PG_ACCEPTED_INDEX_BASE + index, a, &ad);
+    if (st != PG_OK) {
+        char msg[2400];
+        pg_diag_format(&ad, msg, sizeof msg);
+        return pg_diag_set(d, st, file, 0, field, "the accepted kernel '%s' is not usable: %s",
+                           path, msg);
+    }
+    if (strcmp(a->task->id, s->task->id) != 0)
+        return pg_diag_set(d, PG_ERR_INPUT, file, 0, field,
+                           "the accepted kernel '%s' is for task '%s', expected '%s'", path,
+                           a->task->id, s->task->id);
+    /* Same task and the same --workloads filter: a's plans line up with s's one for one. */
+    return PG_OK;
+}
+
+/* Byte-identical cubins run identical SASS: the regression comparison needs no timing. */
+static bool same_file_bytes(const char *p, const char *q)
+{
+    char *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    pg_diag d;
+    bool same = pg_file_read(p, (size_t)256 << 20, &a, &na, &d) == PG_OK &&
+                pg_file_read(q, (size_t)256 << 20, &b, &nb, &d) == PG_OK && na == nb &&
+                memcmp(a, b, na) == 0;
+    free(a);
+    free(b);
+    return same;
+}
+
+void pg_accepted_assemble(pg_run *run, pg_submission *s)
+{
+    pg_submission *a = s->accepted;
+    if (!a)
+        return;
+    a->json = json_pack("{s:[]}", "stages");
+    pg_stage_assemble(run, a);
+    json_t *st = json_array_get(json_object_get(a->json, "stages"), 0);
+    const char *status = pg_stage_status(st);
+    s->accepted_usable = strcmp(status, "pass") == 0 && a->cubin_path[0];
+    if (!s->accepted_usable)
+        snprintf(s->accepted_note, sizeof s->accepted_note,
+                 "the accepted kernel did not assemble: %s",
+                 json_string_value(json_object_get(st, "message")));
+    s->accepted_identical = s->accepted_usable && s->cubin_path[0] &&
+                            same_file_bytes(s->cubin_path, a->cubin_path);
+    json_object_set_new(s->json, "accepted_kernel",
+                        json_pack("{s:o, s:o, s:s, s:o, s:b}", "manifest",
+                                  pg_jstr(a->manifest->file), "source",
+                                  pg_jstr(a->manifest->source), "assemble", status, "message",
+                                  pg_jstr(json_string_value(json_object_get(st, "message"))),
+                                  "cubin_identical", s->accepted_identical));
+    json_decref(a->json);
+    a->json = NULL;
+}
+
+void pg_accepted_load(pg_run *run, pg_submission *s)
+{
+    pg_submission *a = s->accepted;
+    if (!a || !s->accepted_usable || s->accepted_identical)
+        return;
+    a->json = NULL;
+    s->accepted_kernels = calloc((size_t)a->manifest->n_launches, sizeof *s->accepted_kernels);
+    char log[4096] = "";
+    pg_diag d;
+    pg_diag_clear(&d);
+    pg_status st = s->accepted_kernels
+                       ? pg_submission_load_module(run, a, &s->accepted_module,
+                                                   s->accepted_kernels, log, sizeof log, &d)
+                       : pg_diag_set(&d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    if (st != PG_OK) {
+        char msg[2400];
+        s->accepted_usable = false;
+        snprintf(s->accepted_note, sizeof s->accepted_note,
+                 "the accepted kernel did not load: %s", pg_diag_format(&d, msg, sizeof msg));
+    }
+}
+
+void pg_accepted_release(pg_submission *s)
+{
+    if (s->accepted_module)
+        pg_module_unload(s->accepted_module);
+    free(s->accepted_kernels);
+    if (s->accepted) {
+        pg_submission_release(s->accepted);
+        free(s->accepted);
+    }
+    s->accepted_module = NULL;
+    s->accepted_kernels = NULL;
+    s->accepted = NULL;
+}

@@ -1,0 +1,233 @@
+/* The timed arms of the performance stage: the candidate, cuBLASLt, cuBLASLt again as the A/A
+ * canary, and the task's accepted kernel, in cold mode (eager launches, L2 flushed by the block
+ * protocol) or sustained mode (one CUDA graph per arm of back-to-back launches that rotate over
+ * copies of the inputs and outputs, so that no launch finds its operands in L2). All arms read
+ * the same inputs; each writes its own outputs. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "perf_arms.h"
+
+/* Sustained mode: the rotated copies together hold at least 3 × L2 (issue 4); a graph lasts at
+ * least 20 ms. */
+#define PG_ROTATION_L2_MULTIPLE 3.0
+#define PG_SUSTAINED_GRAPH_MS 20.0
+
+static pg_status enqueue_blaslt(void *ctx, pg_diag *d)
+{
+    return pg_blaslt_gemm_enqueue(ctx, d);
+}
+
+static pg_status enqueue_accepted(void *ctx, pg_diag *d)
+{
+    return pg_wctx_enqueue(ctx, d);
+}
+
+/* Copy `copy` of the candidate's buffers: copy 0 is the candidate workload itself. */
+static pg_wctx *cand_copy(pg_perf_arms *p, int copy)
+{
+    return copy == 0 ? p->c : &p->cand[copy];
+}
+
+static pg_status rot_candidate(void *ctx, int rotation, pg_diag *d)
+{
+    pg_perf_arms *p = ctx;
+    return pg_wctx_enqueue(cand_copy(p, rotation % p->copies), d);
+}
+
+static pg_status rot_accepted(void *ctx, int rotation, pg_diag *d)
+{
+    pg_perf_arms *p = ctx;
+    return pg_wctx_enqueue(&p->acc[rotation % p->copies], d);
+}
+
+static pg_status rot_baseline(void *ctx, int rotation, pg_diag *d)
+{
+    pg_perf_arms *p = ctx;
+    int k = rotation % p->copies;
+    const pg_wctx *w = cand_copy(p, k);
+    return pg_blaslt_gemm_enqueue_on(p->gemm, w->tensors[w->a], w->tensors[w->b], p->base_out[k],
+                                     d);
+}
+
+static size_t set_bytes(const pg_wctx *c)
+{
+    const pg_task *t = c->s->task;
+    size_t bytes = 0;
+    for (int i = 0; i < t->n_tensors; i++)
+        bytes += (size_t)c->plan->tensor_elements[i] * pg_dtype_size(t->tensors[i].dtype);
+    return bytes;
+}
+
+int pg_perf_rotation_copies(size_t set_bytes, long long l2_bytes)
+{
+    if (set_bytes == 0 || l2_bytes <= 0)
+        return 1;
+    double k = ceil(PG_ROTATION_L2_MULTIPLE * (double)l2_bytes / (double)set_bytes);
+    return k < 1 ? 1 : k > PG_PERF_MAX_COPIES ? PG_PERF_MAX_COPIES : (int)k;
+}
+
+/* A copy of the candidate's workload with its own tensors: inputs from fresh seeds (never
+ * zeros: an all-zero input ran ~13 % faster on the H200), workspaces initialised. */
+static pg_status setup_copy(pg_perf_arms *p, int k, uint64_t seed, pg_diag *d)
+{
+    pg_wctx *w = &p->cand[k];
+    const pg_wctx *c = p->c;
+    *w = (pg_wctx){.run = c->run, .s = c->s, .index = c->index, .w = c->w, .plan = c->plan,
+                   .kernels = c->kernels, .a = c->a, .b = c->b, .c = c->c};
+    pg_status st = pg_wctx_setup(w, d);
+    const pg_task *t = c->s->task;
+    for (int i = 0; st == PG_OK && i < t->n_tensors; i++)
+        if (!t->tensors[i].is_output)
+            st = pg_buffer_fill_normal(w->tensors[i], t->tensors[i].dtype,
+                                       (size_t)c->plan->tensor_elements[i],
+                                       seed + 1000u * (uint64_t)k + (uint64_t)i, d);
+    if (st == PG_OK)
+        st = pg_wctx_init_workspaces(w, d);
+    return st;
+}
+
+static pg_status setup_accepted(pg_perf_arms *p, int k, pg_diag *d)
+{
+    const pg_submission *a = p->c->s->accepted;
+    pg_wctx *w = &p->acc[k];
+    *w = (pg_wctx){.run = p->c->run, .s = (pg_submission *)a, .index = p->c->index,
+                   .w = p->c->w, .plan = &a->plans[p->c->index],
+                   .kernels = p->c->s->accepted_kernels, .a = p->c->a, .b = p->c->b,
+                   .c = p->c->c, .inputs_from = cand_copy(p, k)};
+    pg_status st = pg_wctx_setup(w, d);
+    if (st == PG_OK)
+        st = pg_wctx_init_workspaces(w, d);
+    p->n_acc = k + 1;
+    return st;
+}
+
+pg_status pg_perf_arms_setup(pg_perf_arms *p, pg_wctx *c, bool sustained, bool with_accepted,
+                             double timeout_s, pg_diag *d)
+{
+    memset(p, 0, sizeof *p);
+    p->c = c;
+    p->sustained = sustained;
+    p->copies = 1;
+    pg_device *dev = c->run->dev;
+    const pg_task *t = c->s->task;
+    if (sustained)
+        p->copies = pg_perf_rotation_copies(set_bytes(c), pg_device_get_info(dev)->l2_bytes);
+    pg_status st = PG_OK;
+    for (int k = 1; st == PG_OK && k < p->copies; k++) {
+        st = setup_copy(p, k, c->run->o->seed ^ 0x5157A1ull, d);
+        p->n_cand = k + 1;
+    }
+    size_t out_bytes = (size_t)c->plan->tensor_elements[c->c] * pg_dtype_size(t->tensors[c->c].dtype);
+    for (int k = 0; st == PG_OK && k < p->copies; k++)
+        st = pg_buffer_alloc(dev, out_bytes, &p->base_out[k], d);
+    if (st == PG_OK)
+        st = pg_blaslt_gemm_prepare(dev, t->tensors[c->a].dtype, pg_workload_symbol(t, c->w, "M"),
+                                    pg_workload_symbol(t, c->w, "N"),
+                                    pg_workload_symbol(t, c->w, "K"), c->tensors[c->a],
+                                    c->tensors[c->b], p->base_out[0],
+                                    t->baseline_max_candidates, &p->gemm, &p->choice, d);
+    if (st == PG_OK)
+        st = pg_wctx_init_workspaces(c, d);
+    for (int k = 0; st == PG_OK && with_accepted && k < p->copies; k++)
+        st = setup_accepted(p, k, d);
+    if (st != PG_OK)
+        return st;
+
+    p->has_accepted = with_accepted;
+    p->n_arms = with_accepted ? PG_ARM_ACCEPTED + 1 : PG_ARM_CANARY + 1;
+    for (int a = 0; a < PG_PERF_MAX_ARMS; a++)
+        p->launches[a] = 1;
+    if (!sustained) {
+        p->arms[PG_ARM_CAND] = (pg_arm){pg_wctx_enqueue, c};
+        /* The canary's two arms share one cuBLASLt plan (same algorithm, same output): a second
+         * heuristic search could pick another algorithm and the A/A pair would not be A/A. */
+        p->arms[PG_ARM_BASE] = p->arms[PG_ARM_CANARY] = (pg_arm){enqueue_blaslt, p->gemm};
+        p->arms[PG_ARM_ACCEPTED] = (pg_arm){enqueue_accepted, &p->acc[0]};
+        return PG_OK;
+    }
+    static const pg_enqueue_rot_fn rot[PG_PERF_MAX_ARMS] = {rot_candidate, rot_baseline, NULL,
+                                                            rot_accepted};
+    for (int a = 0; st == PG_OK && a < p->n_arms; a++) {
+        if (a == PG_ARM_CANARY)
+            continue;
+        st = pg_sgraph_build(dev, rot[a], p, PG_SUSTAINED_GRAPH_MS, timeout_s, &p->graph[a], d);
+        if (st == PG_OK) {
+            p->arms[a] = (pg_arm){pg_sgraph_enqueue, p->graph[a]};
+            p->launches[a] = pg_sgraph_launches(p->graph[a]);
+        }
+    }
+    /* The canary launches the baseline's own graph: the same work, the same algorithm. */
+    p->arms[PG_ARM_CANARY] = p->arms[PG_ARM_BASE];
+    p->launches[PG_ARM_CANARY] = p->launches[PG_ARM_BASE];
+    return st;
+}
+
+void pg_perf_arms_release(pg_perf_arms *p)
+{
+    for (int a = 0; a < PG_PERF_MAX_ARMS; a++)
+        pg_sgraph_free(p->graph[a]);
+    for (int k = 0; k < p->n_acc; k++)
+        pg_wctx_release(&p->acc[k]);
+    for (int k = 1; k < p->n_cand; k++)
+        pg_wctx_release(&p->cand[k]);
+    if (p->gemm)
+        pg_blaslt_gemm_free(p->gemm);
+    for (int k = 0; k < PG_PERF_MAX_COPIES; k++)
+        if (p->base_out[k])
+            pg_buffer_free(p->base_out[k]);
+    memset(p, 0, sizeof *p);
+}
+
+/* Energy: a graph of the arm's work (rotation-aware arms reuse their graph), launched back to
+ * back for at least min_s inside one NVML watch: the energy counter moves in steps of ~10 ms,
+ * so a window of >= 1 s bounds its quantisation error to about 1 %. */
+static pg_status cold_rot(void *ctx, int rotation, pg_diag *d)
+{
+    (void)rotation;
+    const pg_arm *arm = ctx;
+    return arm->enqueue(arm->ctx, d);
+}
+
+pg_status pg_perf_arm_energy(pg_perf_arms *p, int a, double min_s, double timeout_s,
+                             pg_arm_energy *out, pg_diag *d)
+{
+    pg_device *dev = p->c->run->dev;
+    memset(out, 0, sizeof *out);
+    pg_sgraph *own = NULL;
+    pg_arm graph_arm = p->arms[a];
+    int per_launch = p->launches[a];
+    pg_status st = PG_OK;
+    if (!p->sustained) {
+        st = pg_sgraph_build(dev, cold_rot, &p->arms[a], 50.0, timeout_s, &own, d);
+        if (st != PG_OK)
+            return st;
+        graph_arm = (pg_arm){pg_sgraph_enqueue, own};
+        per_launch = pg_sgraph_launches(own);
+    }
+    double graph_ms;
+    st = pg_envwatch_begin(dev, d);
+    double t0 = pg_now_s();
+    long long launches = 0;
+    while (st == PG_OK && pg_now_s() - t0 < min_s) {
+        st = pg_device_time(dev, &graph_arm, 1, 0, 1, false, timeout_s, &graph_ms, d);
+        out->busy_ms += graph_ms;
+        launches += per_launch;
+    }
+    pg_env_watch w;
+    pg_diag wd;
+    if (pg_envwatch_end(dev, &w, &wd) == PG_OK && st == PG_OK && w.available &&
+        w.energy_j > 0 && launches > 0) {
+        out->measured = true;
+        out->launches = launches;
+        out->energy_j = w.energy_j;
+        out->wall_s = w.wall_s;
+        out->energy_per_launch_j = w.energy_j / (double)launches;
+        out->power_w = w.energy_j / w.wall_s;
+        out->sm_clock_mhz = w.sm_clock_mhz_median;
+    }
+    pg_sgraph_free(own);
+    return st;
+}
