@@ -293,7 +293,8 @@ pg_status pg_device_time_sustained(pg_device *dev, pg_enqueue_rot_fn enqueue, vo
 
 /* The chip name CUPTI uses for the device, e.g. "GH100" on H100/H200, "GB100" on B200: the key
  * of data/metrics/<chip>.json. Initializes and deinitializes CUPTI's profiler around the
- * query. Errors: PG_ERR_UNAVAILABLE as above; PG_ERR_INPUT when len is too small;
+ * query. Errors: PG_ERR_UNAVAILABLE as above (also when CUDA_INJECTION64_PATH is set);
+ * PG_ERR_INPUT when len is too small;
  * PG_ERR_INFRA for other CUPTI failures ("CUPTI_ERROR_... in cuptiDeviceGetChipName: ..."). */
 pg_status pg_device_chip_name(pg_device *dev, char *out, size_t len, pg_diag *d);
 
@@ -315,7 +316,9 @@ pg_status pg_device_chip_name(pg_device *dev, char *out, size_t len, pg_diag *d)
  * CUDA_INJECTION64_PATH is set: another tool injected into the process); the callbacks' own
  * errors as they return them (PG_FAIL_KERNEL from a faulting kernel or a TIMEOUT after
  * timeout_s, as for pg_device_sync); PG_ERR_INFRA for CUPTI failures, dropped ranges, or more
- * than PG_RANGEPROF_MAX_PASSES passes. The profiler is torn down on every path. */
+ * than PG_RANGEPROF_MAX_PASSES passes. The profiler is torn down on every path but one: after
+ * a TIMEOUT the device is hung, CUPTI's teardown would wait for the kernel, and the process
+ * must end. */
 pg_status pg_device_count_metrics(pg_device *dev, pg_enqueue_fn enqueue, void *ctx,
                                   pg_enqueue_fn restore, void *restore_ctx,
                                   const char *const *metrics, size_t n, double timeout_s,

@@ -45,3 +45,7 @@ target_include_directories(rangeprof_calibration PRIVATE ${CUDAToolkit_INCLUDE_D
 target_link_libraries(rangeprof_calibration PRIVATE ptxgate_device ptxgate m ${CMAKE_DL_LIBS})
 add_test(NAME gpu.rangeprof_calibration COMMAND rangeprof_calibration)
 set_tests_properties(gpu.rangeprof_calibration PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+# The same binary under Nsight Compute: chip name and counting must be "unavailable" with a fix.
+add_test(NAME gpu.rangeprof_unavailable
+  COMMAND ${CMAKE_CURRENT_LIST_DIR}/rangeprof_unavailable.sh $<TARGET_FILE:rangeprof_calibration>)
+set_tests_properties(gpu.rangeprof_unavailable PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)

@@ -17,6 +17,11 @@
  * It also checks the replay contract (restore runs between passes, the in-place counter ends at
  * 1), the wall time of one verification run (<= 2 s) and that a kernel times the same before
  * any profiling and after the profiler was torn down (no overhead left behind).
+ *   rangeprof_calibration              the calibration
+ *   rangeprof_calibration unavailable  run under a profiler (rangeprof_unavailable.sh runs it
+ *                                      under Nsight Compute): chip name and counting must both
+ *                                      be PG_ERR_UNAVAILABLE with the fix, never a count
+ *   rangeprof_calibration probe        exit 0 when a GPU can be opened, else 77
  * Exit 0 pass, 1 failure, 77 skipped ("SKIP: <reason>": no GPU, not sm_90, profiling
  * unavailable). */
 #include "device/device.h"
@@ -214,13 +219,45 @@ static void encode_map(CUtensorMap *map, uint64_t address)
     dlclose(lib);
 }
 
-int main(void)
+static pg_status nothing(void *ctx, pg_diag *d)
 {
+    return PG_OK;
+}
+
+/* Under another profiler: both entry points refuse, naming the cause and the fix. */
+static int expect_unavailable(void)
+{
+    char chip[64];
+    pg_status st = pg_device_chip_name(g_dev, chip, sizeof chip, &g_d);
+    printf("pg_device_chip_name: status %d: %s\n", (int)st, st ? g_d.message : chip);
+    int bad = st != PG_ERR_UNAVAILABLE || !strstr(g_d.message, "fix: ");
+    const char *m[] = {"sm__cycles_elapsed.max"};
+    double v = -1;
+    int passes = -1;
+    st = pg_device_count_metrics(g_dev, nothing, NULL, NULL, NULL, m, 1, TIMEOUT_S, &v, &passes,
+                                 &g_d);
+    printf("pg_device_count_metrics: status %d: %s\n", (int)st, st ? g_d.message : "counted");
+    bad |= st != PG_ERR_UNAVAILABLE || !strstr(g_d.message, "fix: ") || passes != 0;
+    pg_device_close(g_dev);
+    printf(bad ? "FAIL: expected PG_ERR_UNAVAILABLE with a fix from both\n"
+               : "PASS: unavailable as expected\n");
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "";
     pg_status st = pg_device_open(0, &g_dev, &g_d);
     if (st != PG_OK) {
         printf("SKIP: %s\n", g_d.message);
         return 77;
     }
+    if (strcmp(mode, "probe") == 0) {
+        pg_device_close(g_dev);
+        return 0;
+    }
+    if (strcmp(mode, "unavailable") == 0)
+        return expect_unavailable();
     const pg_device_info *info = pg_device_get_info(g_dev);
     printf("device: %s, compute capability %d.%d, %d SMs\n", info->name, info->cc_major,
            info->cc_minor, info->sm_count);
