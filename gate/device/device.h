@@ -287,4 +287,67 @@ int pg_sgraph_launches(const pg_sgraph *g);
 pg_status pg_sgraph_enqueue(void *graph, pg_diag *d);
 void pg_sgraph_free(pg_sgraph *g);
 
+/* ==== Executed-instruction counts: the CUPTI range profiler (docs/instructions-runtime.md) ====
+ * A verification run separate from every timing run: one user range around the submission's
+ * launches, replayed once per counter pass, then the profiler torn down completely. Time only
+ * after pg_device_count_metrics has returned (on any path): nothing of the profiler stays
+ * enabled, and tests/gpu/rangeprof_calibration.c checks that a kernel times the same before
+ * and after. Not reentrant: one call at a time per process; never inside a pg_activity window
+ * or under another profiler (ncu, nsys, compute-sanitizer). */
+
+/* Profiling cannot run here: no permission for the performance counters, counters busy,
+ * another profiler in the process, a virtual or MIG device, a chip this CUPTI does not know.
+ * Not an exit code: the pipeline records the stage as "unknown" (never a pass) and its policy
+ * maps it (default: infrastructure, exit 3). The message is "CUPTI_ERROR_NAME in call: why;
+ * fix: what to do", e.g. "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES in
+ * cuptiProfilerGetCounterAvailability: ...; fix: run as root ... or ...
+ * NVreg_RestrictProfilingToAdminUsers=0 ...". */
+#define PG_ERR_UNAVAILABLE ((pg_status)4)
+/* Most metrics in one pg_device_count_metrics or pg_metrics_host_check call. */
+#define PG_RANGEPROF_MAX_METRICS 64
+/* Most replay passes pg_device_count_metrics runs before giving up (CUPTI asked for 1-8 for
+ * the lists of data/metrics/). */
+#define PG_RANGEPROF_MAX_PASSES 32
+
+/* The chip name CUPTI uses for the device, e.g. "GH100" on H100/H200, "GB100" on B200: the key
+ * of data/metrics/<chip>.json. Initializes and deinitializes CUPTI's profiler around the
+ * query. Errors: PG_ERR_UNAVAILABLE as above (also when CUDA_INJECTION64_PATH is set);
+ * PG_ERR_INPUT when len is too small;
+ * PG_ERR_INFRA for other CUPTI failures ("CUPTI_ERROR_... in cuptiDeviceGetChipName: ..."). */
+pg_status pg_device_chip_name(pg_device *dev, char *out, size_t len, pg_diag *d);
+
+/* Count `metrics` (n of them, CUPTI metric names with rollup, e.g.
+ * "sm__sass_inst_executed_op_shared_gmma.sum") over everything `enqueue` puts on the device
+ * stream, as one user range. Steps: wait for earlier work (not counted); profiler initialize;
+ * device support; chip name; counter availability; config image for the metrics; enable on the
+ * device's context; counter-data image; set config (user range, user replay, 1 nesting level,
+ * 1 range); then per pass { restore (passes after the first, outside the range, waited for);
+ * start; push range; enqueue; wait (timeout_s); pop range; stop } until CUPTI says every pass
+ * is submitted; decode; evaluate; disable; deinitialize.
+ * enqueue(ctx, d) runs once per pass and must enqueue the same work each time. restore
+ * (may be NULL) re-initialises buffers the work updates in place, so every pass sees the same
+ * inputs; its work is not counted. values[i] (caller-owned, n entries) receives metric i for
+ * the range: counts are warp instructions or math ops, summed over the device. *passes (may be
+ * NULL) receives the number of passes run.
+ * Errors: PG_ERR_INPUT for arguments out of range, an open pg_activity window, or a metric the
+ * chip does not know (field "metrics[i]"); PG_ERR_UNAVAILABLE as above (also when
+ * CUDA_INJECTION64_PATH is set: another tool injected into the process); the callbacks' own
+ * errors as they return them (PG_FAIL_KERNEL from a faulting kernel or a TIMEOUT after
+ * timeout_s, as for pg_device_sync); PG_ERR_INFRA for CUPTI failures, dropped ranges, or more
+ * than PG_RANGEPROF_MAX_PASSES passes. The profiler is torn down on every path but one: after
+ * a TIMEOUT the device is hung, CUPTI's teardown would wait for the kernel, and the process
+ * must end. */
+pg_status pg_device_count_metrics(pg_device *dev, pg_enqueue_fn enqueue, void *ctx,
+                                  pg_enqueue_fn restore, void *restore_ctx,
+                                  const char *const *metrics, size_t n, double timeout_s,
+                                  double *values, int *passes, pg_diag *d);
+
+/* Without a GPU: check that CUPTI's host API accepts every metric for `chip` and give the
+ * number of replay passes the list needs (*passes, may be NULL). CI runs it over every
+ * data/metrics/ file. Errors: PG_ERR_INPUT naming the first unknown metric ("metric 'x' is not
+ * known for chip GH100 ..."); PG_ERR_UNAVAILABLE for a chip this CUPTI does not know;
+ * PG_ERR_INFRA when CUPTI's host library (libnvperf_host.so) cannot be used. */
+pg_status pg_metrics_host_check(const char *chip, const char *const *metrics, size_t n,
+                                int *passes, pg_diag *d);
+
 #endif

@@ -16,3 +16,36 @@ add_test(NAME gpu.timing_smoke COMMAND timing_smoke)
 set_tests_properties(gpu.device_smoke gpu.device_fault gpu.device_hang gpu.timing_smoke PROPERTIES
   SKIP_RETURN_CODE 77
   TIMEOUT 900)
+# rangeprof_calibration: kernels of known instruction counts (rangeprof_kernels.cu, nvcc for
+# sm_90a into a cubin, embedded like the reference fatbin) counted by the CUPTI range profiler;
+# the expected counts, math ops and FLOPs are written in the test. Skips (77) without an sm_90
+# GPU or when profiling is unavailable.
+set(PG_RANGEPROF_GEN ${CMAKE_CURRENT_BINARY_DIR}/gpu)
+file(MAKE_DIRECTORY ${PG_RANGEPROF_GEN})
+add_custom_command(
+  OUTPUT ${PG_RANGEPROF_GEN}/rangeprof_kernels.cubin
+  COMMAND ${CUDAToolkit_NVCC_EXECUTABLE} --cubin -O3 -arch=sm_90a
+          -o ${PG_RANGEPROF_GEN}/rangeprof_kernels.cubin ${CMAKE_CURRENT_LIST_DIR}/rangeprof_kernels.cu
+  DEPENDS ${CMAKE_CURRENT_LIST_DIR}/rangeprof_kernels.cu
+  COMMENT "nvcc: range-profiler calibration kernels -> sm_90a cubin"
+  VERBATIM)
+add_custom_command(
+  OUTPUT ${PG_RANGEPROF_GEN}/rangeprof_cubin.c
+  COMMAND ${CMAKE_COMMAND} -DPG_EMBED_IN=${PG_RANGEPROF_GEN}/rangeprof_kernels.cubin
+          -DPG_EMBED_OUT=${PG_RANGEPROF_GEN}/rangeprof_cubin.c -DPG_EMBED_NAME=pg_rangeprof_cubin
+          -P ${PG_DEVICE_DIR}/device.cmake
+  DEPENDS ${PG_RANGEPROF_GEN}/rangeprof_kernels.cubin ${PG_DEVICE_DIR}/device.cmake
+  COMMENT "embedding the calibration cubin"
+  VERBATIM)
+add_executable(rangeprof_calibration ${CMAKE_CURRENT_LIST_DIR}/rangeprof_calibration.c
+  ${PG_RANGEPROF_GEN}/rangeprof_cubin.c)
+# cuda.h for CUtensorMap and the cuTensorMapEncodeTiled prototype (the function itself is looked
+# up in the driver the device layer loaded).
+target_include_directories(rangeprof_calibration PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
+target_link_libraries(rangeprof_calibration PRIVATE ptxgate_device ptxgate m ${CMAKE_DL_LIBS})
+add_test(NAME gpu.rangeprof_calibration COMMAND rangeprof_calibration)
+set_tests_properties(gpu.rangeprof_calibration PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+# The same binary under Nsight Compute: chip name and counting must be "unavailable" with a fix.
+add_test(NAME gpu.rangeprof_unavailable
+  COMMAND ${CMAKE_CURRENT_LIST_DIR}/rangeprof_unavailable.sh $<TARGET_FILE:rangeprof_calibration>)
+set_tests_properties(gpu.rangeprof_unavailable PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
