@@ -55,8 +55,8 @@ typedef struct {
 typedef struct {
     char file[1024];          /* path as given */
     char chip[PG_METRIC_ID_MAX]; /* as CUPTI names it, e.g. "GH100" */
-    /* FLOPs per math op of the math_ops metrics: 2, one math op being one multiply-add
-     * (from an H200 measurement; tests/gpu/rangeprof_calibration.c checks it; see
+    /* FLOPs per math op of the math_ops metrics: 1 on GH100, the ops_path counters counting
+     * 2 per multiply-add (calibrated on the H200 by tests/gpu/rangeprof_calibration.c; see
      * docs/instructions-runtime.md). */
     double flops_per_math_op;
     pg_metric_family families[PG_METRIC_MAX_FAMILIES];

@@ -5,13 +5,16 @@
  *
  *   cal_wgmma, n per warpgroup, wg warpgroups per CTA, g CTAs:
  *       HGMMA count = n * 4 * wg * g               (warp instructions: 4 warps per warpgroup)
- *       bf16 math ops = n * wg * g * 64 * 16 * 16  (one math op = one multiply-add of m64n16k16)
- *       FLOPs = 2 * math ops                       (flops_per_math_op = 2), coverage 1 exactly
+ *       bf16 math ops = 2 * n * wg * g * 64 * 16 * 16  (the ops_path counters count FLOPs: 2 per
+ *                                       multiply-add; measured on the H200: 983040 for 30
+ *                                       warpgroup m64n16k16 = 491520 multiply-adds)
+ *       FLOPs = math ops                           (flops_per_math_op = 1), coverage 1 exactly
  *   cal_tma, k loads by one thread per CTA, g CTAs:
  *       UTMALDG count = k * g                      (the SASS-patched counter: the issuing warp)
  *   cal_mma, n per warp, 4 warps per CTA, g CTAs:
  *       HMMA count = LDSM count = n * 4 * g
- *       bf16 math ops = n * 4 * g * 16 * 8 * 16    (m16n8k16 per warp instruction)
+ *       bf16 math ops = 2 * n * 4 * g * 16 * 8 * 16 (m16n8k16 per warp instruction, 2 per
+ *                                       multiply-add: 589824 for 144 HMMA on the H200)
  *   all three in one range: the sums (HMMA by subtraction stays exact with HGMMA present).
  *
  * It also checks the replay contract (restore runs between passes, the in-place counter ends at
@@ -317,13 +320,13 @@ int main(int argc, char **argv)
         work w = {{launch_of(k_wgmma, (unsigned)g, 128 * (unsigned)wg, args)}, 1};
         const char *fams[] = {"HGMMA"};
         const char *extra[] = {"sm__inst_executed_pipe_tensor_op_gmma.sum"};
-        double ops = (double)n * wg * g * 64 * 16 * 16;
+        double ops = 2.0 * n * wg * g * 64 * 16 * 16;
         count("wgmma m64n16k16 x5, 2 warpgroups, 3 CTAs", fams, 1, extra, 1, &w, NULL,
               fpo * ops, &r, extra_v, &passes);
         expect_eq("HGMMA count (warp instructions)", family(&r, "HGMMA")->count,
                   (double)n * 4 * wg * g);
         expect_eq("HGMMA bf16 math ops", family(&r, "HGMMA")->math_ops, ops);
-        expect_eq("HGMMA FLOPs (2 per math op)", family(&r, "HGMMA")->flops, 2 * ops);
+        expect_eq("HGMMA FLOPs (1 per math op)", family(&r, "HGMMA")->flops, ops);
         printf("  tensor pipe gmma count (hardware, informational) %.0f\n", extra_v[0]);
         printf("  coverage %.6f, verdict %s\n", r.coverage, pg_instr_verdict_name(r.verdict));
         g_failures += r.coverage != 1.0 || r.verdict != PG_INSTR_PASS;
@@ -361,7 +364,7 @@ int main(int argc, char **argv)
         void *args[] = {&out_addr, &n};
         work w = {{launch_of(k_mma, (unsigned)g, 128, args)}, 1};
         const char *fams[] = {"HMMA", "LDSM"};
-        double ops = (double)n * 4 * g * 16 * 8 * 16;
+        double ops = 2.0 * n * 4 * g * 16 * 8 * 16;
         count("mma.sync m16n8k16 + ldmatrix.x4 x9, 4 warps, 4 CTAs", fams, 2, NULL, 0, &w, NULL,
               fpo * ops, &r, extra_v, &passes);
         expect_eq("HMMA count", family(&r, "HMMA")->count, (double)n * 4 * g);
@@ -380,7 +383,7 @@ int main(int argc, char **argv)
         restore_ctx rc = {counter, 0};
         ok(pg_buffer_zero(counter, &g_d), "zero counter");
         const char *fams[] = {"HGMMA", "UTMALDG", "HMMA", "LDSM"};
-        double ops = 5.0 * 2 * 3 * 64 * 16 * 16 + 9.0 * 4 * 4 * 16 * 8 * 16;
+        double ops = 2.0 * (5.0 * 2 * 3 * 64 * 16 * 16 + 9.0 * 4 * 4 * 16 * 8 * 16);
         count("all four kernels in one range", fams, 4, NULL, 0, &w, &rc, fpo * ops, &r, extra_v,
               &passes);
         expect_eq("HGMMA count", family(&r, "HGMMA")->count, 5.0 * 4 * 2 * 3);

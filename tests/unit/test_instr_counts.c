@@ -69,9 +69,10 @@ static void eval(const char *const *fams, size_t nf, const char *const *metrics,
 static void test_full_gemm(void **state)
 {
     const double M = 4096, N = 4096, K = 4096;
-    /* One m64n128k16 wgmma per warpgroup = 64*128*16 multiply-adds, issued by 4 warps. */
+    /* One m64n128k16 wgmma per warpgroup = 64*128*16 multiply-adds, issued by 4 warps; the
+     * math-op counter counts 2 per multiply-add (calibrated on the H200). */
     const double wgmmas = M * N * K / (64.0 * 128 * 16);
-    double v[] = {wgmmas * 4, M * N * K, 0, 0, 8192};
+    double v[] = {wgmmas * 4, 2 * M * N * K, 0, 0, 8192};
     pg_instr_result r;
     eval(k_gemm_fams, 2, k_gemm_metrics, v, 5, 2 * M * N * K, &r);
     assert_int_equal(r.n_families, 2);
@@ -94,7 +95,7 @@ static void test_full_gemm(void **state)
 static void test_padded_tiles_exceed_one(void **state)
 {
     /* 257 x 513 x 1000 computed in 128x128 tiles: 384 x 640 x 1000 of work. */
-    double v[] = {100, 384.0 * 640 * 1000, 0, 0, 10};
+    double v[] = {100, 2 * 384.0 * 640 * 1000, 0, 0, 10};
     pg_instr_result r;
     eval(k_gemm_fams, 2, k_gemm_metrics, v, 5, 2.0 * 257 * 513 * 1000, &r);
     assert_true(r.coverage > 1.8 && r.coverage < 1.9);
@@ -117,7 +118,7 @@ static void test_ghost_branch(void **state)
 static void test_token_kernel(void **state)
 {
     /* One m64n16k16 wgmma per warpgroup of 2 CTAs, everything else on FFMA. */
-    double v[] = {2 * 4, 2 * 64.0 * 16 * 16, 0, 0, 0};
+    double v[] = {2 * 4, 2 * 2 * 64.0 * 16 * 16, 0, 0, 0};
     pg_instr_result r;
     eval(k_gemm_fams, 2, k_gemm_metrics, v, 5, 2.0 * 2048 * 2048 * 2048, &r);
     assert_int_equal(r.families[0].verdict, PG_INSTR_COVERAGE_TOO_LOW);
@@ -132,15 +133,15 @@ static void test_token_kernel(void **state)
 static void test_coverage_threshold(void **state)
 {
     const double req = 1e9;
-    double v[] = {4, 0.99 * req / 2, 0, 0, 1};
+    double v[] = {4, 0.99 * req, 0, 0, 1};
     pg_instr_result r;
     eval(k_gemm_fams, 2, k_gemm_metrics, v, 5, req, &r);
     assert_int_equal(r.verdict, PG_INSTR_PASS); /* exactly 0.99 passes */
-    v[1] = 0.9899 * req / 2;
+    v[1] = 0.9899 * req;
     eval(k_gemm_fams, 2, k_gemm_metrics, v, 5, req, &r);
     assert_int_equal(r.verdict, PG_INSTR_COVERAGE_TOO_LOW);
     /* Without a path, fp16 and tf32 paths count too (one HGMMA family, three input types) ... */
-    double w[] = {4, 0.5 * req / 2, 0.25 * req / 2, 0.25 * req / 2, 1};
+    double w[] = {4, 0.5 * req, 0.25 * req, 0.25 * req, 1};
     eval(k_gemm_fams, 2, k_gemm_metrics, w, 5, req, &r);
     assert_true(fabs(r.coverage - 1.0) < 1e-12);
     /* ... with the task's path (bf16) only bf16 work covers the task. */
@@ -149,7 +150,7 @@ static void test_coverage_threshold(void **state)
     assert_int_equal(r.verdict, PG_INSTR_COVERAGE_TOO_LOW);
     /* The bf16 request alone carries no fp16/tf32 values: evaluation needs only its own. */
     const char *req_bf16[] = {GMMA, HG_BF16, TMA_LD};
-    double x[] = {4, req / 2, 1};
+    double x[] = {4, req, 1};
     eval_path(k_gemm_fams, 2, "bf16", req_bf16, x, 3, req, &r);
     assert_true(r.coverage == 1.0);
     assert_int_equal(r.verdict, PG_INSTR_PASS);
@@ -169,7 +170,7 @@ static void test_hmma_by_subtraction(void **state)
     const char *metrics[] = {PIPE_HMMA, PIPE_HFMA2, PIPE_GMMA, HM_BF16, HM_FP16, HM_TF32,
                              "smsp__inst_executed_op_ldsm_pred_on_any.sum"};
     /* 1000 HMMA + 24 HFMA2.MMA + 40 HGMMA (the pipe's hmma count holds all three). */
-    double v[] = {1064, 24, 40, 1000 * 16 * 8 * 16.0, 0, 0, 500};
+    double v[] = {1064, 24, 40, 2 * 1000 * 16 * 8 * 16.0, 0, 0, 500};
     pg_instr_result r;
     eval(fams, 2, metrics, v, 7, 2 * 1000 * 16 * 8 * 16.0, &r);
     assert_true(r.families[0].count == 1000);
@@ -178,7 +179,7 @@ static void test_hmma_by_subtraction(void **state)
     assert_int_equal(r.verdict, PG_INSTR_PASS);
     /* IGMMA in the range makes the difference negative: clamped at 0, and the math ops still
      * show that HMMA ran. */
-    double w[] = {10, 0, 50, 10 * 2048.0, 0, 0, 1};
+    double w[] = {10, 0, 50, 2 * 10 * 2048.0, 0, 0, 1};
     eval(fams, 2, metrics, w, 7, 2 * 10 * 2048.0, &r);
     assert_true(r.families[0].count == 0);
     assert_int_equal(r.families[0].verdict, PG_INSTR_PASS);
@@ -191,14 +192,14 @@ static void test_shared_math_counted_once(void **state)
     const char *metrics[] = {GMMA, HG_BF16, HG_FP16, HG_TF32, "sm__ops_path_tensor_src_fp8.sum"};
     double v[] = {16, 300, 0, 0, 700};
     pg_instr_result r;
-    eval(fams, 2, metrics, v, 5, 2000, &r);
+    eval(fams, 2, metrics, v, 5, 1000, &r);
     assert_true(r.families[0].count == 16 && r.families[1].count == 16);
-    assert_true(r.families[0].flops == 600 && r.families[1].flops == 1400);
-    assert_true(r.tensor_flops == 2000);
+    assert_true(r.families[0].flops == 300 && r.families[1].flops == 700);
+    assert_true(r.tensor_flops == 1000);
     /* The same family twice counts its math ops once. */
     const char *twice[] = {"HGMMA", "HGMMA"};
-    eval(twice, 2, metrics, v, 5, 600, &r);
-    assert_true(r.tensor_flops == 600);
+    eval(twice, 2, metrics, v, 5, 300, &r);
+    assert_true(r.tensor_flops == 300);
 }
 
 static void test_errors(void **state)

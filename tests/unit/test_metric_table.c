@@ -32,7 +32,7 @@ static void test_shipped_gh100(void **state)
 {
     pg_metric_table *t = load_ok(METRICS "/gh100.json");
     assert_string_equal(t->chip, "GH100");
-    assert_true(t->flops_per_math_op == 2.0);
+    assert_true(t->flops_per_math_op == 1.0);
     const pg_metric_family *h = pg_metric_table_find(t, "HGMMA");
     assert_non_null(h);
     assert_int_equal(h->n_count_add, 1);
