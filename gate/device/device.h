@@ -21,6 +21,7 @@
 
 #include "../base/diag.h"
 #include "../model/dtype.h"
+#include "../model/tensor_map.h"
 
 /* The submitted kernel failed at run time (fault, trap, launch failure, timeout). Equals the
  * "gate failure" exit code 1. */
@@ -92,6 +93,16 @@ pg_status pg_buffer_fill_poison(pg_buffer *b, pg_diag *d);
 pg_status pg_buffer_zero(pg_buffer *b, pg_diag *d);
 /* Synchronous copy of `bytes` from the start of b into host memory. */
 pg_status pg_buffer_download(pg_buffer *b, void *host, size_t bytes, pg_diag *d);
+
+/* Encode the tiled TMA tensor map m (validated with pg_tensor_map_validate) for the tensor at
+ * device address `address` with cuTensorMapEncodeTiled, writing the 128-byte opaque map to out
+ * (PG_TMAP_BYTES bytes, at least PG_TMAP_ALIGN-byte aligned, e.g. a slot of pg_binding_args).
+ * No GPU work is enqueued. Errors: PG_ERR_INPUT for an address breaking the alignment rule
+ * (pg_tensor_map_check_address) or a map the driver rejects (the message names m->field, the
+ * CUresult and every parameter passed: a rule ptxgate does not know), PG_ERR_INFRA when the
+ * device is broken or out is misaligned. */
+pg_status pg_tensor_map_encode(pg_device *dev, const pg_tensor_map_desc *m, uint64_t address,
+                               void *out, pg_diag *d);
 
 /* One kernel launch. args[i] points at the value of parameter i, laid out as the PTX .param
  * expects (cuLaunchKernel's kernelParams). cluster {0,0,0} or {1,1,1} means no cluster. */

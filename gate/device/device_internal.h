@@ -57,7 +57,8 @@
     X(GraphUpload, cuGraphUpload, PFN_cuGraphUpload_v11010)                                   \
     X(GraphLaunch, cuGraphLaunch, PFN_cuGraphLaunch_v10000)                                   \
     X(GraphExecDestroy, cuGraphExecDestroy, PFN_cuGraphExecDestroy_v10000)                    \
-    X(GraphDestroy, cuGraphDestroy, PFN_cuGraphDestroy_v10000)
+    X(GraphDestroy, cuGraphDestroy, PFN_cuGraphDestroy_v10000)                                \
+    X(TensorMapEncodeTiled, cuTensorMapEncodeTiled, PFN_cuTensorMapEncodeTiled_v12000)
 
 typedef struct {
 #define PG_CU_FIELD(field, sym, type) type field;

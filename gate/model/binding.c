@@ -37,11 +37,12 @@ static pg_status check_param(const pg_manifest *m, const pg_param_binding *b,
                            "'%s' as %s%s (%u bytes)",
                            index, label, pg_param_type_name(b->type), want, ptx_file, p->line,
                            p->name, p->type, p->array_len ? "[]" : "", p->size_bytes);
-    if (b->type == PG_PTYPE_TMAP && p->align_bytes < 64)
+    if (b->type == PG_PTYPE_TMAP && p->align_bytes < PG_TMAP_ALIGN)
         return pg_diag_set(d, PG_ERR_INPUT, m->file, 0, b->field,
-                           "parameter %d ('%s') is a tensor map: %s line %d must declare it with "
-                           ".align 64 or more (found .align %u)",
-                           index, label, ptx_file, p->line, p->align_bytes);
+                           "parameter %d ('%s') is a tensor map: %s line %d must declare it as "
+                           ".param .align %d .b8 %s[128] (or .align 128); found .align %u",
+                           index, label, ptx_file, p->line, PG_TMAP_ALIGN, p->name,
+                           p->align_bytes);
     if (b->type != PG_PTYPE_TMAP && p->array_len == 0 &&
         binding_is_float(b->type) != ptx_type_is_float(p->type) && p->type[1] != 'b')
         return pg_diag_set(d, PG_ERR_INPUT, m->file, 0, b->field,
@@ -106,6 +107,8 @@ pg_status pg_binding_args(const pg_launch_values *lv, const uint64_t *tensor_add
             addr = ws_addr[p->ref_index];
             memcpy(slot, &addr, 8);
             break;
+        case PG_PARAM_TENSOR_MAP:
+            break; /* left zeroed: the device layer encodes the map into the slot */
         default:
             memcpy(slot, &p->v, pg_param_type_size(p->type) <= 8 ? pg_param_type_size(p->type) : 8);
             break;

@@ -13,7 +13,8 @@
 /* Check every launch of m against sig (parsed from ptx_file, named in messages): the entry
  * exists, the parameter count matches, each binding's size equals the PTX parameter's size,
  * integer bindings meet integer (or untyped .b) parameters and floating bindings floating ones,
- * and tensor maps are declared with .align >= 64.
+ * and tensor maps are 128 bytes declared with .align >= 64 (`.param .align 64 .b8 x[128]`, what
+ * nvcc emits for a __grid_constant__ CUtensorMap; CUtensorMap is 64-byte aligned).
  * Errors: PG_ERR_INPUT with file = the manifest and field = "launches[i].entry",
  * "launches[i].params" or "launches[i].params[j]", naming the parameter and its PTX line. */
 pg_status pg_binding_check(const pg_manifest *m, const pg_ptx_module_info *sig,
@@ -28,7 +29,9 @@ typedef struct {
 } pg_arg_block;
 
 /* Lay out lv's parameter values; tensor and workspace parameters take the device addresses
- * tensor_addr[ref_index] / ws_addr[ref_index]. Returns PG_ERR_INFRA on out-of-memory. */
+ * tensor_addr[ref_index] / ws_addr[ref_index]. Tensor-map slots are left zeroed: the caller
+ * encodes each map (pg_tensor_map_encode) straight into args[i], a 128-byte, 128-byte-aligned
+ * slot that cuLaunchKernel copies by value. Returns PG_ERR_INFRA on out-of-memory. */
 pg_status pg_binding_args(const pg_launch_values *lv, const uint64_t *tensor_addr,
                           const uint64_t *ws_addr, pg_arg_block *out);
 void pg_arg_block_free(pg_arg_block *b);

@@ -185,11 +185,20 @@ static pg_status parse_param(const pg_manifest *m, int li, int pi, pg_param_bind
                            "expected exactly one of tensor, value, scalar, workspace, tensor_map");
     p->kind = (pg_param_kind)found; /* kinds[] follows pg_param_kind's order */
     switch (p->kind) {
-    case PG_PARAM_TENSOR_MAP:
+    case PG_PARAM_TENSOR_MAP: {
+        static const char *const tmap_keys[] = {"tensor_map", "name", NULL};
         p->type = PG_PTYPE_TMAP;
-        return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0,
-                           pg_jctx_field(ctx, "tensor_map", f, sizeof f),
-                           "tensor_map parameters are not supported yet");
+        if (json_object_get(obj, "type"))
+            return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0,
+                               pg_jctx_field(ctx, "type", f, sizeof f),
+                               "a tensor_map parameter takes no type (it is always a 128-byte "
+                               "tensor map)");
+        st = pg_jcheck_keys(obj, ctx, tmap_keys, d);
+        if (st != PG_OK)
+            return st;
+        pg_jctx tc = pg_jctx_member(ctx, "tensor_map");
+        return pg_tensor_map_spec_from_json(json_object_get(obj, "tensor_map"), &tc, &p->tmap, d);
+    }
     case PG_PARAM_TENSOR:
     case PG_PARAM_WORKSPACE: {
         const char *key = kinds[found];
@@ -444,6 +453,8 @@ pg_status pg_manifest_check_task(const pg_manifest *m, const pg_task *t, pg_diag
             if (p->kind == PG_PARAM_VALUE) {
                 snprintf(f, sizeof f, "%s.value", p->field);
                 st = check_expr(m, p->expr, f, names, count, d);
+            } else if (p->kind == PG_PARAM_TENSOR_MAP) {
+                st = pg_tensor_map_spec_check(&p->tmap, t, m->file, p->field, d);
             } else if (p->kind == PG_PARAM_TENSOR && pg_task_find_tensor(t, p->ref) < 0) {
                 char known[512] = "";
                 size_t used = 0;

@@ -8,6 +8,7 @@
 
 #include "../base/diag.h"
 #include "task.h"
+#include "tensor_map_spec.h"
 
 #define PG_MAX_WORKSPACES 8
 /* Most launches in one manifest and parameters in one launch. */
@@ -19,7 +20,7 @@ typedef enum {
     PG_PARAM_VALUE,     /* {"value": expr, "type": "u32"}: an integer expression */
     PG_PARAM_SCALAR,    /* {"scalar": 1.0, "type": "f32"}: a floating-point constant */
     PG_PARAM_WORKSPACE, /* {"workspace": "ws"}: device address of a declared workspace */
-    PG_PARAM_TENSOR_MAP /* reserved: rejected by pg_manifest_load for now */
+    PG_PARAM_TENSOR_MAP /* {"tensor_map": {...}}: a TMA tensor map passed by value (128 bytes) */
 } pg_param_kind;
 
 typedef enum {
@@ -35,7 +36,8 @@ typedef enum {
 
 /* One kernel parameter. Which members are meaningful depends on kind:
  * TENSOR: ref = tensor name, type PTR. WORKSPACE: ref = workspace name, type PTR.
- * VALUE: expr, type U32/S32/U64/S64. SCALAR: scalar, type F32/F64. */
+ * VALUE: expr, type U32/S32/U64/S64. SCALAR: scalar, type F32/F64.
+ * TENSOR_MAP: tmap (its tensor names the task tensor), type TMAP. */
 typedef struct {
     pg_param_kind kind;
     char name[64];   /* optional "name" of the manifest; "" when absent */
@@ -43,6 +45,7 @@ typedef struct {
     char expr[256];
     pg_param_type type;
     double scalar;
+    pg_tensor_map_spec tmap;
     char field[160]; /* JSON path, e.g. "launches[0].params[3]" */
 } pg_param_binding;
 
@@ -88,15 +91,16 @@ typedef struct {
  * (identifiers), init other than zero/poison, 1..PG_MAX_LAUNCHES launches, entry names, grid/
  * block/cluster not arrays of 3 expressions, expression syntax, a param without exactly one kind
  * key, a param type not allowed for its kind (value: u32/s32/u64/s64 required; scalar: f32/f64
- * required, value finite and within f32 range for f32; tensor/workspace: no type), a workspace
- * param naming an undeclared workspace, and tensor_map params ("tensor_map parameters are not
- * supported yet", field "launches[i].params[j].tensor_map"). */
+ * required, value finite and within f32 range for f32; tensor/workspace/tensor_map: no type), a
+ * workspace param naming an undeclared workspace, and a malformed tensor_map object (see
+ * pg_tensor_map_spec_from_json; fields "launches[i].params[j].tensor_map.<key>"). */
 pg_status pg_manifest_load(const char *path, pg_manifest **out, pg_diag *d);
 
 /* Cross-check m with its task t. Errors (PG_ERR_INPUT, file = m->file, field = the manifest
  * field): m->task differs from t->id (field "task"), a tensor param naming no task tensor
  * (field "launches[i].params[j].tensor"), an expression using a symbol that is not a task symbol
- * (e.g. field "launches[0].grid[1]", "workspaces.ws.bytes"). */
+ * (e.g. field "launches[0].grid[1]", "workspaces.ws.bytes"), a tensor_map that does not fit its
+ * tensor (pg_tensor_map_spec_check). */
 pg_status pg_manifest_check_task(const pg_manifest *m, const pg_task *t, pg_diag *d);
 
 /* Free m and what it owns. m may be NULL. */

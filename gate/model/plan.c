@@ -105,10 +105,12 @@ static pg_status eval_param(builder *b, const pg_param_binding *p, pg_param_valu
         }
         return st;
     case PG_PARAM_TENSOR_MAP:
-        break;
+        st = pg_tensor_map_spec_build(&p->tmap, b->t, b->w, &b->syms, b->m->file, p->field,
+                                      &out->tmap, b->d);
+        out->ref_index = out->tmap.tensor_index;
+        return st;
     }
-    return pg_diag_set(b->d, PG_ERR_INPUT, b->m->file, 0, p->field,
-                       "tensor_map parameters are not supported yet");
+    return pg_diag_set(b->d, PG_ERR_INPUT, b->m->file, 0, p->field, "unknown parameter kind");
 }
 
 static pg_status eval_launch(builder *b, const pg_launch_spec *l, pg_launch_values *out)

@@ -9,10 +9,13 @@
 #include "../base/diag.h"
 #include "manifest.h"
 #include "task.h"
+#include "tensor_map.h"
 
-/* One parameter value. kind and type are the binding's. ref_index: tensor index (TENSOR) or
- * workspace index (WORKSPACE), else -1. v: the member named by type holds the value (u32, s32,
- * u64, s64 for VALUE; f32, f64 for SCALAR); unused for addresses (the caller binds them). */
+/* One parameter value. kind and type are the binding's. ref_index: tensor index (TENSOR and
+ * TENSOR_MAP) or workspace index (WORKSPACE), else -1. v: the member named by type holds the
+ * value (u32, s32, u64, s64 for VALUE; f32, f64 for SCALAR); unused for addresses (the caller
+ * binds them). tmap (TENSOR_MAP only): the validated map without its address; the device layer
+ * encodes it once the tensor's buffer exists. */
 typedef struct {
     pg_param_kind kind;
     pg_param_type type;
@@ -25,6 +28,7 @@ typedef struct {
         float f32;
         double f64;
     } v;
+    pg_tensor_map_desc tmap;
 } pg_param_value;
 
 /* One launch: geometry in CTAs / threads, cluster {0,0,0} = no cluster; dynamic shared memory in

@@ -1,5 +1,5 @@
 /* Device buffers and launch descriptions of one workload: task tensors, workspaces, argument
- * blocks. */
+ * blocks with their tensor maps encoded. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +48,17 @@ pg_status pg_wctx_setup(pg_wctx *c, pg_diag *d)
         const pg_launch_values *lv = &c->plan->launches[l];
         if (pg_binding_args(lv, c->tensor_addr, c->ws_addr, &c->args[l]) != PG_OK)
             return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+        /* Tensor maps hold their tensor's address: encoded here, once the buffers exist, into
+         * the argument slot that every launch of this workload passes by value. */
+        for (int i = 0; i < lv->n_params; i++) {
+            const pg_param_value *p = &lv->params[i];
+            if (p->kind != PG_PARAM_TENSOR_MAP)
+                continue;
+            st = pg_tensor_map_encode(dev, &p->tmap, c->tensor_addr[p->ref_index],
+                                      c->args[l].args[i], d);
+            if (st != PG_OK)
+                return st;
+        }
         pg_launch *L = &c->launches[l];
         L->kernel = c->kernels[l];
         memcpy(L->grid, lv->grid, sizeof L->grid);

@@ -45,6 +45,33 @@ if s:
         c = stage(w["stages"], "correctness")
         check(c["status"] == "pass", f"handwritten {w['name']} correct: {c['message']}")
 
+# The wgmma + TMA example: correct everywhere (ragged shapes by TMA zero fill), and fast enough
+# for the speed gate (min_speedup 0.2; it is built to run at about half of cuBLASLt or better).
+s = subs.get(("gemm_bf16_nt", "wgmma_tma"))
+check(s is not None, "gemm_bf16_nt/wgmma_tma present")
+if s:
+    a = stage(s["stages"], "assemble")
+    check(a["status"] == "pass", f"wgmma_tma assembles: {a['message']}")
+    for w in s["workloads"]:
+        c, p = stage(w["stages"], "correctness"), stage(w["stages"], "performance")
+        check(c["status"] == "pass", f"wgmma_tma {w['name']} correct: {c['message']}")
+        d = p["details"] if p else {}
+        tf = d.get("candidate", {}).get("tflops")
+        sp = d.get("speedup", {}).get("estimate")
+        check(p is not None and p["status"] == "pass",
+              f"wgmma_tma {w['name']} passes the speed gate: {tf} TFLOP/s, speedup {sp}: "
+              f"{p['message'] if p else 'no performance stage'}")
+
+# Instruction-stage fixtures: tensor-core instructions present but (almost) never executed; the
+# GEMM itself is FFMA work and must be correct on every workload.
+for name in ("ghost_branch", "token_wgmma"):
+    s = subs.get(("gemm_bf16_nt", name))
+    check(s is not None, f"{name} present")
+    if s:
+        for w in s["workloads"]:
+            c = stage(w["stages"], "correctness")
+            check(c["status"] == "pass", f"{name} {w['name']} correct: {c['message']}")
+
 s = subs.get(("gemm_bf16_nt", "off_by_one"))
 check(s is not None, "off_by_one present")
 if s:

@@ -49,3 +49,20 @@ set_tests_properties(gpu.rangeprof_calibration PROPERTIES SKIP_RETURN_CODE 77 TI
 add_test(NAME gpu.rangeprof_unavailable
   COMMAND ${CMAKE_CURRENT_LIST_DIR}/rangeprof_unavailable.sh $<TARGET_FILE:rangeprof_calibration>)
 set_tests_properties(gpu.rangeprof_unavailable PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+# tma_smoke: tensor maps encoded by the device layer and passed by value to the probe kernels of
+# tma_probe.cu (compiled here to an sm_90a cubin), which check TMA's 128B-swizzle layout and
+# zero fill and the wgmma descriptor/fragment layout the wgmma + TMA example relies on.
+set(PG_TMA_PROBE_CUBIN ${CMAKE_CURRENT_BINARY_DIR}/tma_probe.cubin)
+add_custom_command(
+  OUTPUT ${PG_TMA_PROBE_CUBIN}
+  COMMAND ${CUDAToolkit_NVCC_EXECUTABLE} -cubin -arch=sm_90a -O3 -std=c++17
+          -o ${PG_TMA_PROBE_CUBIN} ${CMAKE_CURRENT_LIST_DIR}/tma_probe.cu
+  DEPENDS ${CMAKE_CURRENT_LIST_DIR}/tma_probe.cu ${PROJECT_SOURCE_DIR}/tasks/common/sm90_ptx.cuh
+  COMMENT "nvcc: TMA and wgmma probe kernels -> cubin"
+  VERBATIM)
+add_custom_target(tma_probe_cubin DEPENDS ${PG_TMA_PROBE_CUBIN})
+add_executable(tma_smoke ${CMAKE_CURRENT_LIST_DIR}/tma_smoke.c)
+add_dependencies(tma_smoke tma_probe_cubin)
+target_link_libraries(tma_smoke PRIVATE ptxgate_device ptxgate m)
+add_test(NAME gpu.tma_smoke COMMAND tma_smoke ${PG_TMA_PROBE_CUBIN})
+set_tests_properties(gpu.tma_smoke PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)

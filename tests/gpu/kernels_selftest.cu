@@ -1,6 +1,6 @@
 // kernels_selftest.cu — standalone GPU self-test of the gemm_*_nt example kernels.
 //
-// Builds with:  nvcc -O2 -arch=sm_90a -lineinfo -o kernels_selftest kernels_selftest.cu \
+// Builds with:  nvcc -O2 -gencode=arch=compute_90a,code=sm_90a -lineinfo -o kernels_selftest kernels_selftest.cu \
 //                    -lcublas
 // The driver API (for the PTX kernel) is reached through cudaGetDriverEntryPointByVersion, so the
 // binary does not link libcuda and can print "SKIP: no GPU" on a machine without a driver.
@@ -17,9 +17,14 @@
 //   tiled_mma    tasks/gemm_bf16_nt/examples/tiled_mma.cu      (#included)     expect pass
 //   handwritten  tasks/gemm_bf16_nt/examples/handwritten.ptx   (driver JIT)    expect pass
 //   off_by_one   tests/fixtures/gemm_bf16_nt/off_by_one.cu     (#included)     expect FAIL
+//   wgmma_tma    tasks/gemm_bf16_nt/examples/wgmma_tma.cu      (#included)     expect pass
+//   ghost_branch tests/fixtures/gemm_bf16_nt/ghost_branch.cu   (#included)     expect pass (FFMA)
+//   token_wgmma  tests/fixtures/gemm_bf16_nt/token_wgmma.cu    (#included)     expect pass (FFMA)
 //   cublas       cublasGemmEx, the vendor baseline             (cross-check)   expect pass
 //   tiled_mma    tasks/gemm_fp16_nt/examples/tiled_mma.cu      (#included)     expect pass (fp16)
-// Then it times tiled_mma and cuBLAS at 4096^3 (CUDA events, median of 20 after 5 warm-ups).
+// Then it times tiled_mma, wgmma_tma and cuBLAS at 4096^3 (CUDA events, median of 20 after 5
+// warm-ups). The TMA tensor maps of wgmma_tma and the fixtures are encoded with
+// cuTensorMapEncodeTiled exactly as their manifests declare them.
 // The launch geometry below copies the manifests (*.json next to each kernel): keep them in sync.
 //
 // Exit status: 0 every kernel met its expectation, 1 one did not (or a CUDA error), 77 no GPU.
@@ -43,6 +48,9 @@
 #include "../../tasks/gemm_bf16_nt/examples/tiled_mma.cu"
 #include "../../tasks/gemm_fp16_nt/examples/tiled_mma.cu"
 #include "../fixtures/gemm_bf16_nt/off_by_one.cu"
+#include "../../tasks/gemm_bf16_nt/examples/wgmma_tma.cu"
+#include "../fixtures/gemm_bf16_nt/ghost_branch.cu"
+#include "../fixtures/gemm_bf16_nt/token_wgmma.cu"
 
 // ------------------------------------------------------------------------------------------------
 #define CK(call)                                                                                   \
@@ -62,6 +70,7 @@ static decltype(&cuModuleGetFunction) p_cuModuleGetFunction;
 static decltype(&cuFuncGetAttribute) p_cuFuncGetAttribute;
 static decltype(&cuLaunchKernel) p_cuLaunchKernel;
 static decltype(&cuModuleUnload) p_cuModuleUnload;
+static decltype(&cuTensorMapEncodeTiled) p_cuTensorMapEncodeTiled;
 
 template <typename F> static void get_driver_fn(F &fn, const char *name)
 {
@@ -208,6 +217,27 @@ static const Workload kWorkloads[] = {
 };
 
 static unsigned cdiv(unsigned a, unsigned b) { return (a + b - 1) / b; }
+
+// The tensor map of a row-major [rows][K] bf16 tensor as the manifests declare it: dims (K, rows)
+// innermost first, box (64, box_rows), swizzle 128B, zero fill; L2 promotion 256B for wgmma_tma,
+// none for the fixtures.
+static sm90::TensorMap tmap_bf16(const void *base, unsigned rows, unsigned K, unsigned box_rows,
+                                 bool l2_256)
+{
+    CUtensorMap m;
+    cuuint64_t dims[2] = {K, rows}, strides[1] = {(cuuint64_t)K * 2};
+    cuuint32_t box[2] = {64, box_rows}, es[2] = {1, 1};
+    CKD(p_cuTensorMapEncodeTiled(&m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, (void *)base, dims,
+                                 strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                 CU_TENSOR_MAP_SWIZZLE_128B,
+                                 l2_256 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+                                        : CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+    sm90::TensorMap t;
+    static_assert(sizeof t == sizeof m, "128-byte tensor maps");
+    memcpy(&t, &m, sizeof t);
+    return t;
+}
 
 struct Bufs {
     __nv_bfloat16 *Ab, *Bb;
@@ -357,12 +387,16 @@ int main(int argc, char **argv)
     // ---- kernel set-up and resource usage
     CK(cudaFuncSetAttribute(gemm_bf16_nt_tiled_mma, cudaFuncAttributeMaxDynamicSharedMemorySize, GTM_SMEM_BYTES));
     CK(cudaFuncSetAttribute(gemm_fp16_nt_tiled_mma, cudaFuncAttributeMaxDynamicSharedMemorySize, GTM_SMEM_BYTES));
+    CK(cudaFuncSetAttribute(gemm_bf16_nt_wgmma_tma, cudaFuncAttributeMaxDynamicSharedMemorySize, GWT_SMEM_BYTES(256)));
     {
         struct { const char *n; const void *f; int smem; int threads; } ks[] = {
             {"gemm_bf16_nt_naive", (const void *)gemm_bf16_nt_naive, 0, 256},
             {"gemm_bf16_nt_tiled_mma", (const void *)gemm_bf16_nt_tiled_mma, GTM_SMEM_BYTES, GTM_THREADS},
             {"gemm_fp16_nt_tiled_mma", (const void *)gemm_fp16_nt_tiled_mma, GTM_SMEM_BYTES, GTM_THREADS},
             {"gemm_bf16_nt_naive_off_by_one", (const void *)gemm_bf16_nt_naive_off_by_one, 0, 256},
+            {"gemm_bf16_nt_wgmma_tma", (const void *)gemm_bf16_nt_wgmma_tma, GWT_SMEM_BYTES(256), GWT_THREADS},
+            {"gemm_bf16_nt_ghost_branch", (const void *)gemm_bf16_nt_ghost_branch, 0, FT_THREADS},
+            {"gemm_bf16_nt_token_wgmma", (const void *)gemm_bf16_nt_token_wgmma, 0, FT_THREADS},
         };
         for (auto &k : ks) {
             cudaFuncAttributes a;
@@ -379,6 +413,7 @@ int main(int argc, char **argv)
     get_driver_fn(p_cuFuncGetAttribute, "cuFuncGetAttribute");
     get_driver_fn(p_cuLaunchKernel, "cuLaunchKernel");
     get_driver_fn(p_cuModuleUnload, "cuModuleUnload");
+    get_driver_fn(p_cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
     const std::string ptx_path = root + "/tasks/gemm_bf16_nt/examples/handwritten.ptx";
     std::string ptx = read_file(ptx_path);
     if (ptx.empty()) {
@@ -467,6 +502,23 @@ int main(int argc, char **argv)
                     b.Ab, b.Bb, (__nv_bfloat16 *)b.C(), M, N, K);
             });
         check<__nv_bfloat16>("tiled_mma", "bf16", true, w, b, tiled_bf16);
+        const sm90::TensorMap ta128 = tmap_bf16(b.Ab, M, K, 128, true),
+                              tb256 = tmap_bf16(b.Bb, N, K, 256, true),
+                              ta64 = tmap_bf16(b.Ab, M, K, 64, false),
+                              tb8 = tmap_bf16(b.Bb, N, K, 8, false);
+        auto wgmma_bf16 = [&] {
+            gemm_bf16_nt_wgmma_tma<<<dim3(cdiv(N, 256), cdiv(M, 128), 1), dim3(GWT_THREADS, 1, 1),
+                                     GWT_SMEM_BYTES(256)>>>(ta128, tb256, (__nv_bfloat16 *)b.C(), M, N, K);
+        };
+        check<__nv_bfloat16>("wgmma_tma", "bf16", true, w, b, wgmma_bf16);
+        check<__nv_bfloat16>("ghost_branch", "bf16", true, w, b, [&] {
+            gemm_bf16_nt_ghost_branch<<<dim3(cdiv(N, 128), cdiv(M, 128), 1), dim3(FT_THREADS, 1, 1)>>>(
+                ta64, tb8, b.Ab, b.Bb, (__nv_bfloat16 *)b.C(), M, N, K);
+        });
+        check<__nv_bfloat16>("token_wgmma", "bf16", true, w, b, [&] {
+            gemm_bf16_nt_token_wgmma<<<dim3(cdiv(N, 128), cdiv(M, 128), 1), dim3(FT_THREADS, 1, 1)>>>(
+                ta64, tb8, b.Ab, b.Bb, (__nv_bfloat16 *)b.C(), M, N, K);
+        });
         if (slow_ok)
             check<__nv_bfloat16>("handwritten", "bf16", true, w, b, [&] {
                 CUdeviceptr pa = (CUdeviceptr)b.Ab, pb = (CUdeviceptr)b.Bb, pc = (CUdeviceptr)b.C();
@@ -502,10 +554,13 @@ int main(int argc, char **argv)
             const int warm = big ? 5 : 2, reps = big ? 20 : 5;
             const double fl = 2.0 * M * N * (double)K;
             const float t_tb = median_ms(tiled_bf16, warm, reps), t_cb = median_ms(cublas_bf16, warm, reps);
+            const float t_wb = median_ms(wgmma_bf16, warm, reps);
             const float t_th = median_ms(tiled_fp16, warm, reps), t_ch = median_ms(cublas_fp16, warm, reps);
             printf("  timing (median of %d after %d warm-up, back-to-back, no L2 flush):\n", reps, warm);
             printf("    bf16 tiled_mma %8.3f ms %7.1f TFLOP/s | cublas %8.3f ms %7.1f TFLOP/s | speedup (cublas/tiled) %.3f\n",
                    t_tb, fl / (t_tb * 1e-3) / 1e12, t_cb, fl / (t_cb * 1e-3) / 1e12, t_cb / t_tb);
+            printf("    bf16 wgmma_tma %8.3f ms %7.1f TFLOP/s | cublas %8.3f ms %7.1f TFLOP/s | speedup (cublas/wgmma) %.3f\n",
+                   t_wb, fl / (t_wb * 1e-3) / 1e12, t_cb, fl / (t_cb * 1e-3) / 1e12, t_cb / t_wb);
             printf("    fp16 tiled_mma %8.3f ms %7.1f TFLOP/s | cublas %8.3f ms %7.1f TFLOP/s | speedup (cublas/tiled) %.3f\n",
                    t_th, fl / (t_th * 1e-3) / 1e12, t_ch, fl / (t_ch * 1e-3) / 1e12, t_ch / t_th);
         }

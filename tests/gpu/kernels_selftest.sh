@@ -26,8 +26,11 @@ trap 'rm -rf "$tmp"' EXIT
 libdir="$CUDA_HOME/targets/x86_64-linux/lib"
 [ -d "$libdir" ] || libdir="$CUDA_HOME/lib64"
 
-echo "build: $NVCC -O2 -arch=$ARCH -lineinfo $here/kernels_selftest.cu -lcublas"
-if ! "$NVCC" -O2 -arch="$ARCH" -lineinfo -Xptxas --warn-on-spills \
+# SASS for $ARCH only: -arch=sm_90a would also embed (and assemble) compute_90 PTX, which has no
+# wgmma or setmaxnreg.
+gencode="-gencode=arch=compute_${ARCH#sm_},code=$ARCH"
+echo "build: $NVCC -O2 $gencode -lineinfo $here/kernels_selftest.cu -lcublas"
+if ! "$NVCC" -O2 "$gencode" -lineinfo -Xptxas --warn-on-spills \
         -o "$tmp/kernels_selftest" "$here/kernels_selftest.cu" \
         -L"$libdir" -lcublas -Xlinker -rpath -Xlinker "$libdir"; then
     echo "FAIL: build of kernels_selftest.cu failed"

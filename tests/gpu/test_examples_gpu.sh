@@ -9,6 +9,7 @@ rm -rf "$out" && mkdir -p "$out"
 "$bin" check --quiet --if-no-gpu fail --output "$out" \
   tasks/gemm_bf16_nt/examples tasks/gemm_fp16_nt/examples \
   tests/fixtures/gemm_bf16_nt/off_by_one.json tests/fixtures/gemm_bf16_nt/syntax_error.json \
+  tests/fixtures/gemm_bf16_nt/ghost_branch.json tests/fixtures/gemm_bf16_nt/token_wgmma.json \
   >"$out/stdout" 2>"$out/stderr"
 rc=$?
 if python3 - "$out/results.json" <<'PY'

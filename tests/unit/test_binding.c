@@ -100,14 +100,52 @@ static void test_binding_count_and_entry(void **state)
     free_manifest(m);
 }
 
+/* A tensor map needs a 128-byte parameter declared with .align >= 64. */
+static void test_binding_tensor_map(void **state)
+{
+    (void)state;
+    static const char *const ptx[] = {
+        ".version 8.0\n.target sm_90a\n.address_size 64\n"
+        ".visible .entry k(.param .align 16 .b8 tmap[128])\n{ ret; }\n",
+        ".version 8.0\n.target sm_90a\n.address_size 64\n"
+        ".visible .entry k(.param .u64 tmap)\n{ ret; }\n",
+        ".version 8.0\n.target sm_90a\n.address_size 64\n"
+        ".visible .entry k(.param .align 128 .b8 tmap[128])\n{ ret; }\n",
+    };
+    static const pg_status want[] = {PG_ERR_INPUT, PG_ERR_INPUT, PG_OK};
+    static const char *const needle[] = {".param .align 64 .b8 tmap[128] (or .align 128); found "
+                                         ".align 16",
+                                         "bound as tensor_map (128 bytes)", NULL};
+    pg_manifest *m = make_manifest();
+    m->launches[0].n_params = 1;
+    m->launches[0].params[0] = m->launches[0].params[3];
+    snprintf(m->launches[0].params[0].field, sizeof m->launches[0].params[0].field,
+             "launches[0].params[0]");
+    for (int i = 0; i < 3; i++) {
+        pg_ptx_module_info sig;
+        pg_diag d;
+        pg_diag_clear(&d);
+        assert_int_equal(pg_ptx_parse_signatures(ptx[i], "k.ptx", &sig, &d), PG_OK);
+        assert_int_equal(pg_binding_check(m, &sig, "k.ptx", &d), want[i]);
+        if (needle[i]) {
+            assert_string_equal(d.field, "launches[0].params[0]");
+            if (!strstr(d.message, needle[i]))
+                fail_msg("message '%s' lacks '%s'", d.message, needle[i]);
+        }
+        pg_ptx_module_info_free(&sig);
+    }
+    free_manifest(m);
+}
+
 static void test_args_layout(void **state)
 {
-    pg_param_value pv[3] = {
+    pg_param_value pv[4] = {
         {.kind = PG_PARAM_TENSOR, .type = PG_PTYPE_PTR, .ref_index = 1},
         {.kind = PG_PARAM_VALUE, .type = PG_PTYPE_U32, .ref_index = -1, .v.u32 = 4000},
         {.kind = PG_PARAM_SCALAR, .type = PG_PTYPE_F32, .ref_index = -1, .v.f32 = 0.5f},
+        {.kind = PG_PARAM_TENSOR_MAP, .type = PG_PTYPE_TMAP, .ref_index = 0, .v.u64 = ~0ull},
     };
-    pg_launch_values lv = {.params = pv, .n_params = 3};
+    pg_launch_values lv = {.params = pv, .n_params = 4};
     uint64_t tensors[2] = {0x1000, 0x7f0000002000ull};
     pg_arg_block b;
     assert_int_equal(pg_binding_args(&lv, tensors, NULL, &b), PG_OK);
@@ -121,6 +159,11 @@ static void test_args_layout(void **state)
     memcpy(&f, b.args[2], 4);
     assert_float_equal(f, 0.5f, 0);
     assert_int_equal((uintptr_t)b.args[1] % 128, 0); /* tensor-map-ready alignment */
+    /* The tensor-map slot: 128 zero bytes, 128-byte aligned, for the device layer to fill. */
+    assert_int_equal((uintptr_t)b.args[3] % 128, 0);
+    static const unsigned char zeros[128];
+    assert_memory_equal(b.args[3], zeros, 128);
+    assert_null(b.args[4]);
     pg_arg_block_free(&b);
 }
 
@@ -175,6 +218,7 @@ int main(void)
         cmocka_unit_test(test_binding_size_mismatch),
         cmocka_unit_test(test_binding_int_float_mismatch),
         cmocka_unit_test(test_binding_count_and_entry),
+        cmocka_unit_test(test_binding_tensor_map),
         cmocka_unit_test(test_args_layout),
         cmocka_unit_test(test_launch_limits),
     };

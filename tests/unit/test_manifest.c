@@ -157,6 +157,28 @@ static void test_param_types(void **state)
     assert_string_equal(pg_param_type_name(PG_PTYPE_TMAP), "tensor_map");
 }
 
+static void test_tensor_map(void **state)
+{
+    (void)state;
+    pg_manifest *m = NULL;
+    pg_task *t = NULL;
+    pg_diag d;
+    char buf[4096];
+    if (pg_manifest_load(MANIFESTS "/tensor_map.json", &m, &d) != PG_OK)
+        fail_msg("%s", pg_diag_format(&d, buf, sizeof buf));
+    const pg_param_binding *p = &m->launches[0].params[3];
+    assert_int_equal(p->kind, PG_PARAM_TENSOR_MAP);
+    assert_int_equal(p->type, PG_PTYPE_TMAP);
+    assert_string_equal(p->tmap.tensor, "A");
+    assert_int_equal(p->tmap.n_box, 2);
+    assert_string_equal(p->tmap.box[1], "64");
+    assert_int_equal(pg_task_load(TASKS, "gemm_small", &t, &d), PG_OK);
+    if (pg_manifest_check_task(m, t, &d) != PG_OK)
+        fail_msg("%s", pg_diag_format(&d, buf, sizeof buf));
+    pg_manifest_free(m);
+    pg_task_free(t);
+}
+
 static void test_file_errors(void **state)
 {
     (void)state;
@@ -183,8 +205,10 @@ static void test_source_errors(void **state)
 static void test_param_errors(void **state)
 {
     (void)state;
-    expect_bad("tensor_map", "launches[0].params[3].tensor_map",
-               "tensor_map parameters are not supported yet", NULL);
+    expect_bad("tensor_map_bad_swizzle", "launches[0].params[3].tensor_map.swizzle",
+               "unknown swizzle '256B'", "none, 32B, 64B, 128B");
+    expect_bad("tensor_map_with_type", "launches[0].params[3].type",
+               "a tensor_map parameter takes no type", NULL);
     expect_bad("two_kinds", "launches[0].params[3]", "has both 'tensor' and 'value'",
                "exactly one of tensor, value, scalar, workspace, tensor_map");
     expect_bad("no_kind", "launches[0].params[1]", "expected exactly one of", NULL);
@@ -225,6 +249,8 @@ static void test_check_task(void **state)
                         "unknown symbol 'L'", NULL);
     expect_bad_for_task("unknown_symbol_ws", "workspaces.partial.bytes", "unknown symbol 'Z'",
                         NULL);
+    expect_bad_for_task("tensor_map_unknown_tensor", "launches[0].params[3].tensor_map.tensor",
+                        "unknown tensor 'Z'", NULL);
 }
 
 int main(void)
@@ -233,7 +259,7 @@ int main(void)
         cmocka_unit_test(test_good),          cmocka_unit_test(test_param_types),
         cmocka_unit_test(test_file_errors),   cmocka_unit_test(test_source_errors),
         cmocka_unit_test(test_param_errors),  cmocka_unit_test(test_shape_errors),
-        cmocka_unit_test(test_check_task),
+        cmocka_unit_test(test_check_task),    cmocka_unit_test(test_tensor_map),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

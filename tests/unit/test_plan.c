@@ -177,6 +177,39 @@ static void test_in_range_for_small_workloads(void **state)
     }
 }
 
+static void test_tensor_map(void **state)
+{
+    (void)state;
+    fixture f;
+    pg_plan p;
+    pg_diag d;
+    char buf[4096];
+    load(&f, "tensor_map");
+    if (pg_plan_build(f.t, f.m, workload(&f, "ragged"), &p, &d) != PG_OK)
+        fail_msg("%s", pg_diag_format(&d, buf, sizeof buf));
+    const pg_param_value *v = &p.launches[0].params[3];
+    assert_int_equal(v->kind, PG_PARAM_TENSOR_MAP);
+    assert_int_equal(v->type, PG_PTYPE_TMAP);
+    assert_int_equal(v->ref_index, 0); /* A */
+    assert_int_equal(v->tmap.rank, 2);
+    assert_int_equal(v->tmap.global_dim[0], 1000); /* K, contiguous */
+    assert_int_equal(v->tmap.global_dim[1], 257);  /* M */
+    assert_int_equal(v->tmap.global_stride[0], 2000);
+    assert_int_equal(v->tmap.box_dim[0], 64);
+    assert_int_equal(v->tmap.box_dim[1], 64);
+    assert_string_equal(v->tmap.field, "launches[0].params[3].tensor_map");
+    pg_plan_free(&p);
+    unload(&f);
+    /* box [64, "M"]: fine for "tiny" (M = 4), a broken rule for "ragged" (M = 257 > 256). */
+    load(&f, "tensor_map_box_m");
+    assert_int_equal(pg_plan_build(f.t, f.m, workload(&f, "tiny"), &p, &d), PG_OK);
+    assert_int_equal(p.launches[0].params[3].tmap.box_dim[1], 4);
+    pg_plan_free(&p);
+    unload(&f);
+    expect_bad("tensor_map_box_m", "ragged", "launches[0].params[3].tensor_map.box[1]",
+               "box dimension 1 (M) is 257", "1 to 256");
+}
+
 static void test_flops_error(void **state)
 {
     (void)state;
@@ -204,6 +237,7 @@ int main(void)
         cmocka_unit_test(test_expression_errors),
         cmocka_unit_test(test_in_range_for_small_workloads),
         cmocka_unit_test(test_flops_error),
+        cmocka_unit_test(test_tensor_map),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
