@@ -98,18 +98,22 @@ if s:
     tf = p["details"].get("baseline", {}).get("tflops")
     check(tf is not None and tf >= 700, f"cuBLASLt bf16 8192x7168x5120 at {tf} TFLOP/s (>= 700)")
 
-# The regression comparison against the task's accepted kernel (tiled_mma): tiled_mma itself
-# is SASS-identical (no timing), naive is timed against it and FAILs.
+# The regression comparison against the task's accepted kernel (bf16: wgmma_tma, fp16:
+# tiled_mma): the accepted kernel itself is SASS-identical (no timing); tiled_mma and naive are
+# timed against wgmma_tma and FAIL.
 def comparison(p, name):
     return next((c for c in p["details"].get("comparisons", []) if c["name"] == name), None)
 
 
-s = subs.get(("gemm_bf16_nt", "tiled_mma"))
+for task, name in (("gemm_bf16_nt", "wgmma_tma"), ("gemm_fp16_nt", "tiled_mma")):
+    s = subs.get((task, name))
+    if s:
+        for w in s["workloads"]:
+            c = comparison(stage(w["stages"], "performance"), "candidate_vs_accepted")
+            check(c is not None and c["verdict"] == "PASS" and "SASS-identical" in c.get("reason", ""),
+                  f"{task}/{name} {w['name']} vs accepted kernel (itself): {c}")
+s = subs.get(("gemm_bf16_nt", "wgmma_tma"))
 if s:
-    for w in s["workloads"]:
-        c = comparison(stage(w["stages"], "performance"), "candidate_vs_accepted")
-        check(c is not None and c["verdict"] == "PASS" and "SASS-identical" in c.get("reason", ""),
-              f"tiled_mma {w['name']} vs accepted kernel: {c}")
     w = next(w for w in s["workloads"] if w["name"] == "m8192_n7168_k5120")
     p = stage(w["stages"], "performance")
     ds = p["details"].get("decision_s")
@@ -120,6 +124,13 @@ if s:
         check(ea.get("measured") and ea.get("energy_per_launch_j", 0) > 0,
               f"energy per launch of the {arm} at m8192_n7168_k5120: "
               f"{ea.get('energy_per_launch_j')} J, {ea.get('power_w')} W")
+s = subs.get(("gemm_bf16_nt", "tiled_mma"))
+if s:
+    w = next(w for w in s["workloads"] if w["name"] == "m8192_n7168_k5120")
+    c = comparison(stage(w["stages"], "performance"), "candidate_vs_accepted")
+    check(c is not None and c["verdict"] == "FAIL",
+          f"tiled_mma m8192_n7168_k5120 vs accepted wgmma_tma FAILs: ratio "
+          f"{c and c.get('ratio_estimate')}")
 s = subs.get(("gemm_bf16_nt", "naive"))
 if s:
     for w in s["workloads"]:
