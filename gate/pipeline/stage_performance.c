@@ -100,11 +100,6 @@ static json_t *watch_json(const pg_block_data *data, int blocks)
     return j;
 }
 
-static pg_status enqueue_baseline(void *ctx, pg_diag *d)
-{
-    return pg_blaslt_gemm_enqueue(ctx, d);
-}
-
 /* Launches per arm and block from a probe of one launch each: about 2 ms of timed work per
  * arm and block, from 1 up to max_reps launches; max_warmup untimed launches, only one for
  * kernels slower than 20 ms (their own length makes them warm). */
@@ -133,16 +128,10 @@ bool pg_stage_performance(pg_wctx *c)
     pg_progress(run, c->s, c->w->name, "performance", NULL, NULL);
     double t0 = pg_now_s();
     double min_speedup = o->min_speedup_override > 0 ? o->min_speedup_override : t->min_speedup;
-    int64_t M = pg_workload_symbol(t, c->w, "M"), N = pg_workload_symbol(t, c->w, "N"),
-            K = pg_workload_symbol(t, c->w, "K");
-    pg_buffer *base_out = NULL;
-    pg_blaslt_gemm *gemm = NULL;
+    pg_baseline *baseline = NULL;
     double *block_ms = NULL, *all_ms = NULL, *d_main = NULL, *d_canary = NULL;
     pg_diag d;
     pg_diag_clear(&d);
-    pg_blaslt_choice choice;
-    memset(&choice, 0, sizeof choice);
-    size_t out_bytes = (size_t)c->plan->tensor_elements[c->c] * pg_dtype_size(t->tensors[c->c].dtype);
     pg_cmp_config cfg;
     pg_cmp_result main_r, canary_r;
     memset(&main_r, 0, sizeof main_r);
@@ -151,17 +140,13 @@ bool pg_stage_performance(pg_wctx *c)
     pg_soak_result soak;
     memset(&soak, 0, sizeof soak);
 
-    pg_status st = pg_buffer_alloc(run->dev, out_bytes, &base_out, &d);
-    if (st == PG_OK)
-        st = pg_blaslt_gemm_prepare(run->dev, t->tensors[c->a].dtype, M, N, K, c->tensors[c->a],
-                                    c->tensors[c->b], base_out, t->baseline_max_candidates, &gemm,
-                                    &choice, &d);
+    pg_status st = pg_baseline_prepare(c, &baseline, &d);
     if (st == PG_OK)
         st = pg_wctx_init_workspaces(c, &d);
     /* The canary's two arms share one cuBLASLt plan (same algorithm, same output): a second
      * heuristic search could pick another algorithm and the A/A pair would not be A/A. */
-    pg_arm arms[N_ARMS] = {{pg_wctx_enqueue, c}, {enqueue_baseline, gemm},
-                           {enqueue_baseline, gemm}};
+    pg_arm arms[N_ARMS] = {{pg_wctx_enqueue, c}, pg_baseline_arm(baseline),
+                           pg_baseline_arm(baseline)};
     double probe[N_ARMS] = {NAN, NAN, NAN};
     if (st == PG_OK)
         st = pg_device_time(run->dev, arms, N_ARMS, 1, 1, true, o->timeout_s * 5, probe, &d);
@@ -271,12 +256,7 @@ bool pg_stage_performance(pg_wctx *c)
                                                 (json_int_t)cfg.seed));
     json_object_set_new(det, "candidate", summary_json(&cand, flop));
     json_t *bj = summary_json(&base, flop);
-    json_object_set_new(bj, "library", json_string("cublaslt"));
-    json_object_set_new(bj, "algorithm", json_string(choice.algorithm));
-    json_object_set_new(bj, "candidates_returned", json_integer(choice.candidates_returned));
-    json_object_set_new(bj, "candidates_timed", json_integer(choice.candidates_timed));
-    json_object_set_new(bj, "chosen_rank", json_integer(choice.chosen_index));
-    json_object_set_new(bj, "workspace_bytes", json_integer((json_int_t)choice.workspace_bytes));
+    pg_baseline_describe(baseline, bj);
     json_object_set_new(det, "baseline", bj);
     json_object_set_new(det, "speedup",
                         json_pack("{s:o, s:o, s:o, s:f}", "estimate", pg_json_real_or_null(speedup),
@@ -353,10 +333,7 @@ done:
     free(all_ms);
     free(d_main);
     free(d_canary);
-    if (gemm)
-        pg_blaslt_gemm_free(gemm);
-    if (base_out)
-        pg_buffer_free(base_out);
+    pg_baseline_free(baseline);
     pg_progress(run, c->s, c->w->name, "performance", pg_stage_status(stage),
                 json_string_value(json_object_get(stage, "message")));
     return strcmp(pg_stage_status(stage), "pass") == 0;
