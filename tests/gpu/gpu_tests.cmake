@@ -16,3 +16,7 @@ add_test(NAME gpu.timing_smoke COMMAND timing_smoke)
 set_tests_properties(gpu.device_smoke gpu.device_fault gpu.device_hang gpu.timing_smoke PROPERTIES
   SKIP_RETURN_CODE 77
   TIMEOUT 900)
+# attention_baseline: the attention reference against the CPU, cuDNN's SDPA graphs against the
+# reference, cuDNN timed (run by tests/gpu/test_attention_baseline.sh, which also registers it).
+add_executable(attention_baseline ${CMAKE_CURRENT_LIST_DIR}/attention_baseline.c)
+target_link_libraries(attention_baseline PRIVATE ptxgate_device ptxgate m)
