@@ -53,7 +53,9 @@ void pg_dnn_version_text(long version, char *buf, size_t n);
  * Every descriptor made through a builder is owned by it (pg_dnn_graph_release destroys them
  * all). After the first failure every further call does nothing and returns NULL, so graph
  * code reads as a straight list of operations; pg_dnn_graph_error gives the failure. */
-#define PG_DNN_MAX_DESCS 160
+/* Tensors and operations (about 80 for the causal backward) plus, per heuristics mode, up to 64
+ * configurations and 64 plans. */
+#define PG_DNN_MAX_DESCS 512
 #define PG_DNN_MAX_OPS 40
 typedef struct {
     const pg_dnn_api *api;

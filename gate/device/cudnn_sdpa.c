@@ -126,23 +126,28 @@ typedef struct {
     int64_t one[4], one_str[4];   /* [1,1,1,1] */
 } shapes;
 
+static void set4(int64_t *v, int64_t a, int64_t b, int64_t c, int64_t d)
+{
+    v[0] = a;
+    v[1] = b;
+    v[2] = c;
+    v[3] = d;
+}
+
 static void make_shapes(const pg_mha_shape *m, shapes *s)
 {
     const int64_t B = m->B, H = m->H, S = m->S, D = m->D;
-    int64_t v[][4] = {{B, H, S, D}, {H * S * D, S * D, D, 1}, {B, H, D, S}, {H * S * D, S * D, 1, D},
-                      {B, H, S, 1}, {H * S, S, 1, 1},         {B, H, S, S}, {H * S * S, S * S, S, 1},
-                      {H * S * S, S * S, 1, S}, {1, 1, 1, 1}, {1, 1, 1, 1}};
-    memcpy(s->bhsd, v[0], sizeof s->bhsd);
-    memcpy(s->bhsd_str, v[1], sizeof s->bhsd);
-    memcpy(s->bhds, v[2], sizeof s->bhsd);
-    memcpy(s->bhds_str, v[3], sizeof s->bhsd);
-    memcpy(s->bhs1, v[4], sizeof s->bhsd);
-    memcpy(s->bhs1_str, v[5], sizeof s->bhsd);
-    memcpy(s->bhss, v[6], sizeof s->bhsd);
-    memcpy(s->bhss_str, v[7], sizeof s->bhsd);
-    memcpy(s->bhss_t_str, v[8], sizeof s->bhsd);
-    memcpy(s->one, v[9], sizeof s->bhsd);
-    memcpy(s->one_str, v[10], sizeof s->bhsd);
+    set4(s->bhsd, B, H, S, D);
+    set4(s->bhsd_str, H * S * D, S * D, D, 1);
+    set4(s->bhds, B, H, D, S);
+    set4(s->bhds_str, H * S * D, S * D, 1, D);
+    set4(s->bhs1, B, H, S, 1);
+    set4(s->bhs1_str, H * S, S, 1, 1);
+    set4(s->bhss, B, H, S, S);
+    set4(s->bhss_str, H * S * S, S * S, S, 1);
+    set4(s->bhss_t_str, H * S * S, S * S, 1, S);
+    set4(s->one, 1, 1, 1, 1);
+    set4(s->one_str, 1, 1, 1, 1);
 }
 
 /* Builder state for one graph: the next virtual uid. */
@@ -157,6 +162,18 @@ static cudnnBackendDescriptor_t virt(build *b, cudnnDataType_t type, const int64
                                      const int64_t *str)
 {
     return pg_dnn_tensor(b->g, b->next++, type, 4, dims, str, true, false);
+}
+
+/* A tensor bound in the variant pack (a buffer), and a by-value fp32 scalar (a host float). */
+static cudnnBackendDescriptor_t bound(build *b, int64_t uid, cudnnDataType_t type,
+                                      const int64_t *dims, const int64_t *str)
+{
+    return pg_dnn_tensor(b->g, uid, type, 4, dims, str, false, false);
+}
+
+static cudnnBackendDescriptor_t scalar(build *b, int64_t uid)
+{
+    return pg_dnn_tensor(b->g, uid, CUDNN_DATA_FLOAT, 4, b->s->one, b->s->one_str, false, true);
 }
 
 /* P or dS with the causal mask applied after it: keys j > query i get `fill` (−inf). The mask
@@ -182,17 +199,15 @@ static cudnnBackendDescriptor_t causal_mask(build *b, cudnnBackendDescriptor_t x
 
 static void fwd_fused(build *b, bool causal, unsigned *roles)
 {
-    (void)causal; /* only offered for non-causal passes */
+    (void)causal; /* offered for non-causal passes only */
     const shapes *s = b->s;
     pg_dnn_graph *g = b->g;
-    cudnnBackendDescriptor_t q = pg_dnn_tensor(g, U_Q, b->io, 4, s->bhsd, s->bhsd_str, false, false);
-    cudnnBackendDescriptor_t k = pg_dnn_tensor(g, U_K, b->io, 4, s->bhsd, s->bhsd_str, false, false);
-    cudnnBackendDescriptor_t v = pg_dnn_tensor(g, U_V, b->io, 4, s->bhsd, s->bhsd_str, false, false);
-    cudnnBackendDescriptor_t o = pg_dnn_tensor(g, U_O, b->io, 4, s->bhsd, s->bhsd_str, false, false);
-    cudnnBackendDescriptor_t lse =
-        pg_dnn_tensor(g, U_LSE, CUDNN_DATA_FLOAT, 4, s->bhs1, s->bhs1_str, false, false);
-    cudnnBackendDescriptor_t scale =
-        pg_dnn_tensor(g, U_SCALE, CUDNN_DATA_FLOAT, 4, s->one, s->one_str, false, true);
+    cudnnBackendDescriptor_t q = bound(b, U_Q, b->io, s->bhsd, s->bhsd_str);
+    cudnnBackendDescriptor_t k = bound(b, U_K, b->io, s->bhsd, s->bhsd_str);
+    cudnnBackendDescriptor_t v = bound(b, U_V, b->io, s->bhsd, s->bhsd_str);
+    cudnnBackendDescriptor_t o = bound(b, U_O, b->io, s->bhsd, s->bhsd_str);
+    cudnnBackendDescriptor_t lse = bound(b, U_LSE, CUDNN_DATA_FLOAT, s->bhs1, s->bhs1_str);
+    cudnnBackendDescriptor_t scale = scalar(b, U_SCALE);
     pg_dnn_sdpa_fwd(g, q, k, v, o, lse, scale);
     *roles = 1u << U_Q | 1u << U_K | 1u << U_V | 1u << U_O | 1u << U_LSE | 1u << U_SCALE;
 }
@@ -202,12 +217,12 @@ static void fwd_composite(build *b, bool causal, unsigned *roles)
     const shapes *s = b->s;
     pg_dnn_graph *g = b->g;
     const cudnnDataType_t f32 = CUDNN_DATA_FLOAT;
-    cudnnBackendDescriptor_t q = pg_dnn_tensor(g, U_Q, b->io, 4, s->bhsd, s->bhsd_str, false, false);
-    cudnnBackendDescriptor_t kt = pg_dnn_tensor(g, U_K, b->io, 4, s->bhds, s->bhds_str, false, false);
-    cudnnBackendDescriptor_t v = pg_dnn_tensor(g, U_V, b->io, 4, s->bhsd, s->bhsd_str, false, false);
-    cudnnBackendDescriptor_t o = pg_dnn_tensor(g, U_O, b->io, 4, s->bhsd, s->bhsd_str, false, false);
-    cudnnBackendDescriptor_t lse = pg_dnn_tensor(g, U_LSE, f32, 4, s->bhs1, s->bhs1_str, false, false);
-    cudnnBackendDescriptor_t scale = pg_dnn_tensor(g, U_SCALE, f32, 4, s->one, s->one_str, false, true);
+    cudnnBackendDescriptor_t q = bound(b, U_Q, b->io, s->bhsd, s->bhsd_str);
+    cudnnBackendDescriptor_t kt = bound(b, U_K, b->io, s->bhds, s->bhds_str);
+    cudnnBackendDescriptor_t v = bound(b, U_V, b->io, s->bhsd, s->bhsd_str);
+    cudnnBackendDescriptor_t o = bound(b, U_O, b->io, s->bhsd, s->bhsd_str);
+    cudnnBackendDescriptor_t lse = bound(b, U_LSE, f32, s->bhs1, s->bhs1_str);
+    cudnnBackendDescriptor_t scale = scalar(b, U_SCALE);
     *roles = 1u << U_Q | 1u << U_K | 1u << U_V | 1u << U_O | 1u << U_LSE | 1u << U_SCALE;
 
     cudnnBackendDescriptor_t s0 = virt(b, f32, s->bhss, s->bhss_str);
@@ -215,8 +230,7 @@ static void fwd_composite(build *b, bool causal, unsigned *roles)
     pg_dnn_matmul(g, q, kt, s0, "Q.K^T");
     pg_dnn_pointwise(g, CUDNN_POINTWISE_MUL, f32, s0, scale, NULL, s1, -1, "scale");
     if (causal) {
-        cudnnBackendDescriptor_t fill =
-            pg_dnn_tensor(g, U_NEG_INF, f32, 4, s->one, s->one_str, false, true);
+        cudnnBackendDescriptor_t fill = scalar(b, U_NEG_INF);
         *roles |= 1u << U_NEG_INF;
         s1 = causal_mask(b, s1, fill);
     }
@@ -242,20 +256,19 @@ static void bwd_composite(build *b, bool causal, bool k_view_io, unsigned *roles
     const shapes *s = b->s;
     pg_dnn_graph *g = b->g;
     const cudnnDataType_t f32 = CUDNN_DATA_FLOAT, io = b->io;
-    cudnnBackendDescriptor_t q = pg_dnn_tensor(g, U_Q, io, 4, s->bhsd, s->bhsd_str, false, false);
-    cudnnBackendDescriptor_t kt = pg_dnn_tensor(g, U_K, io, 4, s->bhds, s->bhds_str, false, false);
-    cudnnBackendDescriptor_t vt = pg_dnn_tensor(g, U_V, io, 4, s->bhds, s->bhds_str, false, false);
-    cudnnBackendDescriptor_t o = pg_dnn_tensor(g, U_O, io, 4, s->bhsd, s->bhsd_str, false, false);
-    cudnnBackendDescriptor_t d_o = pg_dnn_tensor(g, U_DO, io, 4, s->bhsd, s->bhsd_str, false, false);
-    cudnnBackendDescriptor_t lse = pg_dnn_tensor(g, U_LSE, f32, 4, s->bhs1, s->bhs1_str, false, false);
-    cudnnBackendDescriptor_t dq = pg_dnn_tensor(g, U_DQ, io, 4, s->bhsd, s->bhsd_str, false, false);
-    cudnnBackendDescriptor_t dk = pg_dnn_tensor(g, U_DK, io, 4, s->bhsd, s->bhsd_str, false, false);
-    cudnnBackendDescriptor_t dv = pg_dnn_tensor(g, U_DV, io, 4, s->bhsd, s->bhsd_str, false, false);
-    cudnnBackendDescriptor_t scale = pg_dnn_tensor(g, U_SCALE, f32, 4, s->one, s->one_str, false, true);
-    cudnnBackendDescriptor_t one = pg_dnn_tensor(g, U_ONE, f32, 4, s->one, s->one_str, false, true);
-    cudnnBackendDescriptor_t sum = pg_dnn_tensor(g, U_SUM, f32, 4, s->bhs1, s->bhs1_str, false, false);
-    cudnnBackendDescriptor_t acc =
-        pg_dnn_tensor(g, U_DQ_ACC, f32, 4, s->bhsd, s->bhsd_str, false, false);
+    cudnnBackendDescriptor_t q = bound(b, U_Q, io, s->bhsd, s->bhsd_str);
+    cudnnBackendDescriptor_t kt = bound(b, U_K, io, s->bhds, s->bhds_str);
+    cudnnBackendDescriptor_t vt = bound(b, U_V, io, s->bhds, s->bhds_str);
+    cudnnBackendDescriptor_t o = bound(b, U_O, io, s->bhsd, s->bhsd_str);
+    cudnnBackendDescriptor_t d_o = bound(b, U_DO, io, s->bhsd, s->bhsd_str);
+    cudnnBackendDescriptor_t lse = bound(b, U_LSE, f32, s->bhs1, s->bhs1_str);
+    cudnnBackendDescriptor_t dq = bound(b, U_DQ, io, s->bhsd, s->bhsd_str);
+    cudnnBackendDescriptor_t dk = bound(b, U_DK, io, s->bhsd, s->bhsd_str);
+    cudnnBackendDescriptor_t dv = bound(b, U_DV, io, s->bhsd, s->bhsd_str);
+    cudnnBackendDescriptor_t scale = scalar(b, U_SCALE);
+    cudnnBackendDescriptor_t one = scalar(b, U_ONE);
+    cudnnBackendDescriptor_t sum = bound(b, U_SUM, f32, s->bhs1, s->bhs1_str);
+    cudnnBackendDescriptor_t acc = bound(b, U_DQ_ACC, f32, s->bhsd, s->bhsd_str);
     *roles = 1u << U_Q | 1u << U_K | 1u << U_V | 1u << U_O | 1u << U_DO | 1u << U_LSE |
              1u << U_DQ | 1u << U_DK | 1u << U_DV | 1u << U_SCALE | 1u << U_ONE | 1u << U_SUM |
              1u << U_DQ_ACC;
@@ -275,8 +288,7 @@ static void bwd_composite(build *b, bool causal, bool k_view_io, unsigned *roles
     pg_dnn_pointwise(g, CUDNN_POINTWISE_MUL, f32, s0, scale, NULL, s1, -1, "scale");
     pg_dnn_pointwise(g, CUDNN_POINTWISE_SUB, f32, s1, lse, NULL, s2, -1, "minus stats");
     if (causal) {
-        cudnnBackendDescriptor_t fill =
-            pg_dnn_tensor(g, U_NEG_INF, f32, 4, s->one, s->one_str, false, true);
+        cudnnBackendDescriptor_t fill = scalar(b, U_NEG_INF);
         *roles |= 1u << U_NEG_INF;
         s2 = causal_mask(b, s2, fill);
     }

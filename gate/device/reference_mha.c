@@ -224,7 +224,8 @@ pg_status pg_reference_mha_bwd(pg_device *dev, pg_dtype dtype, const pg_mha_shap
             int causal = s->causal;
             float sc = scale;
             void *args[] = {&a, &b, &l, &dl, &r, &SS, &causal, &sc};
-            unsigned long long blocks = ((unsigned long long)(n * S) * (unsigned long long)S + 255) / 256;
+            unsigned long long elems = (unsigned long long)(n * S) * (unsigned long long)S;
+            unsigned long long blocks = (elems + 255) / 256;
             unsigned long long cap = (unsigned long long)dev->info.sm_count * 32;
             st = pg_ref_launch(dev, PG_REF_MHA_SOFTMAX_BWD, (unsigned)(blocks < cap ? blocks : cap),
                                1, 1, 256, args, d);
@@ -278,6 +279,7 @@ pg_status pg_buffer_convert(pg_buffer *dst, pg_dtype dtype, const pg_buffer *src
         return PG_OK;
     unsigned long long in = pg_buffer_address(src), out = pg_buffer_address(dst), n = count;
     void *args[] = {&in, &out, &n};
-    unsigned long long blocks = (count + 255) / 256, cap = (unsigned long long)dev->info.sm_count * 16;
+    unsigned long long blocks = (count + 255) / 256;
+    unsigned long long cap = (unsigned long long)dev->info.sm_count * 16;
     return pg_ref_launch(dev, which, (unsigned)(blocks < cap ? blocks : cap), 1, 1, 256, args, d);
 }

@@ -30,7 +30,8 @@ static pg_status enqueue_sdpa(void *ctx, pg_diag *d)
 static pg_status alloc_output(pg_wctx *c, pg_baseline *b, int tensor, pg_diag *d)
 {
     const pg_task *t = c->s->task;
-    size_t bytes = (size_t)c->plan->tensor_elements[tensor] * pg_dtype_size(t->tensors[tensor].dtype);
+    size_t bytes =
+        (size_t)c->plan->tensor_elements[tensor] * pg_dtype_size(t->tensors[tensor].dtype);
     return pg_buffer_alloc(c->run->dev, bytes ? bytes : 1, &b->out[tensor], d);
 }
 
