@@ -85,6 +85,7 @@ void pg_device_close(pg_device *dev)
     if (!dev->hung && dev->ctx) {
         const pg_cu_api *cu = dev->cu;
         cu->CtxSetCurrent(dev->ctx);
+        pg_cudnn_release(dev);
         pg_blaslt_release(dev);
         pg_timing_release(dev);
         pg_ref_unload(dev);

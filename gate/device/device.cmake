@@ -44,7 +44,7 @@ add_custom_command(
   COMMAND ${CUDAToolkit_NVCC_EXECUTABLE} --fatbin -O3 -std=c++17 ${PG_REFERENCE_GENCODE}
           -o ${PG_DEVICE_GEN}/reference.fatbin
           ${PG_DEVICE_DIR}/kernels/reference.cu
-  DEPENDS ${PG_DEVICE_DIR}/kernels/reference.cu
+  DEPENDS ${PG_DEVICE_DIR}/kernels/reference.cu ${PG_DEVICE_DIR}/kernels/attention.cuh
   COMMENT "nvcc: reference and fill kernels -> fatbin"
   VERBATIM)
 

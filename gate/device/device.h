@@ -130,6 +130,102 @@ pg_status pg_reference_gemm_nt(pg_device *dev, pg_dtype in_dtype, const pg_buffe
                                const pg_buffer *B, pg_buffer *C, int64_t M, int64_t N, int64_t K,
                                pg_diag *d);
 
+/* ---- Attention (docs/attention.md) ----
+ * Q, K, V, O, dO, dQ, dK, dV are [B,H,S,D] row-major (BHSD, D contiguous); LSE and the row sums
+ * Δ are [B,H,S]. The softmax scale is pg_mha_scale(D) = (float)(1/√D). causal: query i attends
+ * keys j <= i only (one S for queries and keys). LSE_i is the natural log of the softmax
+ * denominator of the scaled scores: log Σ_j exp(scale · q_i·k_j) over the keys i attends. */
+typedef struct {
+    int64_t B, H, S, D;
+    bool causal;
+} pg_mha_shape;
+
+/* (float)(1 / sqrt(D)), computed in double and rounded once; 0 for D <= 0. */
+float pg_mha_scale(int64_t D);
+
+/* Reference forward, ptxgate's own fp32 kernels (kernels/attention.cuh), independent of cuDNN:
+ * O (fp32 [B,H,S,D]) = softmax(scale · Q·Kᵀ) · V and LSE (fp32 [B,H,S]) from Q, K, V of dtype
+ * (bf16 or fp16). Method: heads in chunks whose fp32 score matrices fit 1 GiB (16 heads at
+ * S = 4096); per chunk a batched fp32 GEMM scores = scale · Q·Kᵀ on CUDA cores (fp32 FMA in k
+ * order), a row pass (m = max, l = Σ exp(s − m) over the visible keys, LSE = m + log l,
+ * P = exp(s − m) / l, 0 for masked keys), and a batched GEMM O = P·V. Synchronous: returns after
+ * the GPU finished (waiting at most timeout_s), then frees its scratch (the score chunk).
+ * Errors: PG_ERR_INPUT for a dtype, size or buffer that does not fit (names which);
+ * PG_ERR_INFRA for allocation and launch failures; PG_FAIL_KERNEL (fault, TIMEOUT) from the
+ * wait. */
+pg_status pg_reference_mha_fwd(pg_device *dev, pg_dtype dtype, const pg_mha_shape *shape,
+                               const pg_buffer *Q, const pg_buffer *K, const pg_buffer *V,
+                               pg_buffer *O, pg_buffer *LSE, double timeout_s, pg_diag *d);
+
+/* Reference backward (same kernels and chunking, two score buffers per head): dQ, dK, dV (fp32
+ * [B,H,S,D]) from Q, K, V, O, dO (dtype) and LSE (fp32). Δ = rowsum(dO ⊙ O) from the given O;
+ * per chunk S = scale · Q·Kᵀ, dP = dO·Vᵀ, P = exp(S − LSE), dS = P ⊙ (dP − Δ) · scale (P and
+ * dS are 0 for masked keys), dV = Pᵀ·dO, dQ = dS·K, dK = dSᵀ·Q. Synchronous as the forward;
+ * the same errors. */
+pg_status pg_reference_mha_bwd(pg_device *dev, pg_dtype dtype, const pg_mha_shape *shape,
+                               const pg_buffer *Q, const pg_buffer *K, const pg_buffer *V,
+                               const pg_buffer *O, const pg_buffer *dO, const pg_buffer *LSE,
+                               pg_buffer *dQ, pg_buffer *dK, pg_buffer *dV, double timeout_s,
+                               pg_diag *d);
+
+/* Enqueue the conversion of `count` fp32 elements of src into dst as dtype (bf16 or fp16, round
+ * to nearest even; e.g. the reference O that becomes the backward's O input). Errors:
+ * PG_ERR_INPUT for another dtype or buffers too small. */
+pg_status pg_buffer_convert(pg_buffer *dst, pg_dtype dtype, const pg_buffer *src, size_t count,
+                            pg_diag *d);
+
+/* cuDNN scaled-dot-product attention baseline (cudnn_sdpa.c), backend graph API from C.
+ * libcudnn.so.9 is loaded with dlopen on first use, so ptxgate runs without cuDNN (the baseline
+ * is then an infrastructure error); cudnnGetVersion() is read at run time and recorded.
+ * Graphs (docs/attention.md): the forward is the fused SDPA_FWD operation when the runtime has
+ * it (>= 9.13.1) and the pass is not causal, else the composite graph cuDNN's frontend builds
+ * (matmul, scale, causal mask, softmax with stats, matmul); the backward is the composite graph
+ * (rowsum(dO ⊙ O), recomputed P, five matmuls, fp32 dQ accumulator). The environment variable
+ * PTXGATE_CUDNN_SDPA_GRAPH=composite or =fused forces one forward graph. Heuristics mode A (then
+ * the fallback list) ranks engine configurations; the first of at most max_configs whose
+ * execution plan finalizes is kept. Plans are cached per device, shape and graph: preparing the
+ * same shape again reuses the plan. */
+typedef struct pg_cudnn_sdpa pg_cudnn_sdpa;
+typedef struct {
+    bool backward;
+    pg_dtype dtype;          /* of Q, K, V, O, dO, dQ, dK, dV: bf16 or fp16 */
+    pg_mha_shape shape;
+    int max_configs;         /* engine configurations tried at most, 1..64 */
+    const pg_buffer *Q, *K, *V;
+    pg_buffer *O, *LSE;      /* forward: outputs; backward: inputs (O dtype, LSE fp32) */
+    const pg_buffer *dO;     /* backward only */
+    pg_buffer *dQ, *dK, *dV; /* backward only: outputs */
+} pg_sdpa_args;
+typedef struct {
+    long version;            /* cudnnGetVersion() at run time, e.g. 91400 = 9.14.0 */
+    long header_version;     /* CUDNN_VERSION of the headers ptxgate was built with */
+    char graph[64];          /* "fused SDPA_FWD" or "composite (N operations)" */
+    long long engine_id;     /* CUDNN_ATTR_ENGINE_GLOBAL_INDEX of the chosen configuration */
+    char knobs[256];         /* "KNOB=value ..." of the chosen configuration; "" when none */
+    char heuristics[16];     /* "mode A" or "fallback" */
+    int configs_returned;    /* by the heuristics that produced the plan */
+    int configs_tried;       /* execution plans finalized or attempted until one succeeded */
+    size_t workspace_bytes;  /* cuDNN's workspace */
+    size_t scratch_bytes;    /* graph buffers ptxgate provides (backward: softmax sum, fp32 dQ
+                                accumulator) */
+    bool cached;             /* the plan came from the cache */
+} pg_cudnn_sdpa_info;
+/* Build (or reuse) the plan for args and bind it to args' buffers; *out is owned by the caller
+ * (pg_cudnn_sdpa_free), info (caller-owned) describes the choice. Errors: PG_ERR_INPUT for
+ * arguments out of range (dtype, sizes, buffers too small); PG_ERR_INFRA when cuDNN is absent or
+ * older than 9, or rejects the graph: the message names the operation, shape and cuDNN version,
+ * e.g. "cuDNN 9.14.0 cannot run SDPA backward (bf16, causal, B=4 H=48 S=4096 D=256): no engine
+ * configuration finalized (16 tried; last CUDNN_STATUS_NOT_SUPPORTED: ...)". */
+pg_status pg_cudnn_sdpa_prepare(pg_device *dev, const pg_sdpa_args *args, pg_cudnn_sdpa **out,
+                                pg_cudnn_sdpa_info *info, pg_diag *d);
+/* Enqueue one execution on the device stream (backward on cuDNN < 9.6: first zero the dQ
+ * accumulator, as cuDNN's frontend does). Only enqueues, so it can be timed and captured. */
+pg_status pg_cudnn_sdpa_enqueue(pg_cudnn_sdpa *p, pg_diag *d);
+void pg_cudnn_sdpa_free(pg_cudnn_sdpa *p);
+/* cudnnGetVersion() of the loaded library (loading it if needed); 0 when it cannot be loaded,
+ * with the reason in *reason (may be NULL) of n bytes. */
+long pg_cudnn_version(char *reason, size_t n);
+
 /* cuBLASLt baseline for C[M,N] (out_dtype, row-major) = A[M,K] · B[N,K]ᵀ (row-major), fp32
  * compute. prepare asks the heuristic for up to max_candidates algorithms, times each (a few
  * launches each, median, L2 flushed) and keeps the fastest. */

@@ -86,10 +86,24 @@ enum {
     PG_REF_GEMM_NT_BF16,
     PG_REF_GEMM_NT_FP16,
     PG_REF_SPIN,
+    /* attention reference (kernels/attention.cuh, driven by reference_mha.c) */
+    PG_REF_BGEMM_BF16_KK,
+    PG_REF_BGEMM_FP16_KK,
+    PG_REF_BGEMM_F32_BF16_KN,
+    PG_REF_BGEMM_F32_FP16_KN,
+    PG_REF_BGEMM_F32_BF16_MN,
+    PG_REF_BGEMM_F32_FP16_MN,
+    PG_REF_MHA_SOFTMAX_FWD,
+    PG_REF_MHA_SOFTMAX_BWD,
+    PG_REF_MHA_ROWDOT_BF16,
+    PG_REF_MHA_ROWDOT_FP16,
+    PG_REF_CONVERT_F32_BF16,
+    PG_REF_CONVERT_F32_FP16,
     PG_REF_COUNT
 };
 
 struct cublasLtContext; /* cublasLtHandle_t is a pointer to it */
+struct pg_cudnn_state;  /* cudnn_sdpa.c */
 
 struct pg_device {
     const pg_cu_api *cu;
@@ -110,6 +124,7 @@ struct pg_device {
     uint32_t flush_value; /* changes with every flush so no memset can be skipped */
 
     struct cublasLtContext *blaslt; /* blaslt.c: created on first use */
+    struct pg_cudnn_state *cudnn;   /* cudnn_sdpa.c: handle and plan cache, on first use */
 
     struct pg_envwatch *envwatch; /* envwatch.c: the open watch, NULL when none */
     bool activity_open;           /* activity.c: a pg_activity window is open */
@@ -148,6 +163,11 @@ pg_device *pg_buffer_device(const pg_buffer *b);
 /* reference.c: load the embedded module at open; fills and GEMM. */
 pg_status pg_ref_load(pg_device *dev, pg_diag *d);
 void pg_ref_unload(pg_device *dev);
+/* Enqueue reference kernel `which` (a PG_REF_* index) on the device stream with a grid of
+ * gx x gy x gz CTAs of `threads` threads and no dynamic shared memory. PG_ERR_INFRA naming the
+ * kernel when the driver refuses the launch. */
+pg_status pg_ref_launch(pg_device *dev, int which, unsigned gx, unsigned gy, unsigned gz,
+                        unsigned threads, void **args, pg_diag *d);
 
 /* fingerprint.c: fill dev->info (driver attributes, then NVML when present). */
 pg_status pg_fingerprint_read(pg_device *dev, int ordinal, pg_diag *d);
@@ -157,6 +177,9 @@ void pg_timing_release(pg_device *dev);
 
 /* blaslt.c: destroy the cuBLASLt handle. */
 void pg_blaslt_release(pg_device *dev);
+
+/* cudnn_sdpa.c: destroy the cached plans and the cuDNN handle. */
+void pg_cudnn_release(pg_device *dev);
 
 /* sustained.c: the timing resources of timing.c (dev->events grown to at least n, the L2 flush
  * buffer allocated on first use, released by pg_timing_release) and one flush. They repeat

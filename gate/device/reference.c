@@ -1,5 +1,6 @@
 /* ptxgate's own kernels (kernels/reference.cu, embedded as a fatbin at build time): loading
- * them at open, the N(0,1) fill and the reference GEMM. */
+ * them at open, the N(0,1) fill, the reference GEMM and the launcher the attention reference
+ * (reference_mha.c) shares. */
 #include "device_internal.h"
 
 #include <stdio.h>
@@ -17,6 +18,18 @@ static const char *const k_names[PG_REF_COUNT] = {
     [PG_REF_GEMM_NT_BF16] = "reference_gemm_nt_bf16",
     [PG_REF_GEMM_NT_FP16] = "reference_gemm_nt_fp16",
     [PG_REF_SPIN] = "spin_ns",
+    [PG_REF_BGEMM_BF16_KK] = "ref_bgemm_bf16_kk",
+    [PG_REF_BGEMM_FP16_KK] = "ref_bgemm_fp16_kk",
+    [PG_REF_BGEMM_F32_BF16_KN] = "ref_bgemm_f32_bf16_kn",
+    [PG_REF_BGEMM_F32_FP16_KN] = "ref_bgemm_f32_fp16_kn",
+    [PG_REF_BGEMM_F32_BF16_MN] = "ref_bgemm_f32_bf16_mn",
+    [PG_REF_BGEMM_F32_FP16_MN] = "ref_bgemm_f32_fp16_mn",
+    [PG_REF_MHA_SOFTMAX_FWD] = "ref_mha_softmax_fwd",
+    [PG_REF_MHA_SOFTMAX_BWD] = "ref_mha_softmax_bwd",
+    [PG_REF_MHA_ROWDOT_BF16] = "ref_mha_rowdot_bf16",
+    [PG_REF_MHA_ROWDOT_FP16] = "ref_mha_rowdot_fp16",
+    [PG_REF_CONVERT_F32_BF16] = "ref_convert_f32_bf16",
+    [PG_REF_CONVERT_F32_FP16] = "ref_convert_f32_fp16",
 };
 
 /* Must match kernels/reference.cu. */
@@ -56,15 +69,21 @@ void pg_ref_unload(pg_device *dev)
     dev->ref_module = NULL;
 }
 
-static pg_status launch(pg_device *dev, int which, unsigned gx, unsigned gy, unsigned threads,
-                        void **args, pg_diag *d)
+pg_status pg_ref_launch(pg_device *dev, int which, unsigned gx, unsigned gy, unsigned gz,
+                        unsigned threads, void **args, pg_diag *d)
 {
     char what[96];
     snprintf(what, sizeof(what), "cuLaunchKernel(%s)", k_names[which]);
     return pg_dev_check(dev,
-                        dev->cu->LaunchKernel(dev->ref[which], gx, gy, 1, threads, 1, 1, 0,
+                        dev->cu->LaunchKernel(dev->ref[which], gx, gy, gz, threads, 1, 1, 0,
                                               dev->stream, args, NULL),
                         PG_ERR_INFRA, what, d);
+}
+
+static pg_status launch(pg_device *dev, int which, unsigned gx, unsigned gy, unsigned threads,
+                        void **args, pg_diag *d)
+{
+    return pg_ref_launch(dev, which, gx, gy, 1, threads, args, d);
 }
 
 pg_status pg_buffer_fill_normal(pg_buffer *b, pg_dtype dtype, size_t count, uint64_t seed,

@@ -165,6 +165,16 @@ static pg_status parse_param(const pg_manifest *m, int li, int pi, pg_param_bind
     if (!json_is_object(obj))
         return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, ctx->path,
                            "expected a parameter object, found %s", pg_json_type_name(obj));
+    /* Layouts belong to the task: a kernel gets the task's dense row-major tensors. */
+    static const char *const layout_keys[] = {"layout", "strides", "stride", "transpose"};
+    for (size_t k = 0; k < sizeof layout_keys / sizeof layout_keys[0]; k++)
+        if (json_object_get(obj, layout_keys[k]))
+            return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0,
+                               pg_jctx_field(ctx, layout_keys[k], f, sizeof f),
+                               "a manifest cannot choose a tensor's layout: every tensor is "
+                               "passed dense and row-major as the task declares it (the last "
+                               "dim contiguous, e.g. BHSD with D contiguous); remove '%s'",
+                               layout_keys[k]);
     pg_status st = pg_jcheck_keys(obj, ctx, all_keys, d);
     if (st == PG_OK)
         st = pg_jget_string_copy(obj, ctx, "name", false, true, p->name, sizeof p->name, d);
@@ -361,6 +371,27 @@ static pg_status parse_header(pg_manifest *m, const json_t *root, const pg_jctx 
     return st;
 }
 
+/* Every declared workspace is passed to at least one launch: one that is not is a mistake (a
+ * typo'd name, a launch forgotten), never silently allocated. */
+static pg_status check_workspaces_used(const pg_manifest *m, pg_diag *d)
+{
+    for (int w = 0; w < m->n_ws; w++) {
+        bool used = false;
+        for (int l = 0; l < m->n_launches && !used; l++)
+            for (int p = 0; p < m->launches[l].n_params && !used; p++)
+                used = m->launches[l].params[p].kind == PG_PARAM_WORKSPACE &&
+                       strcmp(m->launches[l].params[p].ref, m->ws[w].name) == 0;
+        if (!used) {
+            char f[128];
+            snprintf(f, sizeof f, "workspaces.%s", m->ws[w].name);
+            return pg_diag_set(d, PG_ERR_INPUT, m->file, 0, f,
+                               "workspace '%s' is declared but no launch parameter uses it",
+                               m->ws[w].name);
+        }
+    }
+    return PG_OK;
+}
+
 /* ---- public -------------------------------------------------------------------------------- */
 
 pg_status pg_manifest_load(const char *path, pg_manifest **out, pg_diag *d)
@@ -396,6 +427,8 @@ pg_status pg_manifest_load(const char *path, pg_manifest **out, pg_diag *d)
         st = parse_workspaces(m, root, &ctx, d);
     if (st == PG_OK)
         st = parse_launches(m, root, &ctx, d);
+    if (st == PG_OK)
+        st = check_workspaces_used(m, d);
 done:
     json_decref(root);
     if (st != PG_OK) {
@@ -466,6 +499,22 @@ pg_status pg_manifest_check_task(const pg_manifest *m, const pg_task *t, pg_diag
                                  "unknown tensor '%s'; task '%s' has %s", p->ref, t->id, known);
             }
         }
+    }
+    /* Every output must reach a kernel: one that no parameter binds could never be written. */
+    for (int i = 0; i < t->n_tensors && st == PG_OK; i++) {
+        if (!t->tensors[i].is_output)
+            continue;
+        bool bound = false;
+        for (int li = 0; li < m->n_launches && !bound; li++)
+            for (int pi = 0; pi < m->launches[li].n_params && !bound; pi++)
+                bound = m->launches[li].params[pi].kind == PG_PARAM_TENSOR &&
+                        strcmp(m->launches[li].params[pi].ref, t->tensors[i].name) == 0;
+        if (!bound)
+            st = pg_diag_set(d, PG_ERR_INPUT, m->file, 0, "launches",
+                             "output tensor '%s' of task '%s' is bound to no kernel parameter, so "
+                             "no launch can write it; add {\"tensor\": \"%s\"} to a launch's "
+                             "params",
+                             t->tensors[i].name, t->id, t->tensors[i].name);
     }
     return st;
 }

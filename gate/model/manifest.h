@@ -92,15 +92,19 @@ typedef struct {
  * block/cluster not arrays of 3 expressions, expression syntax, a param without exactly one kind
  * key, a param type not allowed for its kind (value: u32/s32/u64/s64 required; scalar: f32/f64
  * required, value finite and within f32 range for f32; tensor/workspace/tensor_map: no type), a
- * workspace param naming an undeclared workspace, and a malformed tensor_map object (see
- * pg_tensor_map_spec_from_json; fields "launches[i].params[j].tensor_map.<key>"). */
+ * workspace param naming an undeclared workspace, a malformed tensor_map object (see
+ * pg_tensor_map_spec_from_json; fields "launches[i].params[j].tensor_map.<key>"), a param with
+ * a "layout", "strides", "stride" or "transpose" key (a manifest cannot choose a layout: tensors
+ * are passed as the task declares them), and a declared workspace no launch parameter uses
+ * (field "workspaces.<name>"). */
 pg_status pg_manifest_load(const char *path, pg_manifest **out, pg_diag *d);
 
 /* Cross-check m with its task t. Errors (PG_ERR_INPUT, file = m->file, field = the manifest
  * field): m->task differs from t->id (field "task"), a tensor param naming no task tensor
  * (field "launches[i].params[j].tensor"), an expression using a symbol that is not a task symbol
  * (e.g. field "launches[0].grid[1]", "workspaces.ws.bytes"), a tensor_map that does not fit its
- * tensor (pg_tensor_map_spec_check). */
+ * tensor (pg_tensor_map_spec_check), an output tensor that no launch parameter binds (field
+ * "launches": the kernel could never write it). */
 pg_status pg_manifest_check_task(const pg_manifest *m, const pg_task *t, pg_diag *d);
 
 /* Free m and what it owns. m may be NULL. */

@@ -13,6 +13,7 @@
 
 #include "../base/fileio.h"
 #include "../base/jsonget.h"
+#include "task_ops.h"
 
 /* ---- small shared helpers ---------------------------------------------------------------- */
 
@@ -165,6 +166,11 @@ static pg_status parse_tensor(pg_task *t, pg_tensor_spec *ts, const json_t *obj,
     if (!pg_is_identifier(ts->name))
         return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, "name", f, sizeof f),
                            "expected a tensor name ([A-Za-z_][A-Za-z0-9_]*), found '%s'", ts->name);
+    /* Tolerances are keyed by dtype or by output name: the two must never be confused. */
+    if (pg_dtype_parse(ts->name) != PG_DTYPE_INVALID)
+        return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, "name", f, sizeof f),
+                           "tensor name '%s' is a dtype name (%s); tolerances are keyed by both, "
+                           "so choose another name", ts->name, pg_dtype_accepted());
     json_t *dims;
     st = get_array(obj, ctx, "dims", 1, PG_MAX_DIMS, &dims, d);
     if (st != PG_OK)
@@ -237,40 +243,6 @@ static pg_status parse_tensors(pg_task *t, const json_t *root, const pg_jctx *ct
 }
 
 /* gemm_nt: C[M,N] = A[M,K] * B[N,K]^T, A and B inputs of one dtype, C output. */
-static pg_status check_gemm_nt(const pg_task *t, pg_diag *d)
-{
-    static const struct {
-        const char *name, *d0, *d1;
-        bool out;
-    } want[] = {{"A", "M", "K", false}, {"B", "N", "K", false}, {"C", "M", "N", true}};
-    const char *expect = "operation gemm_nt expects symbols M, N, K and exactly the tensors "
-                         "A [M,K] (input), B [N,K] (input, same dtype as A), C [M,N] (output)";
-    if (pg_task_find_symbol(t, "M") < 0 || pg_task_find_symbol(t, "N") < 0 ||
-        pg_task_find_symbol(t, "K") < 0)
-        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "symbols", "%s", expect);
-    if (t->n_tensors != 3)
-        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "tensors", "%s; found %d tensors", expect,
-                           t->n_tensors);
-    for (int i = 0; i < 3; i++) {
-        int k = pg_task_find_tensor(t, want[i].name);
-        if (k < 0)
-            return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "tensors", "%s; no tensor '%s'",
-                               expect, want[i].name);
-        const pg_tensor_spec *ts = &t->tensors[k];
-        char f[64];
-        snprintf(f, sizeof f, "tensors[%d]", k);
-        if (ts->ndims != 2 || strcmp(ts->dims[0], want[i].d0) != 0 ||
-            strcmp(ts->dims[1], want[i].d1) != 0 || ts->is_output != want[i].out)
-            return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f, "%s; tensor '%s' differs", expect,
-                               ts->name);
-    }
-    if (t->tensors[pg_task_find_tensor(t, "A")].dtype !=
-        t->tensors[pg_task_find_tensor(t, "B")].dtype)
-        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "tensors",
-                           "%s; A and B have different dtypes", expect);
-    return PG_OK;
-}
-
 /* Name or alias at field f of workload wi; unique among all earlier names and aliases. */
 static pg_status check_workload_name(const pg_task *t, int wi, const char *name, const char *f,
                                      pg_diag *d)
@@ -376,10 +348,42 @@ static pg_status parse_workloads(pg_task *t, const json_t *root, const pg_jctx *
     for (size_t i = 0; i < json_array_size(arr); i++) {
         pg_jctx c = pg_jctx_index(&ac, i);
         st = parse_workload(t, (int)i, json_array_get(arr, i), &c, d);
+        if (st == PG_OK)
+            st = pg_task_check_workload_op(t, (int)i, d);
         if (st != PG_OK)
             return st;
         t->n_workloads = (int)i + 1;
     }
+    return PG_OK;
+}
+
+/* The tolerance for `key` of "tolerances": an output tensor's name or a dtype name. */
+static pg_status tolerance_key(pg_task *t, const char *key, const pg_jctx *c, pg_diag *d)
+{
+    int ti = pg_task_find_tensor(t, key);
+    int slot = t->n_tolerances;
+    if (ti >= 0) {
+        if (!t->tensors[ti].is_output)
+            return pg_diag_set(d, PG_ERR_INPUT, c->file, 0, c->path,
+                               "tensor '%s' is an input; tolerances apply to outputs", key);
+        snprintf(t->tolerances[slot].tensor, sizeof t->tolerances[slot].tensor, "%s", key);
+        t->tolerances[slot].dtype = t->tensors[ti].dtype;
+        return PG_OK;
+    }
+    pg_dtype dt = pg_dtype_parse(key);
+    if (dt == PG_DTYPE_INVALID) {
+        char outs[512] = "";
+        size_t used = 0;
+        for (int i = 0; i < t->n_tensors && used < sizeof outs; i++)
+            if (t->tensors[i].is_output)
+                used += (size_t)snprintf(outs + used, sizeof outs - used, "%s%s",
+                                         used ? ", " : "", t->tensors[i].name);
+        return pg_diag_set(d, PG_ERR_INPUT, c->file, 0, c->path,
+                           "unknown key '%s'; expected a dtype (%s) or an output tensor (%s)",
+                           key, pg_dtype_accepted(), outs);
+    }
+    t->tolerances[slot].tensor[0] = '\0';
+    t->tolerances[slot].dtype = dt;
     return PG_OK;
 }
 
@@ -395,13 +399,12 @@ static pg_status parse_tolerances(pg_task *t, const json_t *root, const pg_jctx 
     json_t *v;
     json_object_foreach(obj, key, v) {
         pg_jctx c = pg_jctx_member(&oc, key);
-        pg_dtype dt = pg_dtype_parse(key);
-        if (dt == PG_DTYPE_INVALID)
-            return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, c.path,
-                               "unknown dtype '%s'; accepted: %s", key, pg_dtype_accepted());
         if (t->n_tolerances >= PG_MAX_TOLERANCES)
             return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, c.path,
                                "at most %d tolerances are accepted", PG_MAX_TOLERANCES);
+        st = tolerance_key(t, key, &c, d);
+        if (st != PG_OK)
+            return st;
         if (!json_is_object(v))
             return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, c.path,
                                "expected a tolerance object, found %s", pg_json_type_name(v));
@@ -415,12 +418,13 @@ static pg_status parse_tolerances(pg_task *t, const json_t *root, const pg_jctx 
             st = get_limit(v, &c, "max_rel_l2", false, &tol->max_rel_l2, d);
         if (st != PG_OK)
             return st;
-        t->tolerances[t->n_tolerances++].dtype = dt;
+        t->n_tolerances++;
     }
     for (int i = 0; i < t->n_tensors; i++)
-        if (t->tensors[i].is_output && !pg_task_tolerance(t, t->tensors[i].dtype))
+        if (t->tensors[i].is_output && !pg_task_output_tolerance(t, i))
             return pg_diag_set(d, PG_ERR_INPUT, oc.file, 0, oc.path,
-                               "no tolerance for dtype '%s' of output tensor '%s'",
+                               "no tolerance for dtype '%s' of output tensor '%s' (key it by the "
+                               "dtype or by the tensor's name)",
                                pg_dtype_name(t->tensors[i].dtype), t->tensors[i].name);
     return PG_OK;
 }
@@ -482,9 +486,11 @@ static pg_status parse_baseline(pg_task *t, const json_t *root, const pg_jctx *c
                         sizeof t->baseline_library, d);
     if (st != PG_OK)
         return st;
-    if (strcmp(t->baseline_library, "cublaslt") != 0)
+    const char *want = pg_operation_baseline(t->op);
+    if (strcmp(t->baseline_library, want) != 0)
         return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, pg_jctx_field(&c, "library", f, sizeof f),
-                           "unsupported library '%s'; accepted: cublaslt", t->baseline_library);
+                           "unsupported library '%s' for operation %s; accepted: %s",
+                           t->baseline_library, t->operation, want);
     st = pg_jget_string_copy(obj, &c, "compute", true, true, t->baseline_compute,
                     sizeof t->baseline_compute, d);
     if (st != PG_OK)
@@ -578,9 +584,17 @@ static pg_status parse_header(pg_task *t, const json_t *root, const pg_jctx *ctx
     st = pg_jget_string_copy(root, ctx, "operation", true, true, t->operation, sizeof t->operation, d);
     if (st != PG_OK)
         return st;
-    if (strcmp(t->operation, "gemm_nt") != 0)
+    if (!pg_operation_parse(t->operation, &t->op))
         return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "operation",
-                           "unsupported operation '%s'; accepted: gemm_nt", t->operation);
+                           "unsupported operation '%s'; accepted: %s", t->operation,
+                           pg_operation_accepted());
+    st = pg_jget_bool(root, ctx, "causal", false, &t->causal, d);
+    if (st != PG_OK)
+        return st;
+    if (json_object_get(root, "causal") && !pg_operation_is_attention(t->op))
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "causal",
+                           "causal applies to the attention operations (mha_fwd, mha_bwd), not "
+                           "to %s", t->operation);
     st = pg_jget_string_copy(root, ctx, "default_arch", true, true, t->default_arch,
                     sizeof t->default_arch, d);
     if (st != PG_OK)
@@ -592,17 +606,23 @@ static pg_status parse_header(pg_task *t, const json_t *root, const pg_jctx *ctx
     return PG_OK;
 }
 
+/* "flops" (required) and "coverage_flops" (optional): expressions over the task's symbols. */
 static pg_status parse_flops(pg_task *t, const json_t *root, const pg_jctx *ctx, pg_diag *d)
 {
     const char *names[PG_MAX_SYMBOLS];
     char err[1024];
-    pg_status st = pg_expr_from_json(root, ctx, "flops", true, t->flops, sizeof t->flops, d);
-    if (st != PG_OK)
-        return st;
     for (int i = 0; i < t->n_symbols; i++)
         names[i] = t->symbols[i];
-    if (pg_expr_check(t->flops, names, (size_t)t->n_symbols, err, sizeof err) != PG_OK)
-        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "flops", "%s", err);
+    static const char *const keys[] = {"flops", "coverage_flops"};
+    for (int k = 0; k < 2; k++) {
+        char *dst = k == 0 ? t->flops : t->coverage_flops;
+        size_t n = k == 0 ? sizeof t->flops : sizeof t->coverage_flops;
+        pg_status st = pg_expr_from_json(root, ctx, keys[k], k == 0, dst, n, d);
+        if (st != PG_OK)
+            return st;
+        if (dst[0] && pg_expr_check(dst, names, (size_t)t->n_symbols, err, sizeof err) != PG_OK)
+            return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, keys[k], "%s", err);
+    }
     return PG_OK;
 }
 
@@ -610,10 +630,11 @@ static pg_status parse_flops(pg_task *t, const json_t *root, const pg_jctx *ctx,
 
 pg_status pg_task_load_file(const char *path, pg_task **out, pg_diag *d)
 {
-    static const char *const keys[] = {"schema_version", "id",         "description", "operation",
-                                       "symbols",        "tensors",    "flops",       "workloads",
-                                       "tolerances",     "targets",    "baseline",    "gate",
-                                       "default_arch",   NULL};
+    static const char *const keys[] = {
+        "schema_version", "id",         "description", "operation", "causal",
+        "symbols",        "tensors",    "flops",       "coverage_flops",
+        "workloads",      "tolerances", "targets",     "baseline",  "gate",
+        "default_arch",   NULL};
     json_t *root = NULL;
     pg_task *t = NULL;
     pg_jctx ctx = {.file = path, .path = ""};
@@ -635,7 +656,7 @@ pg_status pg_task_load_file(const char *path, pg_task **out, pg_diag *d)
     if (st == PG_OK)
         st = parse_tensors(t, root, &ctx, d);
     if (st == PG_OK)
-        st = check_gemm_nt(t, d);
+        st = pg_task_check_operation(t, d);
     if (st == PG_OK)
         st = parse_flops(t, root, &ctx, d);
     if (st == PG_OK)
@@ -735,9 +756,19 @@ void pg_task_free(pg_task *t)
 const pg_tolerance *pg_task_tolerance(const pg_task *t, pg_dtype dtype)
 {
     for (int i = 0; i < t->n_tolerances; i++)
-        if (t->tolerances[i].dtype == dtype)
+        if (!t->tolerances[i].tensor[0] && t->tolerances[i].dtype == dtype)
             return &t->tolerances[i].tol;
     return NULL;
+}
+
+const pg_tolerance *pg_task_output_tolerance(const pg_task *t, int tensor)
+{
+    if (tensor < 0 || tensor >= t->n_tensors)
+        return NULL;
+    for (int i = 0; i < t->n_tolerances; i++)
+        if (strcmp(t->tolerances[i].tensor, t->tensors[tensor].name) == 0)
+            return &t->tolerances[i].tol;
+    return pg_task_tolerance(t, t->tensors[tensor].dtype);
 }
 
 int pg_task_find_tensor(const pg_task *t, const char *name)

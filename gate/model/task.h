@@ -44,28 +44,42 @@ typedef struct {
     double atol, rtol, max_rel_l2;
 } pg_tolerance;
 
+/* The operations a task may name (docs/formats.md "Task"); each fixes the task's tensors, its
+ * reference and its vendor baseline (task_ops.h). */
+typedef enum {
+    PG_OP_GEMM_NT, /* C[M,N] = A[M,K]·B[N,K]ᵀ; baseline cuBLASLt */
+    PG_OP_MHA_FWD, /* attention forward: O, LSE from Q, K, V [B,H,S,D]; baseline cuDNN */
+    PG_OP_MHA_BWD  /* attention backward: dQ, dK, dV from Q, K, V, O, dO, LSE; baseline cuDNN */
+} pg_operation;
+
 typedef struct {
     char file[1024];             /* path of task.json as given */
     char id[128];                /* equals the task's folder name */
     char description[512];       /* one line; "" when absent */
-    char operation[64];          /* "gemm_nt" (the only operation accepted for now) */
+    char operation[64];          /* "gemm_nt", "mha_fwd" or "mha_bwd" */
+    pg_operation op;             /* the same, parsed */
+    bool causal;                 /* mha_*: query i attends keys j <= i only; false otherwise */
     char symbols[PG_MAX_SYMBOLS][32];
     int n_symbols;
     pg_tensor_spec tensors[PG_MAX_TENSORS];
     int n_tensors;
     char flops[256];             /* expression: floating-point operations of one run */
+    char coverage_flops[256];    /* expression: matrix FLOPs a correct kernel must execute on the
+                                    target instructions (work coverage); "" when absent */
     pg_workload *workloads;      /* n_workloads (>= 1) entries, owned */
     int n_workloads;
     struct {
-        pg_dtype dtype;
+        pg_dtype dtype;          /* the key is a dtype name (tensor[0] == '\0') ... */
+        char tensor[32];         /* ... or the name of one output tensor */
         pg_tolerance tol;
     } tolerances[PG_MAX_TOLERANCES];
     int n_tolerances;
     json_t *targets;             /* owned reference to the raw "targets" object, validated shape:
                                     {arch: {"ptx": [string], "sass": [string]}} */
-    char baseline_library[64];   /* "cublaslt" */
+    char baseline_library[64];   /* "cublaslt" (gemm_nt) or "cudnn" (mha_fwd, mha_bwd) */
     char baseline_compute[16];   /* "fp32" */
-    int baseline_max_candidates; /* 1..64, default 16 */
+    int baseline_max_candidates; /* 1..64, default 16: cuBLASLt algorithms timed, or cuDNN engine
+                                    configurations tried until one finalizes */
     double min_speedup;          /* > 0 */
     char timing_mode[16];        /* gate.timing_mode: primary timing mode, "cold" (default) or
                                     "sustained" (docs/performance.md) */
@@ -86,17 +100,19 @@ pg_status pg_task_load(const char *tasks_dir, const char *task_id, pg_task **out
 
 /* Load and validate one task file. *out is owned by the caller (pg_task_free); NULL on error.
  * Validates everything (each error PG_ERR_INPUT naming path, the JSON path of the field and what
- * was expected): unknown keys; schema_version 1; id equals the folder name; operation;
- * symbols (1..PG_MAX_SYMBOLS unique identifiers, not a function name); tensors (unique names,
+ * was expected): unknown keys; schema_version 1; id equals the folder name; operation
+ * (gemm_nt, mha_fwd, mha_bwd) and causal (a boolean, attention only); symbols (1..PG_MAX_SYMBOLS
+ * unique identifiers, not a function name); tensors (unique names that are not dtype names,
  * 1..PG_MAX_DIMS dims that are declared symbols, dtype, layout "row_major", role
- * "input"/"output"; for gemm_nt exactly A[M,K], B[N,K] inputs of one dtype and C[M,N] output);
- * flops expression over the symbols; workloads (1..PG_MAX_WORKLOADS, every symbol bound to a
- * positive integer and nothing else, names and aliases unique and made of [A-Za-z0-9_.-]);
- * tolerances (dtype keys, atol/rtol/max_rel_l2 finite >= 0, one for every output dtype);
- * targets shape and arch names; baseline (library "cublaslt", compute "fp32",
- * max_candidates 1..64); gate.min_speedup > 0, gate.timing_mode "cold"/"sustained",
- * gate.accepted_kernel a relative path, gate.regression_tolerance in (0, 1); default_arch
- * sm_XX[a]. */
+ * "input"/"output", and the operation's contract: task_ops.h); flops and coverage_flops
+ * expressions over the symbols; workloads (1..PG_MAX_WORKLOADS, every symbol bound to a
+ * positive integer and nothing else, names and aliases unique and made of [A-Za-z0-9_.-], and
+ * the operation's per-workload rules); tolerances (keys are dtypes or output tensor names,
+ * atol/rtol/max_rel_l2 finite >= 0, a tolerance for every output by name or dtype); targets
+ * shape and arch names; baseline (library "cublaslt" for gemm_nt, "cudnn" for attention,
+ * compute "fp32", max_candidates 1..64); gate.min_speedup > 0, gate.timing_mode
+ * "cold"/"sustained", gate.accepted_kernel a relative path, gate.regression_tolerance in
+ * (0, 1); default_arch sm_XX[a]. */
 pg_status pg_task_load_file(const char *path, pg_task **out, pg_diag *d);
 
 /* True for the timing modes of the performance stage: "cold" and "sustained". */
@@ -105,8 +121,12 @@ bool pg_timing_mode_valid(const char *mode);
 /* Free t and what it owns. t may be NULL. */
 void pg_task_free(pg_task *t);
 
-/* Tolerance for an output dtype; NULL if the task has none. Borrowed from t. */
+/* Tolerance keyed by dtype; NULL if the task has none. Borrowed from t. */
 const pg_tolerance *pg_task_tolerance(const pg_task *t, pg_dtype dtype);
+
+/* Tolerance of output tensor index `tensor`: the one keyed by its name, else the one keyed by
+ * its dtype; NULL when neither exists (never for a loaded task's outputs). Borrowed from t. */
+const pg_tolerance *pg_task_output_tolerance(const pg_task *t, int tensor);
 
 /* Index of the tensor named name, or -1. */
 int pg_task_find_tensor(const pg_task *t, const char *name);

@@ -210,6 +210,36 @@ typedef struct {
 pg_status pg_heat_soak(pg_device *dev, const pg_arm *arms, size_t n_arms, double timeout_s,
                        pg_soak_result *out, pg_diag *d);
 
+/* reference_run.c: the per-operation parts of the correctness stage. */
+/* Fill the inputs of one input set: input tensor i gets N(0,1) samples from seed + i, except
+ * that for mha_bwd O and LSE are the reference forward of the filled Q, K, V (O rounded to the
+ * task's dtype, LSE fp32), so the backward sees a consistent forward. Enqueued work plus, for
+ * mha_bwd, synchronous reference work (waits bounded by the run's timeout). */
+pg_status pg_refrun_fill_inputs(pg_wctx *c, uint64_t seed, pg_diag *d);
+/* ptxgate's fp32 reference of every output tensor i into refs[i] (tensor_elements[i] floats;
+ * NULL entries for inputs), from the current inputs; returns after the GPU finished. */
+pg_status pg_refrun_outputs(pg_wctx *c, pg_buffer *const *refs, pg_diag *d);
+
+/* baseline_arm.c: the vendor baseline a task is timed against, as one arm of the performance
+ * stage: cuBLASLt (gemm_nt: the fastest of the task's max_candidates heuristic algorithms) or
+ * cuDNN (attention: the SDPA graphs of device.h). prepare allocates the baseline's own outputs
+ * and chooses its algorithm for workload c (whose inputs it reads); *out is owned by the caller
+ * (pg_baseline_free). Errors: the library's, as PG_ERR_INFRA with the operation named. */
+typedef struct pg_baseline pg_baseline;
+pg_status pg_baseline_prepare(pg_wctx *c, pg_baseline **out, pg_diag *d);
+/* The arm that enqueues one baseline run; {NULL, NULL} for a NULL baseline. */
+pg_arm pg_baseline_arm(pg_baseline *b);
+/* Add the baseline's record to the results object `obj`: "library" ("cublaslt" | "cudnn"),
+ * the algorithm or engine and their settings (docs/results.md). */
+void pg_baseline_describe(const pg_baseline *b, json_t *obj);
+/* "cuBLASLt" or "cuDNN", for messages. */
+const char *pg_baseline_label(const pg_baseline *b);
+/* The cuBLASLt plan of a GEMM baseline (NULL for cuDNN), and the baseline's own output buffer
+ * of task tensor `tensor` (NULL for inputs): sustained mode rebinds the plan to rotated copies. */
+pg_blaslt_gemm *pg_baseline_gemm(pg_baseline *b);
+pg_buffer *pg_baseline_output(pg_baseline *b, int tensor);
+void pg_baseline_free(pg_baseline *b);
+
 /* stage_correctness.c / stage_performance.c: return true when the stage passed. */
 bool pg_stage_correctness(pg_wctx *c);
 bool pg_stage_performance(pg_wctx *c);

@@ -1,5 +1,5 @@
-/* The timed arms of the performance stage: the candidate, cuBLASLt, cuBLASLt again as the A/A
- * canary, and the task's accepted kernel, in cold mode (eager launches, L2 flushed by the block
+/* The timed arms of the performance stage: the candidate, the vendor baseline (cuBLASLt or
+ * cuDNN), the baseline again as the A/A canary, and the task's accepted kernel, in cold mode (eager launches, L2 flushed by the block
  * protocol) or sustained mode (one CUDA graph per arm of back-to-back launches that rotate over
  * copies of the inputs and outputs, so that no launch finds its operands in L2). All arms read
  * the same inputs; each writes its own outputs. */
@@ -14,11 +14,6 @@
  * least 20 ms. */
 #define PG_ROTATION_L2_MULTIPLE 3.0
 #define PG_SUSTAINED_GRAPH_MS 20.0
-
-static pg_status enqueue_blaslt(void *ctx, pg_diag *d)
-{
-    return pg_blaslt_gemm_enqueue(ctx, d);
-}
 
 static pg_status enqueue_accepted(void *ctx, pg_diag *d)
 {
@@ -47,9 +42,13 @@ static pg_status rot_baseline(void *ctx, int rotation, pg_diag *d)
 {
     pg_perf_arms *p = ctx;
     int k = rotation % p->copies;
+    pg_blaslt_gemm *gemm = pg_baseline_gemm(p->baseline);
+    if (!gemm || k == 0) {
+        pg_arm arm = pg_baseline_arm(p->baseline);
+        return arm.enqueue(arm.ctx, d);
+    }
     const pg_wctx *w = cand_copy(p, k);
-    return pg_blaslt_gemm_enqueue_on(p->gemm, w->tensors[w->a], w->tensors[w->b], p->base_out[k],
-                                     d);
+    return pg_blaslt_gemm_enqueue_on(gemm, w->tensors[w->a], w->tensors[w->b], p->base_out[k], d);
 }
 
 static size_t set_bytes(const pg_wctx *c)
@@ -69,8 +68,9 @@ int pg_perf_rotation_copies(size_t set_bytes, long long l2_bytes)
     return k < 1 ? 1 : k > PG_PERF_MAX_COPIES ? PG_PERF_MAX_COPIES : (int)k;
 }
 
-/* A copy of the candidate's workload with its own tensors: inputs from fresh seeds (never
- * zeros: an all-zero input ran ~13 % faster on the H200), workspaces initialised. */
+/* A copy of the candidate's workload with its own tensors: inputs generated as for a
+ * correctness set from a fresh seed (never zeros: an all-zero input ran ~13 % faster on the
+ * H200), workspaces initialised. */
 static pg_status setup_copy(pg_perf_arms *p, int k, uint64_t seed, pg_diag *d)
 {
     pg_wctx *w = &p->cand[k];
@@ -78,12 +78,9 @@ static pg_status setup_copy(pg_perf_arms *p, int k, uint64_t seed, pg_diag *d)
     *w = (pg_wctx){.run = c->run, .s = c->s, .index = c->index, .w = c->w, .plan = c->plan,
                    .kernels = c->kernels, .a = c->a, .b = c->b, .c = c->c};
     pg_status st = pg_wctx_setup(w, d);
-    const pg_task *t = c->s->task;
-    for (int i = 0; st == PG_OK && i < t->n_tensors; i++)
-        if (!t->tensors[i].is_output)
-            st = pg_buffer_fill_normal(w->tensors[i], t->tensors[i].dtype,
-                                       (size_t)c->plan->tensor_elements[i],
-                                       seed + 1000u * (uint64_t)k + (uint64_t)i, d);
+    /* The correctness stage's input generation (consistent O and LSE for a backward). */
+    if (st == PG_OK)
+        st = pg_refrun_fill_inputs(w, seed + 1000u * (uint64_t)k, d);
     if (st == PG_OK)
         st = pg_wctx_init_workspaces(w, d);
     return st;
@@ -120,15 +117,13 @@ pg_status pg_perf_arms_setup(pg_perf_arms *p, pg_wctx *c, bool sustained, bool w
         st = setup_copy(p, k, c->run->o->seed ^ 0x5157A1ull, d);
         p->n_cand = k + 1;
     }
-    size_t out_bytes = (size_t)c->plan->tensor_elements[c->c] * pg_dtype_size(t->tensors[c->c].dtype);
-    for (int k = 0; st == PG_OK && k < p->copies; k++)
+    bool gemm = pg_workload_symbol(t, c->w, "M") > 0 && c->c >= 0;
+    size_t out_bytes =
+        gemm ? (size_t)c->plan->tensor_elements[c->c] * pg_dtype_size(t->tensors[c->c].dtype) : 0;
+    for (int k = 1; st == PG_OK && gemm && k < p->copies; k++)
         st = pg_buffer_alloc(dev, out_bytes, &p->base_out[k], d);
     if (st == PG_OK)
-        st = pg_blaslt_gemm_prepare(dev, t->tensors[c->a].dtype, pg_workload_symbol(t, c->w, "M"),
-                                    pg_workload_symbol(t, c->w, "N"),
-                                    pg_workload_symbol(t, c->w, "K"), c->tensors[c->a],
-                                    c->tensors[c->b], p->base_out[0],
-                                    t->baseline_max_candidates, &p->gemm, &p->choice, d);
+        st = pg_baseline_prepare(c, &p->baseline, d);
     if (st == PG_OK)
         st = pg_wctx_init_workspaces(c, d);
     for (int k = 0; st == PG_OK && with_accepted && k < p->copies; k++)
@@ -142,9 +137,9 @@ pg_status pg_perf_arms_setup(pg_perf_arms *p, pg_wctx *c, bool sustained, bool w
         p->launches[a] = 1;
     if (!sustained) {
         p->arms[PG_ARM_CAND] = (pg_arm){pg_wctx_enqueue, c};
-        /* The canary's two arms share one cuBLASLt plan (same algorithm, same output): a second
+        /* The canary's two arms share one baseline plan (same algorithm, same output): a second
          * heuristic search could pick another algorithm and the A/A pair would not be A/A. */
-        p->arms[PG_ARM_BASE] = p->arms[PG_ARM_CANARY] = (pg_arm){enqueue_blaslt, p->gemm};
+        p->arms[PG_ARM_BASE] = p->arms[PG_ARM_CANARY] = pg_baseline_arm(p->baseline);
         p->arms[PG_ARM_ACCEPTED] = (pg_arm){enqueue_accepted, &p->acc[0]};
         return PG_OK;
     }
@@ -173,8 +168,7 @@ void pg_perf_arms_release(pg_perf_arms *p)
         pg_wctx_release(&p->acc[k]);
     for (int k = 1; k < p->n_cand; k++)
         pg_wctx_release(&p->cand[k]);
-    if (p->gemm)
-        pg_blaslt_gemm_free(p->gemm);
+    pg_baseline_free(p->baseline);
     for (int k = 0; k < PG_PERF_MAX_COPIES; k++)
         if (p->base_out[k])
             pg_buffer_free(p->base_out[k]);

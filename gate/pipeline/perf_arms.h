@@ -21,9 +21,8 @@ typedef struct {
     int n_cand;
     pg_wctx acc[PG_PERF_MAX_COPIES];  /* the accepted kernel per copy, inputs borrowed */
     int n_acc;
-    pg_buffer *base_out[PG_PERF_MAX_COPIES];
-    pg_blaslt_gemm *gemm;
-    pg_blaslt_choice choice;
+    pg_baseline *baseline;            /* cuBLASLt or cuDNN on copy 0 (baseline_arm.c) */
+    pg_buffer *base_out[PG_PERF_MAX_COPIES]; /* GEMM baseline outputs of copies 1.. */
     pg_sgraph *graph[PG_PERF_MAX_ARMS];
 } pg_perf_arms;
 
@@ -31,9 +30,12 @@ typedef struct {
  * PG_PERF_MAX_COPIES; 1 when either size is unknown (0). Sizes in bytes. */
 int pg_perf_rotation_copies(size_t set_bytes, long long l2_bytes);
 
-/* Build the arms for workload c (its kernels loaded, its inputs filled): cuBLASLt prepared on
- * c's A and B, the accepted kernel's workloads when with_accepted (c->s->accepted loaded), and
- * in sustained mode the rotated copies and one graph per arm (>= 20 ms each). p is
+/* Build the arms for workload c (its kernels loaded, its inputs filled): the vendor baseline
+ * prepared on c's inputs (cuBLASLt or cuDNN), the accepted kernel's workloads when with_accepted
+ * (c->s->accepted loaded), and in sustained mode the rotated copies and one graph per arm
+ * (>= 20 ms each). cuBLASLt rotates over the copies like the kernels; cuDNN binds its buffers
+ * in its plan's variant pack, so its graph repeats on copy 0 (the attention workloads' tensors
+ * are far larger than L2). p is
  * caller-owned; release it with pg_perf_arms_release on every path (also after an error).
  * Errors: the device's (allocation, cuBLASLt, graph capture), PG_FAIL_KERNEL when a kernel
  * faults while the graphs are sized. */

@@ -1,11 +1,12 @@
-/* The performance stage (issue 4 design): the candidate, cuBLASLt, cuBLASLt again as an A/A
+/* The performance stage (issue 4 design): the candidate, the vendor baseline (cuBLASLt for
+ * GEMM, cuDNN for attention: baseline_arm.c), the baseline again as an A/A
  * canary and, when the task has one, its accepted kernel are timed in randomized interleaved
  * blocks after a heat soak (arms: perf_arms.c, cold or sustained); per-block log ratios go to
  * the sign-flip comparisons of gate/stats/comparison.h at group-sequential looks.
- *   - candidate vs cuBLASLt against the task's min_speedup: λ = ln(1/min_speedup);
+ *   - candidate vs the baseline against the task's min_speedup: λ = ln(1/min_speedup);
  *   - candidate vs the accepted kernel (the regression check): λ = ln(1+δ); a byte-identical
  *     cubin is "SASS-identical" and needs no timing;
- *   - the canary (cuBLASLt vs itself) with λ = ln(1+δ): if it rejects, the machine, not the
+ *   - the canary (the baseline vs itself) with λ = ln(1+δ): if it rejects, the machine, not the
  *     kernel, is at fault and the stage is an infrastructure error.
  * Measurement (blocks.c) only feeds numbers to the decision (comparison.c). */
 #include <math.h>
@@ -184,7 +185,7 @@ static json_t *measure_energy(pg_perf_arms *p, const pg_check_options *o)
     return j;
 }
 
-/* The comparisons' configurations. Main comparisons (vs cuBLASLt, vs the accepted kernel): the
+/* The comparisons' configurations. Main comparisons (vs the baseline, vs the accepted kernel): the
  * run's false-FAIL level split over the run's comparisons (Holm's first step;
  * pg_perf_holm_finalize applies the rest). Canary family: its own level, split over the run's
  * canaries and both directions (pg_cmp_canary_rejects). */
@@ -267,6 +268,7 @@ bool pg_stage_performance(pg_wctx *c)
     pg_status st = p ? pg_perf_arms_setup(p, c, sustained, with_acc, o->timeout_s * 5, &d)
                      : pg_diag_set(&d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
     int n_arms = p ? p->n_arms : 0;
+    const char *L = pg_baseline_label(p ? p->baseline : NULL); /* "cuBLASLt" or "cuDNN" */
     double probe[PG_PERF_MAX_ARMS] = {NAN, NAN, NAN, NAN};
     if (st == PG_OK)
         st = pg_device_time(run->dev, p->arms, (size_t)n_arms, 1, 1, !sustained, o->timeout_s * 5,
@@ -324,22 +326,22 @@ bool pg_stage_performance(pg_wctx *c)
         det, "method",
         sustained
             ? json_sprintf("sustained mode: heat soak %.1f s, then blocks of the candidate, "
-                           "cuBLASLt, a cuBLASLt A/A canary%s in an order randomized per block "
+                           "%s, a %s A/A canary%s in an order randomized per block "
                            "(seed %llu); each arm a CUDA graph of >= 20 ms of back-to-back "
                            "launches rotating over %d copies of the tensors (>= 3x L2), no L2 "
                            "flush; per arm and block %d untimed and %d timed graph launches, "
                            "CUDA events, time per launch = graph time / launches; block "
                            "statistic = median; one-sided sign-flip tests on per-block log "
                            "ratios at looks 16/32/64 blocks",
-                           soak.seconds, with_acc ? " and the accepted kernel" : "",
+                           soak.seconds, L, L, with_acc ? " and the accepted kernel" : "",
                            (unsigned long long)k.main.seed, p ? p->copies : 0, warmup, reps)
-            : json_sprintf("cold mode: heat soak %.1f s, then blocks of the candidate, cuBLASLt, "
-                           "a cuBLASLt A/A canary%s in an order randomized per block (seed "
+            : json_sprintf("cold mode: heat soak %.1f s, then blocks of the candidate, %s, "
+                           "a %s A/A canary%s in an order randomized per block (seed "
                            "%llu); per arm and block %d untimed and %d timed launches, L2 "
                            "flushed (%zu bytes) before each, CUDA events; block statistic = "
                            "median; one-sided sign-flip tests on per-block log ratios at looks "
                            "16/32/64 blocks",
-                           soak.seconds, with_acc ? " and the accepted kernel" : "",
+                           soak.seconds, L, L, with_acc ? " and the accepted kernel" : "",
                            (unsigned long long)k.main.seed, warmup, reps,
                            pg_device_flush_bytes(run->dev)));
     json_object_set_new(det, "mode", json_string(mode));
@@ -368,7 +370,7 @@ bool pg_stage_performance(pg_wctx *c)
         bytes += (double)c->plan->tensor_elements[i] * (double)pg_dtype_size(t->tensors[i].dtype);
     pg_diag pd;
     pg_run_measure_peaks(run, &pd);
-    /* cuBLASLt itself bounds the reachable rate from below: never call it faster than light. */
+    /* The vendor library itself bounds the reachable rate from below: never call it faster than light. */
     double base_best_tflops = flop / (base.min * 1e-3) / 1e12;
     if (isfinite(base_best_tflops) && !(run->peak_tflops >= base_best_tflops))
         run->peak_tflops = base_best_tflops;
@@ -389,12 +391,7 @@ bool pg_stage_performance(pg_wctx *c)
     json_object_set_new(cj, "launches_per_timed_launch", json_integer(p->launches[PG_ARM_CAND]));
     json_object_set_new(det, "candidate", cj);
     json_t *bj = summary_json(&base, flop);
-    json_object_set_new(bj, "library", json_string("cublaslt"));
-    json_object_set_new(bj, "algorithm", json_string(p->choice.algorithm));
-    json_object_set_new(bj, "candidates_returned", json_integer(p->choice.candidates_returned));
-    json_object_set_new(bj, "candidates_timed", json_integer(p->choice.candidates_timed));
-    json_object_set_new(bj, "chosen_rank", json_integer(p->choice.chosen_index));
-    json_object_set_new(bj, "workspace_bytes", json_integer((json_int_t)p->choice.workspace_bytes));
+    pg_baseline_describe(p->baseline, bj);
     json_object_set_new(det, "baseline", bj);
     if (with_acc) {
         json_t *aj = summary_json(&acc, flop);
@@ -407,16 +404,21 @@ bool pg_stage_performance(pg_wctx *c)
                                   pg_json_real_or_null(sp_hi), "confidence", k.main.confidence));
     json_object_set_new(det, "min_speedup", json_real(min_speedup));
     json_t *cmps = json_array();
-    json_array_append_new(cmps, comparison_json("candidate_vs_cublaslt", &main_r, k.main.lambda,
-                                                "ratio = candidate time / cuBLASLt time; FAIL when "
-                                                "it exceeds 1/min_speedup beyond doubt",
+    char main_name[64], main_meaning[160], canary_meaning[160];
+    snprintf(main_name, sizeof main_name, "candidate_vs_%s",
+             json_string_value(json_object_get(bj, "library")));
+    snprintf(main_meaning, sizeof main_meaning,
+             "ratio = candidate time / %s time; FAIL when it exceeds 1/min_speedup beyond doubt",
+             L);
+    snprintf(canary_meaning, sizeof canary_meaning,
+             "%s against itself; FAIL means the machine is too noisy to judge", L);
+    json_array_append_new(cmps, comparison_json(main_name, &main_r, k.main.lambda, main_meaning,
                                                 /* Beating the requirement is a PASS here;
-                                                 * FAST is kept for beating cuBLASLt itself. */
+                                                 * FAST is kept for beating the library. */
                                                 main_r.verdict == PG_CMP_FAST ? PG_CMP_PASS
                                                                               : main_r.verdict));
     json_array_append_new(cmps, comparison_json("aa_canary", &canary_r, k.canary.lambda,
-                                                "cuBLASLt against itself; FAIL means the machine "
-                                                "is too noisy to judge", canary_r.verdict));
+                                                canary_meaning, canary_r.verdict));
     if (with_acc)
         json_array_append_new(cmps, comparison_json("candidate_vs_accepted", &reg_r,
                                                     k.regression.lambda,
@@ -460,9 +462,9 @@ bool pg_stage_performance(pg_wctx *c)
     char numbers[512], reg[400];
     snprintf(numbers, sizeof numbers,
              "speedup %.3fx [%.3f, %.3f] vs min_speedup %.3g after %d blocks (%s); candidate "
-             "%.4f ms (%.1f TFLOP/s, %.0f %% of speed of light), cuBLASLt %.4f ms (%.1f TFLOP/s)",
+             "%.4f ms (%.1f TFLOP/s, %.0f %% of speed of light), %s %.4f ms (%.1f TFLOP/s)",
              speedup, sp_lo, sp_hi, min_speedup, blocks, mode, cand.median, tf_c,
-             100.0 * sol_ms / cand.median, base.median, tf_b);
+             100.0 * sol_ms / cand.median, L, base.median, tf_b);
     regression_text(c->s, with_acc, &reg_r, k.delta_regression, reg, sizeof reg);
     pg_perf_record(run, stage, 0, &main_r);
     if (with_acc)
@@ -482,12 +484,12 @@ bool pg_stage_performance(pg_wctx *c)
                         data.other_processes, numbers);
     else if (pg_cmp_canary_rejects(&canary_r))
         pg_stage_finish(stage, "error", dt,
-                        "INFRASTRUCTURE: the A/A canary (cuBLASLt against itself) differed by "
+                        "INFRASTRUCTURE: the A/A canary (%s against itself) differed by "
                         "%.2f%% (p = %.3g): this machine is too noisy to judge; %s",
-                        100.0 * (canary_r.ratio_estimate - 1.0), canary_r.p_fail, numbers);
+                        L, 100.0 * (canary_r.ratio_estimate - 1.0), canary_r.p_fail, numbers);
     else if (main_fail || reg_fail)
-        pg_stage_finish(stage, "fail", dt, "FAIL: %s%s%s", main_fail ? "" : "(vs cuBLASLt PASS) ",
-                        numbers, reg);
+        pg_stage_finish(stage, "fail", dt, "FAIL: %s%s%s%s%s", main_fail ? "" : "(vs ",
+                        main_fail ? "" : L, main_fail ? "" : " PASS) ", numbers, reg);
     else if (main_r.verdict == PG_CMP_INCONCLUSIVE)
         pg_stage_finish(stage, "pass", dt,
                         "INCONCLUSIVE (warning, not failing): %s; smallest detectable slowdown "
@@ -495,7 +497,7 @@ bool pg_stage_performance(pg_wctx *c)
                         numbers, 100.0 * (main_r.mde_ratio - 1.0), reg);
     else
         pg_stage_finish(stage, "pass", dt, "%s: %s%s",
-                        faster.p_value <= k.main.alpha ? "FAST (faster than cuBLASLt)" : "PASS",
+                        faster.p_value <= k.main.alpha ? "FAST (faster than the library)" : "PASS",
                         numbers, reg);
 done:
     free(block_ms);

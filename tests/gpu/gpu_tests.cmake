@@ -66,3 +66,7 @@ add_dependencies(tma_smoke tma_probe_cubin)
 target_link_libraries(tma_smoke PRIVATE ptxgate_device ptxgate m)
 add_test(NAME gpu.tma_smoke COMMAND tma_smoke ${PG_TMA_PROBE_CUBIN})
 set_tests_properties(gpu.tma_smoke PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+# attention_baseline: the attention reference against the CPU, cuDNN's SDPA graphs against the
+# reference, cuDNN timed (run by tests/gpu/test_attention_baseline.sh, which also registers it).
+add_executable(attention_baseline ${CMAKE_CURRENT_LIST_DIR}/attention_baseline.c)
+target_link_libraries(attention_baseline PRIVATE ptxgate_device ptxgate m)

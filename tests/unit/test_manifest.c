@@ -219,6 +219,10 @@ static void test_param_errors(void **state)
     expect_bad("value_no_type", "launches[0].params[3].type", "needs a type", NULL);
     expect_bad("undeclared_workspace", "launches[1].params[0].workspace",
                "unknown workspace 'scratch'", NULL);
+    expect_bad("layout_key", "launches[0].params[1].strides", "cannot choose a tensor's layout",
+               "remove 'strides'");
+    expect_bad("ws_unused", "workspaces.spare", "workspace 'spare' is declared",
+               "no launch parameter uses it");
 }
 
 static void test_shape_errors(void **state)
@@ -251,6 +255,8 @@ static void test_check_task(void **state)
                         NULL);
     expect_bad_for_task("tensor_map_unknown_tensor", "launches[0].params[3].tensor_map.tensor",
                         "unknown tensor 'Z'", NULL);
+    expect_bad_for_task("output_unbound", "launches", "output tensor 'C'",
+                        "bound to no kernel parameter");
 }
 
 int main(void)

@@ -10,10 +10,12 @@
 #include <string.h>
 
 #include "model/task.h"
+#include "model/task_ops.h"
 
 #define TASKS PG_TEST_DATA "/model/tasks"
 #define BAD PG_TEST_DATA "/model/bad_tasks"
 #define SHIPPED PG_SOURCE_DIR "/tasks"
+#define MHA PG_TEST_DATA "/model/mha_tasks"
 
 /* Load bad_tasks/<name>/task.json: must fail naming that file, field and message parts. */
 static void expect_bad(const char *name, const char *field, const char *msg1, const char *msg2)
@@ -246,6 +248,153 @@ static void test_semantic_errors(void **state)
     expect_bad("bad_flops", "flops", "unknown symbol 'Q'", "known: M, N, K");
 }
 
+
+static int64_t eval(const pg_task *t, const char *expr, int wi)
+{
+    const char *names[PG_MAX_SYMBOLS];
+    pg_symtab syms;
+    int64_t v = -1;
+    char err[256];
+    pg_task_symtab(t, &t->workloads[wi], names, &syms);
+    if (pg_expr_eval(expr, &syms, &v, err, sizeof err) != PG_OK)
+        fail_msg("%s: %s", expr, err);
+    return v;
+}
+
+/* The four attention tasks: contract, PTXBench workload and alias, FLOPs, tolerances. */
+static void check_shipped_mha(const char *id, bool bwd, bool causal, const char *alias)
+{
+    pg_task *t = NULL;
+    pg_diag d;
+    char buf[4096];
+    pg_diag_clear(&d);
+    if (pg_task_load(SHIPPED, id, &t, &d) != PG_OK)
+        fail_msg("%s: %s", id, pg_diag_format(&d, buf, sizeof buf));
+    assert_int_equal(t->op, bwd ? PG_OP_MHA_BWD : PG_OP_MHA_FWD);
+    assert_true(t->causal == causal);
+    assert_string_equal(t->baseline_library, "cudnn");
+    pg_mha_tensors m;
+    pg_task_mha_tensors(t, &m);
+    assert_true(m.q >= 0 && m.k >= 0 && m.v >= 0 && m.o >= 0 && m.lse >= 0);
+    assert_int_equal(t->tensors[m.lse].dtype, PG_DTYPE_FP32);
+    assert_int_equal(t->tensors[m.lse].ndims, 3);
+    assert_int_equal(t->tensors[m.q].dtype, PG_DTYPE_BF16);
+    assert_true(t->tensors[m.o].is_output == !bwd);
+    assert_true(t->tensors[m.lse].is_output == !bwd);
+    if (bwd)
+        assert_true(m.d_o >= 0 && m.dq >= 0 && m.dk >= 0 && m.dv >= 0);
+    else
+        assert_true(m.d_o < 0 && m.dq < 0);
+    int w = pg_task_find_workload(t, alias);
+    assert_int_equal(w, pg_task_find_workload(t, "b4_h48_s4096_d128"));
+    assert_true(w >= 0);
+    /* 4·B·H·S²·D forward, half of it causal, 2.5 times that backward */
+    int64_t fwd = 4LL * 4 * 48 * 4096 * 4096 * 128;
+    int64_t want = bwd ? fwd * 5 / 2 : fwd;
+    assert_int_equal(eval(t, t->flops, w), causal ? want / 2 : want);
+    int64_t cov = eval(t, t->coverage_flops, w);
+    assert_true(causal ? cov > want / 2 && cov < want / 2 + want / 4000 : cov == want);
+    /* every workload: D a multiple of 8; one D = 64 workload and one ragged S */
+    bool d64 = false, ragged = false;
+    for (int i = 0; i < t->n_workloads; i++) {
+        int64_t D = t->workloads[i].values[pg_task_find_symbol(t, "D")];
+        int64_t S = t->workloads[i].values[pg_task_find_symbol(t, "S")];
+        assert_int_equal(D % 8, 0);
+        d64 |= D == 64;
+        ragged |= S % 64 != 0;
+    }
+    assert_true(d64 && ragged);
+    /* per-output tolerances: gradients looser than O */
+    if (bwd) {
+        const pg_tolerance *a = pg_task_output_tolerance(t, m.dq);
+        assert_non_null(a);
+        assert_true(a->rtol >= 0.02 - 1e-12);
+        assert_non_null(pg_task_output_tolerance(t, m.dk));
+        assert_non_null(pg_task_output_tolerance(t, m.dv));
+    } else {
+        const pg_tolerance *o = pg_task_output_tolerance(t, m.o);
+        const pg_tolerance *l = pg_task_output_tolerance(t, m.lse);
+        assert_non_null(o);
+        assert_non_null(l);
+        assert_true(o->rtol == 0.01);
+        assert_true(l->max_rel_l2 < o->max_rel_l2);
+    }
+    assert_null(pg_task_output_tolerance(t, m.q)); /* inputs have none */
+    pg_task_free(t);
+}
+
+static void test_shipped_attention(void **state)
+{
+    (void)state;
+    check_shipped_mha("mha_fwd_d128", false, false, "mha_with_lse_d128");
+    check_shipped_mha("mha_fwd_d128_causal", false, true, "mha_with_lse_d128_causal");
+    check_shipped_mha("mha_bwd_d128", true, false, "mha_bwd_d128");
+    check_shipped_mha("mha_bwd_d128_causal", true, true, "mha_bwd_d128_causal");
+}
+
+static void test_attention_fixtures(void **state)
+{
+    (void)state;
+    pg_task *t = NULL;
+    pg_diag d;
+    assert_int_equal(pg_task_load(MHA, "mha_small", &t, &d), PG_OK);
+    assert_true(t->causal);
+    assert_string_equal(t->operation, "mha_fwd");
+    assert_string_equal(pg_operation_name(t->op), "mha_fwd");
+    pg_task_free(t);
+    /* a dtype key covers dQ and dK; dV has its own, which wins */
+    assert_int_equal(pg_task_load(MHA, "mha_bwd_small", &t, &d), PG_OK);
+    pg_mha_tensors m;
+    pg_task_mha_tensors(t, &m);
+    assert_true(pg_task_output_tolerance(t, m.dq)->atol == 0.01);
+    assert_true(pg_task_output_tolerance(t, m.dk)->rtol == 0.02);
+    assert_true(pg_task_output_tolerance(t, m.dv)->atol == 0.5);
+    assert_true(pg_task_tolerance(t, PG_DTYPE_BF16)->atol == 0.01);
+    assert_false(t->causal);
+    assert_string_equal(t->coverage_flops, "10*B*H*S*S*D");
+    pg_task_free(t);
+    /* gemm tasks: no causal, no coverage_flops, output tolerance by dtype */
+    assert_int_equal(pg_task_load(TASKS, "gemm_small", &t, &d), PG_OK);
+    assert_false(t->causal);
+    assert_string_equal(t->coverage_flops, "");
+    assert_int_equal(t->op, PG_OP_GEMM_NT);
+    assert_true(pg_task_output_tolerance(t, pg_task_find_tensor(t, "C")) ==
+                pg_task_tolerance(t, PG_DTYPE_BF16));
+    pg_task_free(t);
+}
+
+static void test_operation_names(void **state)
+{
+    (void)state;
+    pg_operation op;
+    assert_true(pg_operation_parse("mha_bwd", &op));
+    assert_int_equal(op, PG_OP_MHA_BWD);
+    assert_false(pg_operation_parse("mha", &op));
+    assert_string_equal(pg_operation_baseline(PG_OP_GEMM_NT), "cublaslt");
+    assert_string_equal(pg_operation_baseline(PG_OP_MHA_FWD), "cudnn");
+    assert_true(pg_operation_is_attention(PG_OP_MHA_BWD));
+    assert_false(pg_operation_is_attention(PG_OP_GEMM_NT));
+}
+
+static void test_attention_errors(void **state)
+{
+    (void)state;
+    expect_bad("mha_no_lse", "tensors", "operation mha_fwd expects", "found 4 tensors");
+    expect_bad("mha_lse_dtype", "tensors[4]", "LSE [B,H,S]", "tensor 'LSE' is bf16");
+    expect_bad("mha_mixed_dtype", "tensors[2]", "one dtype", "tensor 'V' is fp16");
+    expect_bad("mha_d_not_multiple_of_8", "workloads[3].symbols.D", "D = 100",
+               "not a multiple of 8");
+    expect_bad("mha_wrong_library", "baseline.library", "'cublaslt' for operation mha_fwd",
+               "accepted: cudnn");
+    expect_bad("tolerance_input_key", "tolerances.Q", "tensor 'Q' is an input", NULL);
+    expect_bad("tolerance_unknown_key", "tolerances.P", "unknown key 'P'", "(O, LSE)");
+    expect_bad("tolerance_missing_output", "tolerances", "output tensor 'LSE'", "fp32");
+    expect_bad("bad_coverage_flops", "coverage_flops", "unknown symbol 'E'", NULL);
+    expect_bad("causal_not_bool", "causal", "expected true or false", "found a string");
+    expect_bad("causal_on_gemm", "causal", "attention operations", "gemm_nt");
+    expect_bad("tensor_named_dtype", "tensors[2].name", "'fp32' is a dtype name", NULL);
+}
+
 static void test_arch_names(void **state)
 {
     (void)state;
@@ -267,6 +416,8 @@ int main(void)
         cmocka_unit_test(test_unknown_task),    cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_malformed),       cmocka_unit_test(test_shape_errors),
         cmocka_unit_test(test_semantic_errors), cmocka_unit_test(test_arch_names),
+        cmocka_unit_test(test_shipped_attention), cmocka_unit_test(test_attention_fixtures),
+        cmocka_unit_test(test_operation_names), cmocka_unit_test(test_attention_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

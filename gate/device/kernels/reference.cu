@@ -1,5 +1,5 @@
-// ptxgate's own GPU kernels: N(0,1) fills and the reference GEMM every submission is checked
-// against. Compiled at build time to a fatbin (sm_80, sm_90, sm_100 SASS + compute_90 PTX) and
+// ptxgate's own GPU kernels: N(0,1) fills, the reference GEMM every submission is checked
+// against, and the attention reference's building blocks (attention.cuh). Compiled at build time to a fatbin (sm_80, sm_90, sm_100 SASS + compute_90 PTX) and
 // embedded in the binary (see gate/device/device.cmake); loaded by reference.c. Every entry is
 // extern "C" so reference.c finds it by its plain name.
 #include <cuda_bf16.h>
@@ -241,3 +241,6 @@ extern "C" __global__ void spin_ns(unsigned long long ns)
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
     } while (now - start < ns);
 }
+
+// ---------------------------------------------------------------------------------------------
+#include "attention.cuh"

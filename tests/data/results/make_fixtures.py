@@ -232,3 +232,59 @@ W3 = {"M": 1024, "N": 2048, "K": 512}
 write("multi_task.json", top("pass", 0, [simple_sub("tiled", "gemm_bf16_nt", W2),
       simple_sub("tiled", "gemm_fp16_nt", W3), simple_sub("wgmma", "gemm_bf16_nt", W2,
       asm=assemble_entries([("gemm_wgmma_main", 232, 0), ("gemm_wgmma_tail", 96, 16)]))], env(), duration=20.5))
+
+# 9. attention: per-output correctness (no common tolerance), a cuDNN baseline
+def mha_workload(name, S, verdict, stages, status="PASSED", mae=None, bwd=False):
+    B, H, D = 4, 48, 128
+    w = {"name": name, "aliases": [], "symbols": {"B": B, "H": H, "S": S, "D": D},
+         "flop": float((10 if bwd else 4) * B * H * S * S * D), "verdict": verdict, "stages": stages,
+         "status": status, "max_absolute_error": mae, "max_relative_error": None,
+         "latency_ms": None, "reference_latency_ms": None, "speedup_factor": None}
+    return w
+
+def mha_correctness(status, outs, n, msg):
+    tol = {"dQ": (0.01, 0.02, 0.02), "dK": (0.01, 0.02, 0.02), "dV": (0.01, 0.02, 0.02),
+           "O": (0.004, 0.01, 0.01), "LSE": (0.001, 0.0001, 0.0001)}
+    sets, per = [], {}
+    for name, (mae, l2, bad) in outs.items():
+        a, r, m = tol[name]
+        for i in range(3):
+            sets.append({"seed": i + 1, "output": name, "elements": n, "max_absolute_error": mae,
+                         "max_relative_error": 0.5, "relative_l2_error": l2,
+                         "bad_elements": bad if i == 1 else 0, "nan_or_inf_elements": 0,
+                         "unwritten_elements": 0,
+                         "first_bad_index": [2, 17, 999, 5] if bad and i == 1 else None,
+                         "pass": not (bad and i == 1)})
+        per[name] = {"tolerance": {"atol": a, "rtol": r, "max_rel_l2": m}, "max_absolute_error": mae,
+                     "max_relative_error": 0.5, "relative_l2_error": l2, "bad_elements": bad,
+                     "nan_or_inf_elements": 0, "unwritten_elements": 0,
+                     "passed_sets": 2 if bad else 3}
+    return stage("correctness", status, msg, 2.4, {
+        "outputs": per, "sets": sets, "max_absolute_error": max(v[0] for v in outs.values()),
+        "max_relative_error": 0.5, "relative_l2_error": max(v[1] for v in outs.values()),
+        "bad_elements": sum(v[2] for v in outs.values()), "nan_or_inf_elements": 0,
+        "unwritten_elements": 0})
+
+fwd_perf = performance("pass", 3.1, 2.71, 4 * 4 * 48 * 4096 * 4096 * 128, 0.874, 0.871, 0.877,
+                       msg="speedup 0.874x [0.871, 0.877] vs cuDNN; minimum 0.2")
+fwd_perf["details"]["baseline"] = dict(fwd_perf["details"]["baseline"], library="cudnn",
+    algorithm="fused SDPA_FWD (1 operation); engine 8; TILE_M=2", cudnn_version="9.14.0",
+    cudnn_header_version="9.19.0", graph="fused SDPA_FWD (1 operation)", engine_id=8,
+    knobs="TILE_M=2", heuristics="mode A", candidates_returned=3, chosen_rank=0,
+    configs_tried=1, plan_cached=False, workspace_bytes=0, scratch_bytes=0)
+del fwd_perf["details"]["baseline"]["candidates_timed"]
+wf = mha_workload("b4_h48_s4096_d128", 4096, "pass", [
+    mha_correctness("pass", {"O": (0.0011, 0.0016, 0), "LSE": (2.1e-06, 1.2e-07, 0)},
+                    4 * 48 * 4096 * 128,
+                    "3/3 input sets within tolerance; O max |err| 0.0011, rel L2 0.0016; LSE max |err| 2.1e-06, rel L2 1.2e-07"),
+    fwd_perf], mae=0.0011)
+wb = mha_workload("b2_h16_s1000_d128", 1000, "fail", [
+    mha_correctness("fail", {"dQ": (0.009, 0.003, 0), "dK": (0.008, 0.003, 0), "dV": (0.91, 1.4, 40960)},
+                    2 * 16 * 1000 * 128,
+                    "1/3 input sets failed: dQ: bad elements per set 0, 0, 0 of 4096000 (0 NaN/Inf, 0 unwritten), max |err| 0.009, max rel L2 0.003 (limit 0.02); dK: bad elements per set 0, 0, 0 of 4096000 (0 NaN/Inf, 0 unwritten), max |err| 0.008, max rel L2 0.003 (limit 0.02); dV: bad elements per set 0, 40960, 0 of 4096000 (0 NaN/Inf, 0 unwritten), max |err| 0.91, max rel L2 1.4 (limit 0.02)"),
+    stage("performance", "skipped", "not run: the correctness stage did not pass", 0.0)],
+    status="INCORRECT_NUMERICAL", mae=0.91, bwd=True)
+write("attention.json", top("fail", 1, [
+    submission("flash", "mha_fwd_d128", "pass", [assemble_pass(), load_pass()], [wf]),
+    submission("wrong_dv", "mha_bwd_d128", "fail", [assemble_pass(), load_pass()], [wb])],
+    env(), duration=30.5))

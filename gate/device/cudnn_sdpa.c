@@ -1,0 +1,585 @@
+/* The cuDNN attention baseline (device.h "cuDNN scaled-dot-product attention"): the forward and
+ * backward graphs in cuDNN's backend API, a plan cache per device, buffers bound through variant
+ * packs, execution on the device stream. Graph shapes follow what cuDNN's own frontend builds
+ * for a cuDNN 9.x backend before 9.21 (docs/attention.md lists the operations). */
+#include "cudnn_internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Unique ids of the graph tensors that are bound in the variant pack (virtual tensors take ids
+ * from VIRT up). The by-value tensors (SCALE, ONE, NEG_INF) are bound to host floats. */
+enum {
+    U_Q = 1, U_K, U_V, U_O, U_LSE, U_DO, U_DQ, U_DK, U_DV,
+    U_SCALE, U_ONE, U_NEG_INF,
+    U_SUM,    /* backward: rowsum(dO ⊙ O), fp32 [B,H,S,1], a buffer ptxgate provides */
+    U_DQ_ACC, /* backward: fp32 dQ accumulator [B,H,S,D], a buffer ptxgate provides */
+    U_COUNT,
+    VIRT = 100
+};
+
+typedef enum {
+    G_FWD_FUSED,         /* SDPA_FWD operation */
+    G_FWD_COMPOSITE,     /* matmul, scale, mask, softmax with stats, matmul */
+    G_BWD_COMPOSITE,     /* the frontend's graph: the K reshape feeding dS·K in fp32 */
+    G_BWD_COMPOSITE_IO,  /* the same with that reshape in the I/O type */
+} graph_kind;
+
+static const char *const k_graph_names[] = {"fused SDPA_FWD", "composite forward",
+                                            "composite backward",
+                                            "composite backward (I/O-type K view)"};
+
+/* A finalized plan for one shape and graph, or the reason it could not be made. Owned by the
+ * device's cache for the life of the device. */
+typedef struct plan_entry {
+    struct plan_entry *next;
+    bool backward, causal;
+    pg_dtype dtype;
+    int64_t B, H, S, D;
+    graph_kind kind;
+    bool ok;
+    char error[768];
+    pg_dnn_graph graph; /* owns every descriptor, the plan included */
+    cudnnBackendDescriptor_t plan;
+    unsigned roles;     /* bit u set: uid u is bound in the variant pack */
+    pg_cudnn_sdpa_info info;
+} plan_entry;
+
+struct pg_cudnn_state {
+    const pg_dnn_api *api;
+    cudnnHandle_t handle;
+    plan_entry *plans;
+};
+
+struct pg_cudnn_sdpa {
+    pg_device *dev;
+    const pg_dnn_api *api;
+    cudnnHandle_t handle;
+    plan_entry *entry;           /* borrowed from the cache */
+    cudnnBackendDescriptor_t vp; /* owned */
+    pg_buffer *workspace, *sum, *dq_acc;
+    size_t dq_acc_bytes;
+    bool zero_dq_acc;            /* cuDNN < 9.6: the accumulator starts from zero each run */
+    float scale, one, neg_inf;   /* by-value tensors, read at execution */
+};
+
+/* ---- the device's cuDNN state ---------------------------------------------------------- */
+
+void pg_cudnn_release(pg_device *dev)
+{
+    struct pg_cudnn_state *s = dev->cudnn;
+    if (!s)
+        return;
+    for (plan_entry *e = s->plans, *next; e; e = next) {
+        next = e->next;
+        pg_dnn_graph_release(&e->graph);
+        free(e);
+    }
+    if (s->handle)
+        s->api->Destroy(s->handle);
+    free(s);
+    dev->cudnn = NULL;
+}
+
+/* Load cuDNN and create the handle on first use, bound to the device stream. */
+static pg_status state(pg_device *dev, struct pg_cudnn_state **out, pg_diag *d)
+{
+    if (dev->cudnn) {
+        *out = dev->cudnn;
+        return PG_OK;
+    }
+    const pg_dnn_api *api;
+    pg_status st = pg_dnn_load(&api, d);
+    if (st != PG_OK)
+        return st;
+    struct pg_cudnn_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of host memory");
+    s->api = api;
+    char err[640];
+    cudnnStatus_t r = api->Create(&s->handle);
+    if (r == CUDNN_STATUS_SUCCESS)
+        r = api->SetStream(s->handle, (cudaStream_t)dev->stream);
+    if (r != CUDNN_STATUS_SUCCESS) {
+        pg_dnn_describe(api, r, err, sizeof err);
+        if (s->handle)
+            api->Destroy(s->handle);
+        free(s);
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "cudnnCreate/cudnnSetStream: %s", err);
+    }
+    dev->cudnn = s;
+    *out = s;
+    return PG_OK;
+}
+
+/* ---- graphs ------------------------------------------------------------------------------ */
+
+typedef struct {
+    int64_t bhsd[4], bhsd_str[4]; /* [B,H,S,D] dense */
+    int64_t bhds[4], bhds_str[4]; /* [B,H,D,S]: the transposed view of a dense [B,H,S,D] */
+    int64_t bhs1[4], bhs1_str[4]; /* [B,H,S,1] */
+    int64_t bhss[4], bhss_str[4]; /* [B,H,S,S] scores, key index contiguous */
+    int64_t bhss_t_str[4];        /* scores transposed: query index contiguous */
+    int64_t one[4], one_str[4];   /* [1,1,1,1] */
+} shapes;
+
+static void set4(int64_t *v, int64_t a, int64_t b, int64_t c, int64_t d)
+{
+    v[0] = a;
+    v[1] = b;
+    v[2] = c;
+    v[3] = d;
+}
+
+static void make_shapes(const pg_mha_shape *m, shapes *s)
+{
+    const int64_t B = m->B, H = m->H, S = m->S, D = m->D;
+    set4(s->bhsd, B, H, S, D);
+    set4(s->bhsd_str, H * S * D, S * D, D, 1);
+    set4(s->bhds, B, H, D, S);
+    set4(s->bhds_str, H * S * D, S * D, 1, D);
+    set4(s->bhs1, B, H, S, 1);
+    set4(s->bhs1_str, H * S, S, 1, 1);
+    set4(s->bhss, B, H, S, S);
+    set4(s->bhss_str, H * S * S, S * S, S, 1);
+    set4(s->bhss_t_str, H * S * S, S * S, 1, S);
+    set4(s->one, 1, 1, 1, 1);
+    set4(s->one_str, 1, 1, 1, 1);
+}
+
+/* Builder state for one graph: the next virtual uid. */
+typedef struct {
+    pg_dnn_graph *g;
+    const shapes *s;
+    cudnnDataType_t io;
+    int64_t next;
+} build;
+
+static cudnnBackendDescriptor_t virt(build *b, cudnnDataType_t type, const int64_t *dims,
+                                     const int64_t *str)
+{
+    return pg_dnn_tensor(b->g, b->next++, type, 4, dims, str, true, false);
+}
+
+/* A tensor bound in the variant pack (a buffer), and a by-value fp32 scalar (a host float). */
+static cudnnBackendDescriptor_t bound(build *b, int64_t uid, cudnnDataType_t type,
+                                      const int64_t *dims, const int64_t *str)
+{
+    return pg_dnn_tensor(b->g, uid, type, 4, dims, str, false, false);
+}
+
+static cudnnBackendDescriptor_t scalar(build *b, int64_t uid)
+{
+    return pg_dnn_tensor(b->g, uid, CUDNN_DATA_FLOAT, 4, b->s->one, b->s->one_str, false, true);
+}
+
+/* P or dS with the causal mask applied after it: keys j > query i get `fill` (−inf). The mask
+ * is the frontend's pre-9.21 form: row and column indices, row >= column, binary select. */
+static cudnnBackendDescriptor_t causal_mask(build *b, cudnnBackendDescriptor_t x,
+                                            cudnnBackendDescriptor_t fill)
+{
+    const shapes *s = b->s;
+    cudnnBackendDescriptor_t row = virt(b, CUDNN_DATA_INT32, s->bhss, s->bhss_str);
+    cudnnBackendDescriptor_t col = virt(b, CUDNN_DATA_INT32, s->bhss, s->bhss_str);
+    cudnnBackendDescriptor_t keep = virt(b, CUDNN_DATA_BOOLEAN, s->bhss, s->bhss_str);
+    cudnnBackendDescriptor_t y = virt(b, CUDNN_DATA_FLOAT, s->bhss, s->bhss_str);
+    pg_dnn_pointwise(b->g, CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_FLOAT, x, NULL, NULL, row, 2,
+                     "row index");
+    pg_dnn_pointwise(b->g, CUDNN_POINTWISE_GEN_INDEX, CUDNN_DATA_FLOAT, x, NULL, NULL, col, 3,
+                     "column index");
+    pg_dnn_pointwise(b->g, CUDNN_POINTWISE_CMP_GE, CUDNN_DATA_BOOLEAN, row, col, NULL, keep, -1,
+                     "row >= column");
+    pg_dnn_pointwise(b->g, CUDNN_POINTWISE_BINARY_SELECT, CUDNN_DATA_FLOAT, x, fill, keep, y, -1,
+                     "causal select");
+    return y;
+}
+
+static void fwd_fused(build *b, bool causal, unsigned *roles)
+{
+    (void)causal; /* offered for non-causal passes only */
+    const shapes *s = b->s;
+    pg_dnn_graph *g = b->g;
+    cudnnBackendDescriptor_t q = bound(b, U_Q, b->io, s->bhsd, s->bhsd_str);
+    cudnnBackendDescriptor_t k = bound(b, U_K, b->io, s->bhsd, s->bhsd_str);
+    cudnnBackendDescriptor_t v = bound(b, U_V, b->io, s->bhsd, s->bhsd_str);
+    cudnnBackendDescriptor_t o = bound(b, U_O, b->io, s->bhsd, s->bhsd_str);
+    cudnnBackendDescriptor_t lse = bound(b, U_LSE, CUDNN_DATA_FLOAT, s->bhs1, s->bhs1_str);
+    cudnnBackendDescriptor_t scale = scalar(b, U_SCALE);
+    pg_dnn_sdpa_fwd(g, q, k, v, o, lse, scale);
+    *roles = 1u << U_Q | 1u << U_K | 1u << U_V | 1u << U_O | 1u << U_LSE | 1u << U_SCALE;
+}
+
+static void fwd_composite(build *b, bool causal, unsigned *roles)
+{
+    const shapes *s = b->s;
+    pg_dnn_graph *g = b->g;
+    const cudnnDataType_t f32 = CUDNN_DATA_FLOAT;
+    cudnnBackendDescriptor_t q = bound(b, U_Q, b->io, s->bhsd, s->bhsd_str);
+    cudnnBackendDescriptor_t kt = bound(b, U_K, b->io, s->bhds, s->bhds_str);
+    cudnnBackendDescriptor_t v = bound(b, U_V, b->io, s->bhsd, s->bhsd_str);
+    cudnnBackendDescriptor_t o = bound(b, U_O, b->io, s->bhsd, s->bhsd_str);
+    cudnnBackendDescriptor_t lse = bound(b, U_LSE, f32, s->bhs1, s->bhs1_str);
+    cudnnBackendDescriptor_t scale = scalar(b, U_SCALE);
+    *roles = 1u << U_Q | 1u << U_K | 1u << U_V | 1u << U_O | 1u << U_LSE | 1u << U_SCALE;
+
+    cudnnBackendDescriptor_t s0 = virt(b, f32, s->bhss, s->bhss_str);
+    cudnnBackendDescriptor_t s1 = virt(b, f32, s->bhss, s->bhss_str);
+    pg_dnn_matmul(g, q, kt, s0, "Q.K^T");
+    pg_dnn_pointwise(g, CUDNN_POINTWISE_MUL, f32, s0, scale, NULL, s1, -1, "scale");
+    if (causal) {
+        cudnnBackendDescriptor_t fill = scalar(b, U_NEG_INF);
+        *roles |= 1u << U_NEG_INF;
+        s1 = causal_mask(b, s1, fill);
+    }
+    cudnnBackendDescriptor_t mx = virt(b, f32, s->bhs1, s->bhs1_str);
+    cudnnBackendDescriptor_t e0 = virt(b, f32, s->bhss, s->bhss_str);
+    cudnnBackendDescriptor_t e1 = virt(b, f32, s->bhss, s->bhss_str);
+    cudnnBackendDescriptor_t sum = virt(b, f32, s->bhs1, s->bhs1_str);
+    cudnnBackendDescriptor_t lg = virt(b, f32, s->bhs1, s->bhs1_str);
+    /* bmm2's A operand must have the I/O type (cuDNN's frontend notes the backend requires it) */
+    cudnnBackendDescriptor_t p = virt(b, b->io, s->bhss, s->bhss_str);
+    pg_dnn_reduction(g, CUDNN_REDUCE_TENSOR_MAX, s1, mx, "row max");
+    pg_dnn_pointwise(g, CUDNN_POINTWISE_SUB, f32, s1, mx, NULL, e0, -1, "minus max");
+    pg_dnn_pointwise(g, CUDNN_POINTWISE_EXP, f32, e0, NULL, NULL, e1, -1, "exp");
+    pg_dnn_reduction(g, CUDNN_REDUCE_TENSOR_ADD, e1, sum, "row sum");
+    pg_dnn_pointwise(g, CUDNN_POINTWISE_LOG, f32, sum, NULL, NULL, lg, -1, "log");
+    pg_dnn_pointwise(g, CUDNN_POINTWISE_ADD, f32, mx, lg, NULL, lse, -1, "stats");
+    pg_dnn_pointwise(g, CUDNN_POINTWISE_DIV, f32, e1, sum, NULL, p, -1, "normalize");
+    pg_dnn_matmul(g, p, v, o, "P.V");
+}
+
+static void bwd_composite(build *b, bool causal, bool k_view_io, unsigned *roles)
+{
+    const shapes *s = b->s;
+    pg_dnn_graph *g = b->g;
+    const cudnnDataType_t f32 = CUDNN_DATA_FLOAT, io = b->io;
+    cudnnBackendDescriptor_t q = bound(b, U_Q, io, s->bhsd, s->bhsd_str);
+    cudnnBackendDescriptor_t kt = bound(b, U_K, io, s->bhds, s->bhds_str);
+    cudnnBackendDescriptor_t vt = bound(b, U_V, io, s->bhds, s->bhds_str);
+    cudnnBackendDescriptor_t o = bound(b, U_O, io, s->bhsd, s->bhsd_str);
+    cudnnBackendDescriptor_t d_o = bound(b, U_DO, io, s->bhsd, s->bhsd_str);
+    cudnnBackendDescriptor_t lse = bound(b, U_LSE, f32, s->bhs1, s->bhs1_str);
+    cudnnBackendDescriptor_t dq = bound(b, U_DQ, io, s->bhsd, s->bhsd_str);
+    cudnnBackendDescriptor_t dk = bound(b, U_DK, io, s->bhsd, s->bhsd_str);
+    cudnnBackendDescriptor_t dv = bound(b, U_DV, io, s->bhsd, s->bhsd_str);
+    cudnnBackendDescriptor_t scale = scalar(b, U_SCALE);
+    cudnnBackendDescriptor_t one = scalar(b, U_ONE);
+    cudnnBackendDescriptor_t sum = bound(b, U_SUM, f32, s->bhs1, s->bhs1_str);
+    cudnnBackendDescriptor_t acc = bound(b, U_DQ_ACC, f32, s->bhsd, s->bhsd_str);
+    *roles = 1u << U_Q | 1u << U_K | 1u << U_V | 1u << U_O | 1u << U_DO | 1u << U_LSE |
+             1u << U_DQ | 1u << U_DK | 1u << U_DV | 1u << U_SCALE | 1u << U_ONE | 1u << U_SUM |
+             1u << U_DQ_ACC;
+
+    /* softmax sum: rowsum(dO ⊙ O) (× 1, the frontend's dropout-scale slot) */
+    cudnnBackendDescriptor_t t0 = virt(b, f32, s->bhsd, s->bhsd_str);
+    cudnnBackendDescriptor_t t1 = virt(b, f32, s->bhs1, s->bhs1_str);
+    pg_dnn_pointwise(g, CUDNN_POINTWISE_MUL, f32, d_o, o, NULL, t0, -1, "dO*O");
+    pg_dnn_reduction(g, CUDNN_REDUCE_TENSOR_ADD, t0, t1, "rowsum(dO*O)");
+    pg_dnn_pointwise(g, CUDNN_POINTWISE_MUL, f32, t1, one, NULL, sum, -1, "softmax sum");
+
+    /* P = exp(scale·Q·Kᵀ − stats), masked */
+    cudnnBackendDescriptor_t s0 = virt(b, f32, s->bhss, s->bhss_str);
+    cudnnBackendDescriptor_t s1 = virt(b, f32, s->bhss, s->bhss_str);
+    cudnnBackendDescriptor_t s2 = virt(b, f32, s->bhss, s->bhss_str);
+    pg_dnn_matmul(g, q, kt, s0, "Q.K^T");
+    pg_dnn_pointwise(g, CUDNN_POINTWISE_MUL, f32, s0, scale, NULL, s1, -1, "scale");
+    pg_dnn_pointwise(g, CUDNN_POINTWISE_SUB, f32, s1, lse, NULL, s2, -1, "minus stats");
+    if (causal) {
+        cudnnBackendDescriptor_t fill = scalar(b, U_NEG_INF);
+        *roles |= 1u << U_NEG_INF;
+        s2 = causal_mask(b, s2, fill);
+    }
+    cudnnBackendDescriptor_t p = virt(b, f32, s->bhss, s->bhss_str);
+    pg_dnn_pointwise(g, CUDNN_POINTWISE_EXP, f32, s2, NULL, NULL, p, -1, "exp");
+
+    /* dV = Pᵀ·dO */
+    cudnnBackendDescriptor_t pt = virt(b, io, s->bhss, s->bhss_t_str);
+    pg_dnn_reshape(g, p, pt, "P^T");
+    pg_dnn_matmul(g, pt, d_o, dv, "P^T.dO");
+
+    /* dS = P ⊙ (dO·Vᵀ − sum) · scale */
+    cudnnBackendDescriptor_t dp = virt(b, f32, s->bhss, s->bhss_str);
+    cudnnBackendDescriptor_t g0 = virt(b, f32, s->bhss, s->bhss_str);
+    cudnnBackendDescriptor_t g1 = virt(b, f32, s->bhss, s->bhss_str);
+    cudnnBackendDescriptor_t ds = virt(b, f32, s->bhss, s->bhss_str);
+    pg_dnn_matmul(g, d_o, vt, dp, "dO.V^T");
+    pg_dnn_pointwise(g, CUDNN_POINTWISE_SUB, f32, dp, sum, NULL, g0, -1, "minus softmax sum");
+    pg_dnn_pointwise(g, CUDNN_POINTWISE_MUL, f32, g0, p, NULL, g1, -1, "times P");
+    pg_dnn_pointwise(g, CUDNN_POINTWISE_MUL, f32, g1, scale, NULL, ds, -1, "dS scale");
+
+    /* dK = dSᵀ·Q */
+    cudnnBackendDescriptor_t dst = virt(b, io, s->bhss, s->bhss_t_str);
+    pg_dnn_reshape(g, ds, dst, "dS^T");
+    pg_dnn_matmul(g, dst, q, dk, "dS^T.Q");
+
+    /* dQ = dS·K through the fp32 accumulator */
+    cudnnBackendDescriptor_t k = virt(b, k_view_io ? io : f32, s->bhsd, s->bhsd_str);
+    pg_dnn_reshape(g, kt, k, "K");
+    pg_dnn_matmul(g, ds, k, acc, "dS.K");
+    pg_dnn_pointwise(g, CUDNN_POINTWISE_IDENTITY, f32, acc, NULL, NULL, dq, -1, "dQ");
+}
+
+/* ---- plans ------------------------------------------------------------------------------- */
+
+static plan_entry *find(struct pg_cudnn_state *st, const pg_sdpa_args *a, graph_kind kind)
+{
+    for (plan_entry *e = st->plans; e; e = e->next)
+        if (e->backward == a->backward && e->causal == a->shape.causal && e->dtype == a->dtype &&
+            e->B == a->shape.B && e->H == a->shape.H && e->S == a->shape.S &&
+            e->D == a->shape.D && e->kind == kind)
+            return e;
+    return NULL;
+}
+
+/* Build the graph of `kind` for a and its plan; the entry records success or the failure. */
+static plan_entry *make_entry(struct pg_cudnn_state *st, const pg_sdpa_args *a, graph_kind kind,
+                              pg_diag *d)
+{
+    plan_entry *e = calloc(1, sizeof *e);
+    if (!e) {
+        pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of host memory");
+        return NULL;
+    }
+    e->backward = a->backward;
+    e->causal = a->shape.causal;
+    e->dtype = a->dtype;
+    e->B = a->shape.B;
+    e->H = a->shape.H;
+    e->S = a->shape.S;
+    e->D = a->shape.D;
+    e->kind = kind;
+    pg_dnn_graph_init(&e->graph, st->api);
+    shapes s;
+    make_shapes(&a->shape, &s);
+    build b = {&e->graph, &s, a->dtype == PG_DTYPE_BF16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF,
+               VIRT};
+    switch (kind) {
+    case G_FWD_FUSED: fwd_fused(&b, a->shape.causal, &e->roles); break;
+    case G_FWD_COMPOSITE: fwd_composite(&b, a->shape.causal, &e->roles); break;
+    case G_BWD_COMPOSITE: bwd_composite(&b, a->shape.causal, false, &e->roles); break;
+    case G_BWD_COMPOSITE_IO: bwd_composite(&b, a->shape.causal, true, &e->roles); break;
+    }
+    pg_diag pd;
+    pg_diag_clear(&pd);
+    if (e->graph.status != CUDNN_STATUS_SUCCESS) {
+        pg_dnn_graph_error(&e->graph, e->error, sizeof e->error);
+    } else if (pg_dnn_plan(&e->graph, st->handle, a->max_configs, &e->plan, &e->info, &pd) !=
+               PG_OK) {
+        snprintf(e->error, sizeof e->error, "%s", pd.message);
+    } else {
+        e->ok = true;
+        e->info.version = st->api->version;
+        e->info.header_version = CUDNN_VERSION;
+        snprintf(e->info.graph, sizeof e->info.graph, "%s (%d operation%s)", k_graph_names[kind],
+                 e->graph.n_ops, e->graph.n_ops == 1 ? "" : "s");
+    }
+    if (!e->ok) /* keep the reason, drop the descriptors */
+        pg_dnn_graph_release(&e->graph);
+    e->next = st->plans;
+    st->plans = e;
+    return e;
+}
+
+/* The forward graphs to try, in order: the fused operation where the runtime has it and the
+ * pass is not causal (cuDNN >= 9.13.1; its causal form needs >= 9.21), then the composite
+ * graph. PTXGATE_CUDNN_SDPA_GRAPH=fused|composite forces one. */
+static pg_status forward_kinds(long version, bool causal, graph_kind *kinds, int *n, pg_diag *d)
+{
+    const char *force = getenv("PTXGATE_CUDNN_SDPA_GRAPH");
+    *n = 0;
+    if (force && force[0] && strcmp(force, "auto") != 0) {
+        if (strcmp(force, "fused") == 0)
+            kinds[(*n)++] = G_FWD_FUSED;
+        else if (strcmp(force, "composite") == 0)
+            kinds[(*n)++] = G_FWD_COMPOSITE;
+        else
+            return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "PTXGATE_CUDNN_SDPA_GRAPH",
+                               "unknown value '%s'; accepted: auto, fused, composite", force);
+        return PG_OK;
+    }
+    if (!causal && version >= 91301)
+        kinds[(*n)++] = G_FWD_FUSED;
+    kinds[(*n)++] = G_FWD_COMPOSITE;
+    return PG_OK;
+}
+
+static pg_status check_args(pg_device *dev, const pg_sdpa_args *a, pg_diag *d)
+{
+    const pg_mha_shape *m = &a->shape;
+    if (a->dtype != PG_DTYPE_BF16 && a->dtype != PG_DTYPE_FP16)
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                           "cuDNN attention takes bf16 or fp16 tensors, not %s",
+                           pg_dtype_name(a->dtype));
+    const int64_t lim = (int64_t)1 << 31;
+    if (m->B < 1 || m->H < 1 || m->S < 1 || m->D < 1 || m->B * m->H >= lim || m->S >= lim ||
+        m->D >= lim || m->B * m->H * m->S >= lim)
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                           "cuDNN attention: B=%lld H=%lld S=%lld D=%lld out of range",
+                           (long long)m->B, (long long)m->H, (long long)m->S, (long long)m->D);
+    size_t rows = (size_t)(m->B * m->H * m->S), elems = rows * (size_t)m->D;
+    size_t esz = pg_dtype_size(a->dtype);
+    const struct {
+        const pg_buffer *b;
+        const char *name;
+        size_t need;
+        bool bwd_only;
+    } bufs[] = {{a->Q, "Q", elems * esz, false},  {a->K, "K", elems * esz, false},
+                {a->V, "V", elems * esz, false},  {a->O, "O", elems * esz, false},
+                {a->LSE, "LSE", rows * 4, false}, {a->dO, "dO", elems * esz, true},
+                {a->dQ, "dQ", elems * esz, true}, {a->dK, "dK", elems * esz, true},
+                {a->dV, "dV", elems * esz, true}};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) {
+        if (bufs[i].bwd_only && !a->backward)
+            continue;
+        if (!bufs[i].b || pg_buffer_device(bufs[i].b) != dev ||
+            pg_buffer_bytes(bufs[i].b) < bufs[i].need)
+            return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                               "cuDNN attention: buffer %s is missing, on another device or "
+                               "smaller than %zu bytes",
+                               bufs[i].name, bufs[i].need);
+    }
+    return PG_OK;
+}
+
+/* Bind the entry's plan to a's buffers: scratch buffers, workspace, variant pack. */
+static pg_status bind(pg_cudnn_sdpa *p, const pg_sdpa_args *a, pg_diag *d)
+{
+    const plan_entry *e = p->entry;
+    size_t rows = (size_t)(e->B * e->H * e->S);
+    pg_status st = pg_buffer_alloc(p->dev, e->info.workspace_bytes, &p->workspace, d);
+    if (st == PG_OK && a->backward) {
+        p->dq_acc_bytes = rows * (size_t)e->D * 4;
+        st = pg_buffer_alloc(p->dev, rows * 4, &p->sum, d);
+        if (st == PG_OK)
+            st = pg_buffer_alloc(p->dev, p->dq_acc_bytes, &p->dq_acc, d);
+        /* cuDNN's frontend zeroes the accumulator itself before 9.6.0 and leaves it to cuDNN
+         * from 9.6.0 on. */
+        p->zero_dq_acc = e->info.version < 90600;
+    }
+    if (st != PG_OK)
+        return st;
+    p->scale = pg_mha_scale(e->D);
+    p->one = 1.0f;
+    /* The frontend masks with −inf from cuDNN 9.10 on and with the lowest float before. */
+    p->neg_inf = e->info.version >= 91000 ? -INFINITY : -FLT_MAX;
+    int64_t uids[U_COUNT];
+    void *ptrs[U_COUNT];
+    int n = 0;
+    const pg_buffer *dev_bufs[U_COUNT] = {
+        [U_Q] = a->Q,   [U_K] = a->K,   [U_V] = a->V,   [U_O] = a->O,   [U_LSE] = a->LSE,
+        [U_DO] = a->dO, [U_DQ] = a->dQ, [U_DK] = a->dK, [U_DV] = a->dV, [U_SUM] = p->sum,
+        [U_DQ_ACC] = p->dq_acc};
+    void *host[U_COUNT] = {[U_SCALE] = &p->scale, [U_ONE] = &p->one, [U_NEG_INF] = &p->neg_inf};
+    for (int u = 1; u < U_COUNT; u++) {
+        if (!(e->roles & (1u << u)))
+            continue;
+        uids[n] = u;
+        ptrs[n] = host[u] ? host[u] : (void *)(uintptr_t)pg_buffer_address(dev_bufs[u]);
+        n++;
+    }
+    return pg_dnn_variant_pack(p->api, uids, ptrs, n,
+                               (void *)(uintptr_t)pg_buffer_address(p->workspace), &p->vp, d);
+}
+
+pg_status pg_cudnn_sdpa_prepare(pg_device *dev, const pg_sdpa_args *a, pg_cudnn_sdpa **out,
+                                pg_cudnn_sdpa_info *info, pg_diag *d)
+{
+    *out = NULL;
+    memset(info, 0, sizeof *info);
+    pg_status st = pg_dev_enter(dev, d);
+    if (st == PG_OK)
+        st = check_args(dev, a, d);
+    struct pg_cudnn_state *cs = NULL;
+    if (st == PG_OK)
+        st = state(dev, &cs, d);
+    if (st != PG_OK)
+        return st;
+    graph_kind kinds[2];
+    int n_kinds = 0;
+    if (a->backward) {
+        kinds[n_kinds++] = G_BWD_COMPOSITE;
+        kinds[n_kinds++] = G_BWD_COMPOSITE_IO;
+    } else if ((st = forward_kinds(cs->api->version, a->shape.causal, kinds, &n_kinds, d)) !=
+               PG_OK) {
+        return st;
+    }
+    plan_entry *chosen = NULL;
+    char why[1600] = "";
+    size_t used = 0;
+    bool cached = false;
+    for (int i = 0; i < n_kinds && !chosen; i++) {
+        plan_entry *e = find(cs, a, kinds[i]);
+        cached = e != NULL;
+        if (!e && !(e = make_entry(cs, a, kinds[i], d)))
+            return PG_ERR_INFRA;
+        if (e->ok)
+            chosen = e;
+        else if (used < sizeof why)
+            used += (size_t)snprintf(why + used, sizeof why - used, "%s%s: %s", used ? "; " : "",
+                                     k_graph_names[kinds[i]], e->error);
+    }
+    if (!chosen) {
+        char v[32];
+        pg_dnn_version_text(cs->api->version, v, sizeof v);
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL,
+                           "cuDNN %s cannot run SDPA %s (%s%s, B=%lld H=%lld S=%lld D=%lld): %s",
+                           v, a->backward ? "backward" : "forward", pg_dtype_name(a->dtype),
+                           a->shape.causal ? ", causal" : "", (long long)a->shape.B,
+                           (long long)a->shape.H, (long long)a->shape.S, (long long)a->shape.D,
+                           why);
+    }
+    pg_cudnn_sdpa *p = calloc(1, sizeof *p);
+    if (!p)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of host memory");
+    p->dev = dev;
+    p->api = cs->api;
+    p->handle = cs->handle;
+    p->entry = chosen;
+    st = bind(p, a, d);
+    if (st != PG_OK) {
+        pg_cudnn_sdpa_free(p);
+        return st;
+    }
+    *info = chosen->info;
+    info->cached = cached;
+    info->scratch_bytes = (p->sum ? pg_buffer_bytes(p->sum) : 0) + p->dq_acc_bytes;
+    *out = p;
+    return PG_OK;
+}
+
+pg_status pg_cudnn_sdpa_enqueue(pg_cudnn_sdpa *p, pg_diag *d)
+{
+    pg_status st = pg_dev_enter(p->dev, d);
+    if (st != PG_OK)
+        return st;
+    if (p->zero_dq_acc) {
+        st = pg_dev_check(p->dev,
+                          p->dev->cu->MemsetD32Async((CUdeviceptr)pg_buffer_address(p->dq_acc), 0,
+                                                     p->dq_acc_bytes / 4, p->dev->stream),
+                          PG_ERR_INFRA, "cuMemsetD32Async (cuDNN dQ accumulator)", d);
+        if (st != PG_OK)
+            return st;
+    }
+    cudnnStatus_t s = p->api->Execute(p->handle, p->entry->plan, p->vp);
+    if (s == CUDNN_STATUS_SUCCESS)
+        return PG_OK;
+    char err[640];
+    pg_dnn_describe(p->api, s, err, sizeof err);
+    return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "cudnnBackendExecute (%s): %s",
+                       p->entry->info.graph, err);
+}
+
+void pg_cudnn_sdpa_free(pg_cudnn_sdpa *p)
+{
+    if (!p)
+        return;
+    if (p->vp)
+        p->api->DestroyDescriptor(p->vp);
+    pg_buffer_free(p->workspace);
+    pg_buffer_free(p->sum);
+    pg_buffer_free(p->dq_acc);
+    free(p);
+}

@@ -1,0 +1,176 @@
+/* The vendor baseline of the performance stage as one arm: cuBLASLt for GEMM tasks, cuDNN's
+ * SDPA graphs for attention tasks (see internal.h). The baseline writes its own outputs, never
+ * the candidate's, and reads the workload's inputs as the correctness stage left them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/task_ops.h"
+#include "internal.h"
+
+struct pg_baseline {
+    bool cudnn;
+    pg_buffer *out[PG_MAX_TENSORS]; /* the baseline's own output buffers */
+    pg_blaslt_gemm *gemm;
+    pg_blaslt_choice choice;
+    pg_cudnn_sdpa *sdpa;
+    pg_cudnn_sdpa_info info;
+};
+
+static pg_status enqueue_gemm(void *ctx, pg_diag *d)
+{
+    return pg_blaslt_gemm_enqueue(((pg_baseline *)ctx)->gemm, d);
+}
+
+static pg_status enqueue_sdpa(void *ctx, pg_diag *d)
+{
+    return pg_cudnn_sdpa_enqueue(((pg_baseline *)ctx)->sdpa, d);
+}
+
+static pg_status alloc_output(pg_wctx *c, pg_baseline *b, int tensor, pg_diag *d)
+{
+    const pg_task *t = c->s->task;
+    size_t bytes =
+        (size_t)c->plan->tensor_elements[tensor] * pg_dtype_size(t->tensors[tensor].dtype);
+    return pg_buffer_alloc(c->run->dev, bytes ? bytes : 1, &b->out[tensor], d);
+}
+
+static pg_status prepare_gemm(pg_wctx *c, pg_baseline *b, pg_diag *d)
+{
+    const pg_task *t = c->s->task;
+    pg_status st = alloc_output(c, b, c->c, d);
+    if (st != PG_OK)
+        return st;
+    return pg_blaslt_gemm_prepare(c->run->dev, t->tensors[c->a].dtype,
+                                  pg_workload_symbol(t, c->w, "M"),
+                                  pg_workload_symbol(t, c->w, "N"),
+                                  pg_workload_symbol(t, c->w, "K"), c->tensors[c->a],
+                                  c->tensors[c->b], b->out[c->c], t->baseline_max_candidates,
+                                  &b->gemm, &b->choice, d);
+}
+
+static pg_status prepare_sdpa(pg_wctx *c, pg_baseline *b, pg_diag *d)
+{
+    const pg_task *t = c->s->task;
+    pg_mha_tensors m;
+    pg_task_mha_tensors(t, &m);
+    bool bwd = t->op == PG_OP_MHA_BWD;
+    pg_status st = PG_OK;
+    const int outs[] = {m.o, m.lse, m.dq, m.dk, m.dv};
+    for (size_t i = 0; i < sizeof outs / sizeof outs[0] && st == PG_OK; i++)
+        if (outs[i] >= 0 && t->tensors[outs[i]].is_output)
+            st = alloc_output(c, b, outs[i], d);
+    if (st != PG_OK)
+        return st;
+    pg_sdpa_args a = {
+        .backward = bwd,
+        .dtype = t->tensors[m.q].dtype,
+        .shape = {pg_workload_symbol(t, c->w, "B"), pg_workload_symbol(t, c->w, "H"),
+                  pg_workload_symbol(t, c->w, "S"), pg_workload_symbol(t, c->w, "D"), t->causal},
+        .max_configs = t->baseline_max_candidates,
+        .Q = c->tensors[m.q],
+        .K = c->tensors[m.k],
+        .V = c->tensors[m.v],
+        /* forward: the baseline's own O and LSE; backward: the workload's inputs */
+        .O = bwd ? c->tensors[m.o] : b->out[m.o],
+        .LSE = bwd ? c->tensors[m.lse] : b->out[m.lse],
+        .dO = bwd ? c->tensors[m.d_o] : NULL,
+        .dQ = bwd ? b->out[m.dq] : NULL,
+        .dK = bwd ? b->out[m.dk] : NULL,
+        .dV = bwd ? b->out[m.dv] : NULL,
+    };
+    return pg_cudnn_sdpa_prepare(c->run->dev, &a, &b->sdpa, &b->info, d);
+}
+
+pg_status pg_baseline_prepare(pg_wctx *c, pg_baseline **out, pg_diag *d)
+{
+    *out = NULL;
+    pg_baseline *b = calloc(1, sizeof *b);
+    if (!b)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of host memory");
+    b->cudnn = pg_operation_is_attention(c->s->task->op);
+    pg_status st = b->cudnn ? prepare_sdpa(c, b, d) : prepare_gemm(c, b, d);
+    if (st != PG_OK) {
+        pg_baseline_free(b);
+        return st;
+    }
+    *out = b;
+    return PG_OK;
+}
+
+pg_arm pg_baseline_arm(pg_baseline *b)
+{
+    pg_arm arm = {NULL, NULL};
+    if (b) {
+        arm.enqueue = b->cudnn ? enqueue_sdpa : enqueue_gemm;
+        arm.ctx = b;
+    }
+    return arm;
+}
+
+pg_blaslt_gemm *pg_baseline_gemm(pg_baseline *b)
+{
+    return b && !b->cudnn ? b->gemm : NULL;
+}
+
+pg_buffer *pg_baseline_output(pg_baseline *b, int tensor)
+{
+    return b && tensor >= 0 && tensor < PG_MAX_TENSORS ? b->out[tensor] : NULL;
+}
+
+const char *pg_baseline_label(const pg_baseline *b)
+{
+    return b && b->cudnn ? "cuDNN" : "cuBLASLt";
+}
+
+void pg_baseline_describe(const pg_baseline *b, json_t *obj)
+{
+    if (!b)
+        return;
+    if (!b->cudnn) {
+        const pg_blaslt_choice *ch = &b->choice;
+        json_object_set_new(obj, "library", json_string("cublaslt"));
+        json_object_set_new(obj, "algorithm", json_string(ch->algorithm));
+        json_object_set_new(obj, "candidates_returned", json_integer(ch->candidates_returned));
+        json_object_set_new(obj, "candidates_timed", json_integer(ch->candidates_timed));
+        json_object_set_new(obj, "chosen_rank", json_integer(ch->chosen_index));
+        json_object_set_new(obj, "workspace_bytes", json_integer((json_int_t)ch->workspace_bytes));
+        return;
+    }
+    const pg_cudnn_sdpa_info *i = &b->info;
+    char version[32], header[32], algorithm[512];
+    snprintf(version, sizeof version, "%ld.%ld.%ld", i->version / 10000, i->version / 100 % 100,
+             i->version % 100);
+    snprintf(header, sizeof header, "%ld.%ld.%ld", i->header_version / 10000,
+             i->header_version / 100 % 100, i->header_version % 100);
+    snprintf(algorithm, sizeof algorithm, "%s; engine %lld%s%s", i->graph, i->engine_id,
+             i->knobs[0] ? "; " : "", i->knobs);
+    json_object_set_new(obj, "library", json_string("cudnn"));
+    json_object_set_new(obj, "algorithm", json_string(algorithm));
+    json_object_set_new(obj, "cudnn_version", json_string(version));
+    json_object_set_new(obj, "cudnn_header_version", json_string(header));
+    json_object_set_new(obj, "graph", json_string(i->graph));
+    json_object_set_new(obj, "engine_id", json_integer((json_int_t)i->engine_id));
+    json_object_set_new(obj, "knobs", json_string(i->knobs));
+    json_object_set_new(obj, "heuristics", json_string(i->heuristics));
+    json_object_set_new(obj, "candidates_returned", json_integer(i->configs_returned));
+    json_object_set_new(obj, "chosen_rank", json_integer(i->configs_tried - 1));
+    json_object_set_new(obj, "configs_tried", json_integer(i->configs_tried));
+    json_object_set_new(obj, "plan_cached", json_boolean(i->cached));
+    json_object_set_new(obj, "workspace_bytes", json_integer((json_int_t)i->workspace_bytes));
+    json_object_set_new(obj, "scratch_bytes", json_integer((json_int_t)i->scratch_bytes));
+}
+
+void pg_baseline_free(pg_baseline *b)
+{
+    if (!b)
+        return;
+    if (b->gemm)
+        pg_blaslt_gemm_free(b->gemm);
+    if (b->sdpa)
+        pg_cudnn_sdpa_free(b->sdpa);
+    for (int i = 0; i < PG_MAX_TENSORS; i++)
+        if (b->out[i])
+            pg_buffer_free(b->out[i]);
+    free(b);
+}

@@ -1,0 +1,90 @@
+/* The correctness stage's per-operation parts: the inputs of one input set and ptxgate's fp32
+ * reference of every output, for GEMM and attention tasks (docs/correctness.md,
+ * docs/attention.md). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/task_ops.h"
+#include "internal.h"
+
+static void mha_shape(const pg_wctx *c, pg_mha_shape *m)
+{
+    const pg_task *t = c->s->task;
+    m->B = pg_workload_symbol(t, c->w, "B");
+    m->H = pg_workload_symbol(t, c->w, "H");
+    m->S = pg_workload_symbol(t, c->w, "S");
+    m->D = pg_workload_symbol(t, c->w, "D");
+    m->causal = t->causal;
+}
+
+/* mha_bwd: O and LSE from the reference forward of the filled Q, K, V: LSE straight into its
+ * tensor, O through an fp32 scratch rounded to the task's dtype. */
+static pg_status backward_forward_inputs(pg_wctx *c, pg_diag *d)
+{
+    const pg_task *t = c->s->task;
+    pg_device *dev = c->run->dev;
+    pg_mha_tensors m;
+    pg_task_mha_tensors(t, &m);
+    pg_mha_shape shape;
+    mha_shape(c, &shape);
+    pg_dtype dt = t->tensors[m.q].dtype;
+    size_t count = (size_t)c->plan->tensor_elements[m.o];
+    pg_buffer *o32 = NULL;
+    pg_status st = pg_buffer_alloc(dev, count * 4, &o32, d);
+    if (st == PG_OK)
+        st = pg_reference_mha_fwd(dev, dt, &shape, c->tensors[m.q], c->tensors[m.k],
+                                  c->tensors[m.v], o32, c->tensors[m.lse], c->run->o->timeout_s,
+                                  d);
+    if (st == PG_OK)
+        st = pg_buffer_convert(c->tensors[m.o], dt, o32, count, d);
+    if (st == PG_OK)
+        st = pg_device_sync(dev, c->run->o->timeout_s, d);
+    pg_buffer_free(o32);
+    return st;
+}
+
+pg_status pg_refrun_fill_inputs(pg_wctx *c, uint64_t seed, pg_diag *d)
+{
+    const pg_task *t = c->s->task;
+    bool derived_o_lse = t->op == PG_OP_MHA_BWD;
+    pg_status st = PG_OK;
+    for (int i = 0; i < t->n_tensors && st == PG_OK; i++) {
+        if (t->tensors[i].is_output)
+            continue;
+        const char *name = t->tensors[i].name;
+        if (derived_o_lse && (strcmp(name, "O") == 0 || strcmp(name, "LSE") == 0))
+            continue;
+        st = pg_buffer_fill_normal(c->tensors[i], t->tensors[i].dtype,
+                                   (size_t)c->plan->tensor_elements[i], seed + (uint64_t)i, d);
+    }
+    if (st == PG_OK && derived_o_lse)
+        st = backward_forward_inputs(c, d);
+    return st;
+}
+
+pg_status pg_refrun_outputs(pg_wctx *c, pg_buffer *const *refs, pg_diag *d)
+{
+    const pg_task *t = c->s->task;
+    pg_device *dev = c->run->dev;
+    double timeout = c->run->o->timeout_s;
+    pg_status st;
+    if (t->op == PG_OP_GEMM_NT) {
+        int64_t M = pg_workload_symbol(t, c->w, "M"), N = pg_workload_symbol(t, c->w, "N"),
+                K = pg_workload_symbol(t, c->w, "K");
+        st = pg_reference_gemm_nt(dev, t->tensors[c->a].dtype, c->tensors[c->a],
+                                  c->tensors[c->b], refs[c->c], M, N, K, d);
+        return st == PG_OK ? pg_device_sync(dev, timeout, d) : st;
+    }
+    pg_mha_tensors m;
+    pg_task_mha_tensors(t, &m);
+    pg_mha_shape shape;
+    mha_shape(c, &shape);
+    pg_dtype dt = t->tensors[m.q].dtype;
+    if (t->op == PG_OP_MHA_FWD)
+        return pg_reference_mha_fwd(dev, dt, &shape, c->tensors[m.q], c->tensors[m.k],
+                                    c->tensors[m.v], refs[m.o], refs[m.lse], timeout, d);
+    return pg_reference_mha_bwd(dev, dt, &shape, c->tensors[m.q], c->tensors[m.k],
+                                c->tensors[m.v], c->tensors[m.o], c->tensors[m.d_o],
+                                c->tensors[m.lse], refs[m.dq], refs[m.dk], refs[m.dv], timeout,
+                                d);
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# GPU test of the attention tasks (docs/attention.md): ptxgate's reference against the CPU and
+# against cuDNN on PTXBench's workload with cuDNN's TFLOP/s (tests/gpu/attention_baseline.c),
+# cuDNN's composite forward graph too, then the whole gate on the small ragged workload with the
+# naive smoke kernels of tests/fixtures/mha (correct, and far slower than cuDNN).
+# usage: test_attention_baseline.sh PTXGATE REPO_ROOT OUT_DIR
+# Exits 77 (skipped) with the reason without a GPU or without cuDNN.
+set -uo pipefail
+bin="$1" root="$2" out="$3"
+prog="$(dirname "$bin")/tests/attention_baseline"
+rm -rf "$out" && mkdir -p "$out"
+[[ -x "$prog" ]] || { echo "FAIL: $prog not built"; exit 1; }
+
+"$prog" "$root" 2>&1 | tee "$out/baseline.log"
+rc=${PIPESTATUS[0]}
+[[ $rc == 77 ]] && exit 77
+[[ $rc == 0 ]] || { echo "FAIL: attention_baseline exit $rc"; exit 1; }
+
+echo "--- the composite forward graph (cuDNN's fused operation is forced off)"
+PTXGATE_CUDNN_SDPA_GRAPH=composite "$prog" "$root" --tasks mha_fwd_d128 --no-selfcheck \
+  2>&1 | tee "$out/composite.log"
+rc=${PIPESTATUS[0]}
+[[ $rc == 0 ]] || { echo "FAIL: attention_baseline (composite forward) exit $rc"; exit 1; }
+
+echo "--- ptxgate check: naive smoke kernels on b2_h16_s1000_d128"
+cd "$root"
+"$bin" check --if-no-gpu fail --workloads b2_h16_s1000_d128 --output "$out/gate" \
+  tests/fixtures/mha >"$out/gate.stdout" 2>"$out/gate.stderr"
+rc=$?
+cat "$out/gate.stdout"
+python3 - "$out/gate/results.json" <<'PY' || exit 1
+import json, sys
+r = json.load(open(sys.argv[1]))
+bad = 0
+def check(cond, what):
+    global bad
+    print(("ok   " if cond else "FAIL ") + what)
+    bad += 0 if cond else 1
+for s in r["submissions"]:
+    for w in s["workloads"]:
+        st = {x["stage"]: x for x in w["stages"]}
+        c, p = st["correctness"], st["performance"]
+        check(c["status"] == "pass", f"{s['task']}/{s['name']} correct: {c['message']}")
+        outs = c["details"].get("outputs", {})
+        check(len(outs) == (2 if s["task"].startswith("mha_fwd") else 3),
+              f"{s['task']} per-output errors: {sorted(outs)}")
+        b = p["details"].get("baseline", {})
+        check(p["status"] == "fail" and b.get("library") == "cudnn" and b.get("cudnn_version"),
+              f"{s['task']}/{s['name']} slower than cuDNN {b.get('cudnn_version')} "
+              f"({b.get('graph')}, engine {b.get('engine_id')}): {p['message']}")
+sys.exit(1 if bad else 0)
+PY
+[[ $rc == 1 ]] || { echo "FAIL: ptxgate exit $rc, expected 1 (the naive kernels fail the speed gate)"; exit 1; }
+echo "PASS"
