@@ -67,6 +67,9 @@ typedef struct {
     char baseline_compute[16];   /* "fp32" */
     int baseline_max_candidates; /* 1..64, default 16 */
     double min_speedup;          /* > 0 */
+    char instructions[16];       /* gate.instructions: "require" (default), "warn" or "off":
+                                    whether a failed instruction stage fails the submission
+                                    (docs/instructions.md) */
     char default_arch[32];       /* sm_XX or sm_XXa */
 } pg_task;
 
@@ -88,7 +91,9 @@ pg_status pg_task_load(const char *tasks_dir, const char *task_id, pg_task **out
  * positive integer and nothing else, names and aliases unique and made of [A-Za-z0-9_.-]);
  * tolerances (dtype keys, atol/rtol/max_rel_l2 finite >= 0, one for every output dtype);
  * targets shape and arch names; baseline (library "cublaslt", compute "fp32",
- * max_candidates 1..64); gate.min_speedup > 0; default_arch sm_XX[a]. */
+ * max_candidates 1..64); gate.min_speedup > 0; gate.instructions require|warn|off (optional);
+ * default_arch sm_XX[a]. Targets are checked against the per-architecture instruction tables
+ * separately (model/targets.h), since those live outside the task. */
 pg_status pg_task_load_file(const char *path, pg_task **out, pg_diag *d);
 
 /* Free t and what it owns. t may be NULL. */
