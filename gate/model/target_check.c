@@ -195,13 +195,17 @@ pg_status pg_target_check(const pg_target_set *set, const pg_arch_table *table,
     return PG_OK;
 }
 
+/* Line numbers a description shows per mnemonic (the records keep PG_TC_MAX_LINES). */
+#define DESCRIBE_LINES 4
+
 /* " ×N at lines a, b, c, …" / " ×N (lines a, b)". */
 static size_t describe_mnemonic(const pg_tc_mnemonic *m, bool parens, char *buf, size_t n)
 {
     size_t used = (size_t)snprintf(buf, n, " ×%zu%s", m->count, parens ? " (lines " : " at lines ");
-    for (int i = 0; i < m->n_lines && used < n; i++)
+    int shown = m->n_lines < DESCRIBE_LINES ? m->n_lines : DESCRIBE_LINES;
+    for (int i = 0; i < shown && used < n; i++)
         used += (size_t)snprintf(buf + used, n - used, "%s%d", i ? ", " : "", m->lines[i]);
-    if (used < n && m->count > (size_t)m->n_lines)
+    if (used < n && m->count > (size_t)shown)
         used += (size_t)snprintf(buf + used, n - used, ", …");
     if (used < n && parens)
         used += (size_t)snprintf(buf + used, n - used, ")");

@@ -69,7 +69,7 @@ pg_status pg_target_check(const pg_target_set *set, const pg_arch_table *table,
 
 /* One line for reports (n bytes, always NUL-terminated), e.g.
  * "wgmma.mma_async absent in PTX; nearest: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
- *  ×64 at lines 876, 880, 884, 888, …";
+ *  ×64 at lines 876, 880, 884, 888, …" (at most 4 lines per mnemonic, then "…");
  * "wgmma.mma_async in PTX ×8 (lines 120, 131) but no HGMMA in the SASS: removed by ptxas";
  * "wgmma.mma_async: PTX ×8 (lines 120, 131), SASS HGMMA.64x128x16.F32.BF16 ×16". */
 void pg_tc_describe(const pg_tc_result *r, char *buf, size_t n);

@@ -19,6 +19,8 @@ typedef struct {
     size_t cap_instrs, cap_funcs, cap_mnemonics;
     size_t *slots;      /* open-addressing set of mnemonic indices + 1 */
     size_t n_slots;
+    size_t *fslots;     /* open-addressing map of function names to indices + 1 */
+    size_t n_fslots;
     int depth;          /* statement-level brace depth */
     int open_line[MAX_TRACKED_DEPTH];
     int pending;        /* function whose header ended at '{' about to be read, or -1 */
@@ -94,6 +96,47 @@ static const char *intern(builder *b, const char *s, size_t n)
     return copy;
 }
 
+/* Index of function name[0..n), or -1. */
+static int lookup_function(const builder *b, const char *name, size_t n)
+{
+    if (!b->n_fslots)
+        return -1;
+    for (size_t j = hash(name, n) & (b->n_fslots - 1); b->fslots[j];
+         j = (j + 1) & (b->n_fslots - 1)) {
+        const char *f = b->inv->functions[b->fslots[j] - 1].name;
+        if (strlen(f) == n && memcmp(f, name, n) == 0)
+            return (int)b->fslots[j] - 1;
+    }
+    return -1;
+}
+
+static bool fslots_add(builder *b, size_t index)
+{
+    if ((b->inv->n_functions + 1) * 2 > b->n_fslots) {
+        size_t n = b->n_fslots ? b->n_fslots * 2 : 64;
+        size_t *slots = calloc(n, sizeof *slots);
+        if (!slots)
+            return false;
+        for (size_t i = 0; i < b->n_fslots; i++)
+            if (b->fslots[i]) {
+                const char *f = b->inv->functions[b->fslots[i] - 1].name;
+                size_t j = hash(f, strlen(f)) & (n - 1);
+                while (slots[j])
+                    j = (j + 1) & (n - 1);
+                slots[j] = b->fslots[i];
+            }
+        free(b->fslots);
+        b->fslots = slots;
+        b->n_fslots = n;
+    }
+    const char *f = b->inv->functions[index].name;
+    size_t j = hash(f, strlen(f)) & (b->n_fslots - 1);
+    while (b->fslots[j])
+        j = (j + 1) & (b->n_fslots - 1);
+    b->fslots[j] = index + 1;
+    return true;
+}
+
 /* Record a function header; merge with an earlier declaration of the same name. */
 static pg_status add_function(builder *b, const pg_ptok *name, int line, bool is_entry,
                               bool is_extern, int *index)
@@ -104,7 +147,7 @@ static pg_status add_function(builder *b, const pg_ptok *name, int line, bool is
         return bad(b, line, "function name '%s…' is longer than 255 characters", "");
     memcpy(buf, name->text, name->len);
     buf[name->len] = '\0';
-    int i = pg_ptx_inventory_find_function(inv, buf);
+    int i = lookup_function(b, name->text, name->len);
     if (i < 0) {
         if (inv->n_functions >= PG_PTX_MAX_FUNCS)
             return bad(b, line, "more than 4096 functions%s", "");
@@ -121,6 +164,10 @@ static pg_status add_function(builder *b, const pg_ptok *name, int line, bool is
         memset(f, 0, sizeof *f);
         snprintf(f->name, sizeof f->name, "%s", buf);
         f->line = line;
+        if (!fslots_add(b, (size_t)i)) {
+            inv->n_functions--;
+            return oom(b);
+        }
     }
     inv->functions[i].is_entry |= is_entry;
     inv->functions[i].is_extern |= is_extern;
@@ -218,6 +265,11 @@ static pg_status read_instruction(builder *b, pg_ptok t, const pg_ptok *guard, b
             return bad(b, t.line, "instruction '%s' is not terminated by ';'", show);
         if (pg_ptok_is(&u, ";"))
             return PG_OK;
+        if (u.kind == PG_PTOK_WORD && u.text[0] != '%' && u.text[0] != '.') {
+            int f = lookup_function(b, u.text, u.len);
+            if (f >= 0)
+                inv->functions[f].referenced = true;
+        }
     }
 }
 
@@ -303,6 +355,7 @@ pg_status pg_ptx_inventory_build(const char *text, size_t len, const char *file,
     pg_ptx_lexer_init(&b.lx, text, len);
     pg_status st = read_module(&b);
     free(b.slots);
+    free(b.fslots);
     if (st != PG_OK)
         pg_ptx_inventory_free(out);
     return st;

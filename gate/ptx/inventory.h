@@ -43,6 +43,8 @@ typedef struct {
     bool is_entry;         /* .entry (else .func) */
     bool is_extern;        /* some declaration carries .extern */
     bool has_body;         /* defined in this module: a '{' body follows a header */
+    bool referenced;       /* named by an instruction after its declaration ("call f, ...",
+                              "mov.u64 %rd1, f") */
 } pg_ptx_function;
 
 typedef struct {

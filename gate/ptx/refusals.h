@@ -1,14 +1,16 @@
 /* PTX that ptxgate refuses before ptxas runs: modules that cannot become the one whole-program
  * cubin the gate loads, times and inspects.
  *
- * - Dynamic parallelism and the CUDA device runtime: an external declaration of a device
+ * - Dynamic parallelism and the CUDA device runtime: a used, external declaration of a device
  *   runtime function (cudaLaunchDevice, cudaLaunchDeviceV2, cudaGetParameterBuffer,
  *   cudaGetParameterBufferV2, the __cudaCDP2* names nvcc 12+ emits for a device-side <<<...>>>,
  *   and any other cuda* function). They need the device runtime library and a device link
  *   step; ptxgate assembles one PTX module with ptxas and links nothing.
- * - Unresolved externals: an ".extern .func" that the module never defines. ptxas itself
+ * - Unresolved externals: an ".extern .func" that the module uses but never defines. ptxas itself
  *   provides vprintf, malloc, free and __assertfail (printf, device malloc and assert work
  *   without linking: checked with ptxas 13.0), so those are accepted.
+ * A declaration no instruction uses is accepted: ptxas ignores it. "Used" means named by an
+ * instruction operand (a call or a function address), see inventory.h.
  * Shared with the worker isolation work: the same check guards every way a module is built. */
 #ifndef PG_PTX_REFUSALS_H
 #define PG_PTX_REFUSALS_H

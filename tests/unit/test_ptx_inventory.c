@@ -103,6 +103,8 @@ static void test_traps(void **state)
     assert_int_equal(inv.functions[vp].line, 10);
     assert_true(inv.functions[tr].is_entry && inv.functions[tr].has_body);
     assert_int_equal(inv.functions[tr].line, 19);
+    assert_true(inv.functions[vp].referenced); /* the call on lines 49-55 names it */
+    assert_false(inv.functions[tr].referenced);
     for (size_t i = 0; i < inv.n_instrs; i++)
         assert_int_equal(inv.instrs[i].function, tr);
     assert_false(inv.uses_preprocessor);

@@ -34,14 +34,19 @@ static void expect_refused(const char *text, long line, const char *part1, const
                  part1, part2);
 }
 
-/* The shape nvcc 13 gives a device-side <<<...>>> (compiled with -rdc=true). */
+/* The shape nvcc 13 gives a device-side <<<...>>> (compiled with -rdc=true): declarations,
+ * then calls spanning lines. */
 static const char k_cdp2[] =
     ".version 9.0\n.target sm_90a\n.address_size 64\n"
     ".extern .func  (.param .b64 func_retval0) __cudaCDP2GetParameterBufferV2\n"
     "(\n\t.param .b64 p0,\n\t.param .b64 p1,\n\t.param .b64 p2\n)\n;\n"
     ".extern .func  (.param .b32 func_retval0) __cudaCDP2LaunchDeviceV2\n"
     "(\n\t.param .b64 p0,\n\t.param .b64 p1\n)\n;\n"
-    ".visible .entry parent(.param .u64 p)\n{\n\tret;\n}\n";
+    ".visible .entry parent(.param .u64 p)\n{\n"
+    "\t.param .b64 param0;\n\t.param .b64 retval0;\n"
+    "\tcall.uni (retval0),\n\t__cudaCDP2GetParameterBufferV2,\n\t(\n\tparam0\n\t);\n"
+    "\tcall.uni (retval0), __cudaCDP2LaunchDeviceV2, (param0);\n"
+    "\tret;\n}\n";
 
 static void test_dynamic_parallelism(void **state)
 {
@@ -49,19 +54,25 @@ static void test_dynamic_parallelism(void **state)
     expect_refused(k_cdp2, 4, "dynamic parallelism is not supported",
                    "'__cudaCDP2GetParameterBufferV2'");
     expect_refused(".extern .func (.param .b32 r) cudaLaunchDevice (.param .b64 a);\n"
-                   ".entry k()\n{\n ret;\n}\n",
+                   ".entry k()\n{\n call (r), cudaLaunchDevice, (a);\n ret;\n}\n",
                    1, "dynamic parallelism", "Launch every kernel from the manifest");
     /* the device-launch explanation wins over an unresolved helper declared earlier */
     expect_refused(".extern .func helper ();\n"
-                   ".extern .func (.param .b64 r) cudaGetParameterBufferV2 (.param .b64 a);\n",
+                   ".extern .func (.param .b64 r) cudaGetParameterBufferV2 (.param .b64 a);\n"
+                   ".entry k()\n{\n call helper, ();\n call (r), cudaGetParameterBufferV2, (a);\n}\n",
                    2, "dynamic parallelism", "cudaGetParameterBufferV2");
+    /* a function address (mov) is a use too */
+    expect_refused(".extern .func cudaLaunchDeviceV2 ();\n"
+                   ".entry k()\n{\n mov.u64 %rd1, cudaLaunchDeviceV2;\n ret;\n}\n",
+                   1, "dynamic parallelism", "cudaLaunchDeviceV2");
 }
 
 static void test_device_runtime(void **state)
 {
     (void)state;
-    expect_refused(".extern .func (.param .b32 r) cudaDeviceSynchronize ();\n", 1,
-                   "'cudaDeviceSynchronize' is a CUDA device runtime function", "without linking");
+    expect_refused(".extern .func (.param .b32 r) cudaDeviceSynchronize ();\n"
+                   ".entry k()\n{\n call.uni (r), cudaDeviceSynchronize, ();\n}\n",
+                   1, "'cudaDeviceSynchronize' is a CUDA device runtime function", "without linking");
 }
 
 static void test_unresolved(void **state)
@@ -86,8 +97,16 @@ static void test_accepted(void **state)
                            ".entry k()\n{\n ret;\n}\n",
                            &d),
                      PG_OK);
+    /* declared and never used: ptxas ignores it (it assembles), so it is accepted */
+    assert_int_equal(check(".extern .func (.param .b32 r) cudaLaunchDeviceV2 (.param .b64 a);\n"
+                           ".extern .func my_helper ();\n.entry k()\n{\n ret;\n}\n",
+                           &d),
+                     PG_OK);
     /* declared .extern, defined later in the module: resolved */
-    assert_int_equal(check(".extern .func h ();\n.func h ()\n{\n ret;\n}\n", &d), PG_OK);
+    assert_int_equal(check(".extern .func h ();\n.entry k()\n{\n call h, ();\n}\n"
+                           ".func h ()\n{\n ret;\n}\n",
+                           &d),
+                     PG_OK);
     /* a forward declaration without .extern is not an external */
     assert_int_equal(check(".func g ();\n", &d), PG_OK);
     /* device runtime names only in comments and strings */
