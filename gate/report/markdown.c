@@ -471,6 +471,30 @@ static void write_verdict_lines(pg_rtext *t, const pg_res_submission *s)
         }
 }
 
+/* Instructions stages that passed or were skipped with another message than the target table
+ * shows (a warning under policy warn, a workload whose runtime counts differ). */
+static void write_instruction_others(pg_rtext *t, const pg_res_submission *s,
+                                     const pg_res_stage *shown)
+{
+    bool any = false;
+    for (size_t w = 0; shown && w < s->n_workloads && w < ROWS_SHOWN; w++)
+        for (size_t k = 0; k < s->workloads[w].n_stages; k++) {
+            const pg_res_stage *st = &s->workloads[w].stages[k];
+            if (strcmp(st->stage, "instructions") != 0 || st == shown ||
+                st->status == PG_RES_FAIL || st->status == PG_RES_ERROR ||
+                (st->status == shown->status && strcmp(st->message, shown->message) == 0))
+                continue;
+            if (!any)
+                pg_rtext_add(t, "\nTarget instructions in the other workloads:\n\n");
+            any = true;
+            pg_rtext_add(t, "- ");
+            md_stage_name(t, st->stage, s->workloads[w].name);
+            pg_rtext_addf(t, ": %s — ", pg_res_status_word(st->status));
+            md_text_or_dash(t, st->message, MESSAGE_MAX_BYTES);
+            pg_rtext_add(t, "\n");
+        }
+}
+
 /* Workload stages that failed or errored, with their messages; instructions stages that say
  * what the target table (shown) says are not repeated. */
 static void write_problems(pg_rtext *t, const pg_res_submission *s, const pg_res_stage *shown)
@@ -530,6 +554,7 @@ static pg_status write_submission(pg_rtext *t, const pg_results *r, const pg_res
         pg_rtext_addf(t, "\n… %zu more workloads in the results json.\n",
                       s->n_workloads - ROWS_SHOWN);
     write_problems(t, s, instr);
+    write_instruction_others(t, s, instr);
     pg_rtext_add(t, "\n");
     return PG_OK;
 }
