@@ -37,6 +37,9 @@ static pg_command_spec k_spec = {
     "Check PTX kernel submissions: assemble, load, correctness against ptxgate's reference, the "
     "task's target instructions, and speed against cuBLASLt.",
     "A DIR argument stands for every *.json manifest in it (task.json and results.json excluded).\n"
+    "Target instructions are checked against data/arch/<arch>.json ($PTXGATE_ARCH_DATA, else the\n"
+    "installed share/ptxgate/arch); the SASS part needs nvdisasm or cuobjdump\n"
+    "($PTXGATE_NVDISASM, $PTXGATE_CUOBJDUMP, PATH, next to ptxas). See docs/instructions.md.\n"
     "Exit codes: 0 pass, 1 gate failure (a kernel failed a stage), 2 usage or input error,\n"
     "3 infrastructure (no GPU, driver, library or tool failure). See docs/exit-codes.md.",
     "  ptxgate check tasks/gemm_bf16_nt/examples/tiled_mma.json\n"

@@ -191,7 +191,7 @@ static pg_status read_stages(const json_t *obj, const pg_jctx *ctx, pg_res_stage
         if (!is_stage_name(s->stage))
             return bad_field(&s->ctx, "stage", d,
                              "expected a stage name of lower-case letters, digits and '_' "
-                             "(assemble, load, correctness, performance)");
+                             "(assemble, load, correctness, instructions, performance)");
         s->details = details;
         s->details_ctx = pg_jctx_member(&s->ctx, "details");
         if ((st = check_details(s, d)) != PG_OK)

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -166,6 +167,32 @@ static void test_bad_tables(void **state)
                "unknown field");
 }
 
+/* Every table shipped in data/arch loads and names its file's architecture. */
+static void test_every_shipped_table(void **state)
+{
+    (void)state;
+    DIR *dp = opendir(ARCH_DIR);
+    assert_non_null(dp);
+    struct dirent *e;
+    int n = 0;
+    while ((e = readdir(dp))) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
+            continue;
+        char arch[64];
+        snprintf(arch, sizeof arch, "%.*s", (int)(len - 5), e->d_name);
+        pg_arch_table *t = load(arch);
+        assert_string_equal(t->arch, arch);
+        for (int i = 0; i < t->n_families; i++)
+            if (t->families[i].n_sass == 0 && !t->families[i].note[0])
+                fail_msg("%s: %s proves nothing and says no why", arch, t->families[i].ptx.text);
+        pg_arch_table_free(t);
+        n++;
+    }
+    closedir(dp);
+    assert_true(n >= 2);
+}
+
 static void test_missing_table(void **state)
 {
     (void)state;
@@ -184,7 +211,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sm90a),      cmocka_unit_test(test_sm100a),
         cmocka_unit_test(test_resolve),    cmocka_unit_test(test_bad_tables),
-        cmocka_unit_test(test_missing_table),
+        cmocka_unit_test(test_missing_table),  cmocka_unit_test(test_every_shipped_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
