@@ -34,7 +34,8 @@ typedef struct {
     pg_ptx_module_info sig;
     char sig_error[2048];         /* PTX signature parse failure: an assemble failure */
     bool has_inventory;
-    pg_ptx_inventory inventory;   /* the PTX's instructions (ptx/inventory.h) */
+    pg_ptx_inventory inventory;   /* the PTX's instructions (ptx/inventory.h); released by
+                                     pg_instr_static once the static check is recorded */
     char inventory_error[2048];   /* why there is none (a gate limitation: the stage errors) */
     char refusal[2048];           /* PTX refused before assembly (ptx/refusals.h): an assemble
                                      failure; "" when accepted */

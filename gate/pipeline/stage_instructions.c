@@ -301,6 +301,8 @@ void pg_instr_static(pg_run *run, pg_submission *s)
                     json_string_value(json_object_get(stage, "message")));
     }
     s->instr_static = stage;
+    /* The inventory is not needed after this (the records keep what reports use). */
+    pg_ptx_inventory_free(&s->inventory);
 }
 
 json_t *pg_stage_instructions(pg_run *run, pg_submission *s, json_t *stages)
