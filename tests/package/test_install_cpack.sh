@@ -28,6 +28,11 @@ PTXGATE_TASKS="$p/share/ptxgate/tasks" "$p/bin/ptxgate" check --no-gpu --quiet -
 rc=$?
 if command -v ptxas >/dev/null || [[ -x "${CUDA_HOME:-/usr/local/cuda}/bin/ptxas" ]]; then
   check "the installed binary checks with the installed tasks (exit 1: a syntax error)" [ "$rc" = 1 ]
+  env -u PTXGATE_ARCH_DATA PTXGATE_TASKS="$p/share/ptxgate/tasks" "$p/bin/ptxgate" check --no-gpu \
+    --quiet --output "$out/check2" "$p/share/ptxgate/tasks/gemm_bf16_nt/examples/handwritten.json" \
+    >/dev/null 2>&1
+  check "the installed binary reads the installed arch tables" \
+    grep -q "\"table\": \"$p/bin/../share/ptxgate/arch/sm_90a.json\"" "$out/check2/results.json"
 fi
 
 "$root/scripts/package.sh" --build-dir "$build" "$out/dist" >"$out/package.log" 2>&1
