@@ -19,7 +19,7 @@ static pg_option k_options[] = {
     {"no-gpu", NULL, "Do not use the GPU: run the offline stages only. GPU stages are recorded as skipped (exit 0 when the offline stages pass), or as errors with --if-no-gpu fail.", NULL},
     {"min-speedup", "X", "Override every task's gate.min_speedup (speedup = baseline time / candidate time).", NULL},
     {"arch", "ARCH", "Target architecture for every submission (sm_NN or sm_NNa, e.g. sm_90a), overriding manifests and tasks. Default: the manifest's arch, else the task's default_arch.", NULL},
-    {"instructions", "require|warn|off", "Target-instruction verification (docs/instructions.md): a failed instructions stage fails the submission (require), is reported as a warning (warn), or the stage is not run (off). Default: each task's gate.instructions, else require.", NULL},
+    {"instructions", "POLICY", "Target-instruction verification (docs/instructions.md), POLICY require, warn or off: a failed instructions stage fails the submission (require), is reported as a warning (warn), or the stage is not run (off). Default: each task's gate.instructions, else require.", NULL},
     {"workloads", "LIST", "Comma-separated workload names or aliases to run. Default: all of the task's.", NULL},
     {"sets", "N", "Fresh random input sets per workload for correctness. Default: 3.", NULL},
     {"seed", "N", "Base seed of the input sets (each set's seed is recorded). Default: 20261129.", NULL},
