@@ -29,4 +29,8 @@ pg_status pg_cli_prepare_output(const char *dir, bool remove_stale, pg_diag *d);
 /* Default tasks folder: $PTXGATE_TASKS, else ./tasks when it exists, else the source tree's. */
 const char *pg_cli_default_tasks_dir(void);
 
+/* Folder of the per-architecture PTX → SASS tables: $PTXGATE_ARCH_DATA, else the installed
+ * <prefix>/share/ptxgate/arch next to the binary, else the source tree's data/arch. */
+const char *pg_cli_default_arch_dir(void);
+
 #endif

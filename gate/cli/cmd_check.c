@@ -19,6 +19,7 @@ static pg_option k_options[] = {
     {"no-gpu", NULL, "Do not use the GPU: run the offline stages only. GPU stages are recorded as skipped (exit 0 when the offline stages pass), or as errors with --if-no-gpu fail.", NULL},
     {"min-speedup", "X", "Override every task's gate.min_speedup (speedup = baseline time / candidate time).", NULL},
     {"arch", "ARCH", "Target architecture for every submission (sm_NN or sm_NNa, e.g. sm_90a), overriding manifests and tasks. Default: the manifest's arch, else the task's default_arch.", NULL},
+    {"instructions", "POLICY", "Target-instruction verification (docs/instructions.md), POLICY require, warn or off: a failed instructions stage fails the submission (require), is reported as a warning (warn), or the stage is not run (off). Default: each task's gate.instructions, else require.", NULL},
     {"workloads", "LIST", "Comma-separated workload names or aliases to run. Default: all of the task's.", NULL},
     {"sets", "N", "Fresh random input sets per workload for correctness. Default: 3.", NULL},
     {"seed", "N", "Base seed of the input sets (each set's seed is recorded). Default: 20261129.", NULL},
@@ -36,9 +37,12 @@ static pg_option k_options[] = {
 static pg_command_spec k_spec = {
     "check",
     "ptxgate check [options] MANIFEST.json|DIR ...",
-    "Check PTX kernel submissions: assemble, load, correctness against ptxgate's reference, and "
-    "speed against cuBLASLt.",
+    "Check PTX kernel submissions: assemble, load, correctness against ptxgate's reference, the "
+    "task's target instructions, and speed against cuBLASLt.",
     "A DIR argument stands for every *.json manifest in it (task.json and results.json excluded).\n"
+    "Target instructions are checked against data/arch/<arch>.json ($PTXGATE_ARCH_DATA, else the\n"
+    "installed share/ptxgate/arch); the SASS part needs nvdisasm or cuobjdump\n"
+    "($PTXGATE_NVDISASM, $PTXGATE_CUOBJDUMP, PATH, next to ptxas). See docs/instructions.md.\n"
     "Exit codes: 0 pass, 1 gate failure (a kernel failed a stage), 2 usage or input error,\n"
     "3 infrastructure (no GPU, driver, library or tool failure). See docs/exit-codes.md.",
     "  ptxgate check tasks/gemm_bf16_nt/examples/tiled_mma.json\n"
@@ -217,6 +221,14 @@ int pg_cmd_check(int argc, char **argv)
                         "'a' (e.g. sm_90a), got '%s'\n", o.arch);
         goto done;
     }
+    o.instructions = pg_option_value(&k_spec, "instructions");
+    if (o.instructions && strcmp(o.instructions, "require") != 0 &&
+        strcmp(o.instructions, "warn") != 0 && strcmp(o.instructions, "off") != 0) {
+        fprintf(stderr, "ptxgate check: --instructions: expected 'require', 'warn' or 'off', got "
+                        "'%s'\n", o.instructions);
+        goto done;
+    }
+    o.arch_dir = pg_cli_default_arch_dir();
     if (!pg_option_value(&k_spec, "quiet"))
         o.progress = progress;
     const char *out_dir = pg_option_value(&k_spec, "output") ? pg_option_value(&k_spec, "output")

@@ -36,6 +36,34 @@ int pg_cli_fail(const pg_diag *d)
     return d->status ? (int)d->status : 3;
 }
 
+/* <dir of the running binary>/../share/ptxgate/<what> into out when it is a folder. */
+static bool installed_dir(const char *what, char *out, size_t n)
+{
+    char exe[4000];
+    struct stat st;
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0)
+        return false;
+    exe[len] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return false;
+    *slash = '\0';
+    snprintf(out, n, "%s/../share/ptxgate/%s", exe, what);
+    return stat(out, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+const char *pg_cli_default_arch_dir(void)
+{
+    static char installed[4096];
+    const char *env = getenv("PTXGATE_ARCH_DATA");
+    if (env && env[0])
+        return env;
+    if (installed_dir("arch", installed, sizeof installed))
+        return installed;
+    return PG_SOURCE_DIR "/data/arch";
+}
+
 const char *pg_cli_default_tasks_dir(void)
 {
     const char *env = getenv("PTXGATE_TASKS");
@@ -46,18 +74,8 @@ const char *pg_cli_default_tasks_dir(void)
         return "tasks";
     /* An installed binary (cmake --install): <prefix>/bin/ptxgate, <prefix>/share/ptxgate/tasks. */
     static char installed[4096];
-    char exe[4000];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = '\0';
-            snprintf(installed, sizeof installed, "%s/../share/ptxgate/tasks", exe);
-            if (stat(installed, &st) == 0 && S_ISDIR(st.st_mode))
-                return installed;
-        }
-    }
+    if (installed_dir("tasks", installed, sizeof installed))
+        return installed;
     return PG_SOURCE_DIR "/tasks";
 }
 

@@ -454,8 +454,8 @@ static pg_status parse_targets(pg_task *t, const json_t *root, const pg_jctx *ct
         if (st != PG_OK)
             return st;
         for (int l = 0; l < 2; l++) {
-            json_t *arr;
-            st = pg_jget_array(v, &c, lists[l], true, &arr, d);
+            json_t *arr = NULL;
+            st = pg_jget_array(v, &c, lists[l], l == 0, &arr, d); /* "sass" is optional */
             if (st != PG_OK)
                 return st;
             pg_jctx lc = pg_jctx_member(&c, lists[l]);
@@ -513,9 +513,9 @@ static pg_status parse_baseline(pg_task *t, const json_t *root, const pg_jctx *c
 static pg_status parse_gate(pg_task *t, const json_t *root, const pg_jctx *ctx, pg_diag *d)
 {
     static const char *const keys[] = {"min_speedup", "timing_mode", "accepted_kernel",
-                                       "regression_tolerance", NULL};
+                                       "regression_tolerance", "instructions", NULL};
     json_t *obj;
-    char f[256];
+    char f[300];
     pg_status st = pg_jget_object(root, ctx, "gate", true, &obj, d);
     if (st != PG_OK)
         return st;
@@ -548,6 +548,14 @@ static pg_status parse_gate(pg_task *t, const json_t *root, const pg_jctx *ctx, 
                                "expected a fraction in (0, 1), e.g. 0.01 for 1 %%, found %g",
                                t->regression_tolerance);
     }
+    snprintf(t->instructions, sizeof t->instructions, "require");
+    if (st == PG_OK)
+        st = pg_jget_string_copy(obj, &c, "instructions", false, true, t->instructions,
+                                 sizeof t->instructions, d);
+    if (st == PG_OK && strcmp(t->instructions, "require") != 0 &&
+        strcmp(t->instructions, "warn") != 0 && strcmp(t->instructions, "off") != 0)
+        st = pg_diag_set(d, PG_ERR_INPUT, c.file, 0, pg_jctx_field(&c, "instructions", f, sizeof f),
+                         "unknown policy '%s'; accepted: require, warn, off", t->instructions);
     return st;
 }
 

@@ -87,6 +87,9 @@ typedef struct {
                                     relative to the task folder; "" when none */
     double regression_tolerance; /* gate.regression_tolerance δ for candidate vs accepted kernel,
                                     in (0, 1); 0 = by kernel duration (pg_cmp_default_delta) */
+    char instructions[16];       /* gate.instructions: "require" (default), "warn" or "off":
+                                    whether a failed instruction stage fails the submission
+                                    (docs/instructions.md) */
     char default_arch[32];       /* sm_XX or sm_XXa */
 } pg_task;
 
@@ -112,7 +115,9 @@ pg_status pg_task_load(const char *tasks_dir, const char *task_id, pg_task **out
  * shape and arch names; baseline (library "cublaslt" for gemm_nt, "cudnn" for attention,
  * compute "fp32", max_candidates 1..64); gate.min_speedup > 0, gate.timing_mode
  * "cold"/"sustained", gate.accepted_kernel a relative path, gate.regression_tolerance in
- * (0, 1); default_arch sm_XX[a]. */
+ * (0, 1); gate.instructions require|warn|off (optional); default_arch sm_XX[a]. Targets
+ * are checked against the per-architecture instruction tables separately (model/targets.h),
+ * since those live outside the task. */
 pg_status pg_task_load_file(const char *path, pg_task **out, pg_diag *d);
 
 /* True for the timing modes of the performance stage: "cold" and "sustained". */

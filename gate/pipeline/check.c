@@ -14,6 +14,7 @@ void pg_check_options_init(pg_check_options *o)
 {
     memset(o, 0, sizeof *o);
     o->tasks_dir = "tasks";
+    o->arch_dir = PG_SOURCE_DIR "/data/arch";
     o->correctness_sets = 3;
     o->seed = 20261129;
     o->warmup = 2;
@@ -205,6 +206,7 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
         json_array_append_new(subs_json, s->json);
         pg_stage_assemble(&run, s);
         pg_accepted_assemble(&run, s);
+        pg_instr_static(&run, s);
         pg_stages_gpu(&run, s);
     }
     pg_perf_holm_finalize(&run);

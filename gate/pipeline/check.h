@@ -1,5 +1,5 @@
 /* `ptxgate check`: the recipe that takes submissions through assemble → load → correctness →
- * performance on one GPU and builds the results model (docs/results.md). The pipeline never
+ * instructions → performance on one GPU and builds the results model (docs/results.md). The pipeline never
  * prints: progress goes through a callback, and the caller writes the reports. */
 #ifndef PG_PIPELINE_CHECK_H
 #define PG_PIPELINE_CHECK_H
@@ -39,6 +39,9 @@ typedef struct {
                                       "none" = no regression comparison, NULL = each task's
                                       gate.accepted_kernel */
     bool energy;                   /* measure energy per launch per arm (default true) */
+    const char *arch_dir;          /* folder of the PTX → SASS tables (<arch>.json, data/arch) */
+    const char *instructions;      /* instruction stage policy for every submission: "require",
+                                      "warn" or "off"; NULL = each task's gate.instructions */
     pg_progress_fn progress;       /* may be NULL */
     void *progress_ctx;
 } pg_check_options;

@@ -11,7 +11,9 @@
 #include "model/launch_limits.h"
 #include "model/manifest.h"
 #include "model/plan.h"
+#include "model/targets.h"
 #include "model/task.h"
+#include "ptx/inventory.h"
 #include "ptx/signature.h"
 #include "stats/comparison.h"
 #include "tool/assemble.h"
@@ -32,6 +34,20 @@ struct pg_submission {
     bool has_sig;
     pg_ptx_module_info sig;
     char sig_error[2048];         /* PTX signature parse failure: an assemble failure */
+    bool has_inventory;
+    pg_ptx_inventory inventory;   /* the PTX's instructions (ptx/inventory.h); released by
+                                     pg_instr_static once the static check is recorded */
+    char inventory_error[2048];   /* why there is none (a gate limitation: the stage errors) */
+    char refusal[2048];           /* PTX refused before assembly (ptx/refusals.h): an assemble
+                                     failure; "" when accepted */
+    long refusal_line;
+    char instr_policy[16];        /* "require", "warn" or "off" (--instructions, else the task) */
+    bool has_targets;             /* the task lists targets for arch (and the policy is not off) */
+    pg_target_set targets;
+    pg_arch_table *arch_table;    /* the table of arch, when has_targets */
+    json_t *instr_static;         /* the instructions stage as computed once after assemble
+                                     (stage_instructions.c); each workload records a copy */
+    int instr_copies;
     int *workloads;               /* indices into task->workloads */
     int n_workloads;
     pg_plan *plans;               /* one per selected workload */
@@ -122,7 +138,24 @@ bool pg_run_ensure_device(pg_run *run);
 
 /* --- stages */
 void pg_stage_assemble(pg_run *run, pg_submission *s);
-/* Runs load, then correctness and performance per workload. */
+/* stage_instructions.c: the static half, once per submission right after assemble (PTX
+ * inventory against the targets, disassembly of the assembled cubin) into s->instr_static. */
+void pg_instr_static(pg_run *run, pg_submission *s);
+/* Append the submission's instructions stage to a workload's stages (a copy of the static
+ * result; the runtime half fills it in further). Returns the appended stage (borrowed). */
+json_t *pg_stage_instructions(pg_run *run, pg_submission *s, json_t *stages);
+/* The runtime half's entry point (docs/instructions.md, "Runtime fields"): record for target
+ * (its pattern as the task writes it, "wgmma.mma_async") the executed count of its SASS
+ * instructions over the submission's launches of one workload, and coverage = executed tensor
+ * work / required work (NaN when not computed) against min_coverage (e.g. 0.99; NaN: no
+ * requirement). Sets the target's runtime {status "measured", executed_count, coverage,
+ * min_coverage, reason}: reason never_executed when executed <= 0, coverage_too_low when
+ * coverage < min_coverage, else null; a runtime reason fails the target unless a static reason
+ * already did; then the stage's status and message are derived again under its policy.
+ * NaN executed records null (not measured). An unknown target name changes nothing. */
+void pg_instr_record_runtime(json_t *stage, const char *target, double executed,
+                             double coverage, double min_coverage);
+/* Runs load, then correctness, instructions and performance per workload. */
 void pg_stages_gpu(pg_run *run, pg_submission *s);
 
 /* Progress helper. */

@@ -1,5 +1,6 @@
-/* The assemble stage: (.cu → PTX with nvcc, done in submission.c), PTX → cubin with ptxas for
- * the task's architecture, with diagnostics at PTX line numbers and per-entry resource usage.
+/* The assemble stage: (.cu → PTX with nvcc, done in submission.c), the refusals checked before
+ * assembly (dynamic parallelism, unresolved externals: ptx/refusals.h), PTX → cubin with ptxas
+ * for the task's architecture, with diagnostics at PTX line numbers and per-entry resource usage.
  * Without ptxas the stage is skipped and the load stage hands the PTX to the driver JIT; it says
  * so. nvJitLink is never used for the cubin that runs (it drops setmaxnreg, see
  * measurements on the H200 test machine). */
@@ -88,6 +89,18 @@ void pg_stage_assemble(pg_run *run, pg_submission *s)
     if (!s->has_sig) {
         pg_stage_finish(stage, "fail", pg_now_s() - t0, "cannot read the PTX entry signatures: %s",
                         s->sig_error);
+        goto done;
+    }
+    if (s->refusal[0]) {
+        /* Refused before ptxas runs (ptx/refusals.h); the diagnostic carries the PTX line so
+         * that reports and annotations point at the declaration. */
+        json_t *diag = json_pack("{s:s, s:I}", "severity", "error", "line",
+                                 (json_int_t)s->refusal_line);
+        json_object_set_new(diag, "message", pg_jstr(s->refusal));
+        json_object_set_new(det, "diagnostics", json_pack("[o]", diag));
+        json_object_set_new(det, "refused", json_true());
+        pg_stage_finish(stage, "fail", pg_now_s() - t0, "refused before assembly: PTX line %ld: %s",
+                        s->refusal_line, s->refusal);
         goto done;
     }
 

@@ -1,5 +1,6 @@
 /* GPU stages of one submission: open the device once per run, the load stage, then per
- * workload correctness and (when correct) performance. Without a GPU every GPU stage is
+ * workload correctness, instructions (the static half computed after assemble, recorded per
+ * workload) and (when correct) performance. Without a GPU every GPU stage is
  * recorded as skipped or error with the reason, never silently left out. */
 #include <stdlib.h>
 #include <string.h>
@@ -121,13 +122,18 @@ static void run_workload(pg_run *run, pg_submission *s, int i, pg_kernel **kerne
         char msg[2400];
         pg_diag_format(&d, msg, sizeof msg);
         record_not_run(run, s, stages, c.w->name, "correctness", "error", msg);
+        pg_stage_instructions(run, s, stages);
         record_not_run(run, s, stages, c.w->name, "performance", "skipped",
                        "not run: the correctness stage did not pass");
         json_object_set_new(wj, "status", json_string("INFRA_ERROR"));
         pg_wctx_release(&c);
         return;
     }
-    if (pg_stage_correctness(&c)) {
+    bool correct = pg_stage_correctness(&c);
+    /* The instruction verdict does not gate the timing: a kernel that misses its targets still
+     * gets its speed measured and reported. */
+    pg_stage_instructions(run, s, stages);
+    if (correct) {
         if (pg_run_ensure_device(run))
             pg_stage_performance(&c);
         else
@@ -179,6 +185,7 @@ void pg_stages_gpu(pg_run *run, pg_submission *s)
         }
         if (why) {
             record_not_run(run, s, stages, wname, "correctness", status, why);
+            pg_stage_instructions(run, s, stages); /* its static half needs no GPU */
             record_not_run(run, s, stages, wname, "performance", status, why);
             if (!offline_ok || load_failed)
                 json_object_set_new(wj, "status", json_string("COMPILE_ERROR"));

@@ -8,6 +8,7 @@
 
 #include "base/fileio.h"
 #include "internal.h"
+#include "ptx/refusals.h"
 
 /* Largest kernel source accepted (bytes). */
 #define PG_SOURCE_MAX_BYTES (32u * 1024u * 1024u)
@@ -78,6 +79,44 @@ static pg_status compile_cu(pg_run *run, pg_submission *s, int index, pg_diag *d
     return PG_OK;
 }
 
+/* The instruction inventory of the PTX and the refusals checked on it (ptx/refusals.h).
+ * Neither is an input error here: a refusal fails the assemble stage, an inventory the gate
+ * cannot build makes the instructions stage an error. */
+static void read_instructions(pg_submission *s, const char *text, size_t len)
+{
+    pg_diag id;
+    pg_diag_clear(&id);
+    const char *name = s->from_cu ? s->ptx_path : s->manifest->source;
+    if (pg_ptx_inventory_build(text, len, name, &s->inventory, &id) != PG_OK) {
+        pg_diag_format(&id, s->inventory_error, sizeof s->inventory_error);
+        return;
+    }
+    s->has_inventory = true;
+    if (pg_ptx_check_refusals(&s->inventory, name, &id) != PG_OK) {
+        snprintf(s->refusal, sizeof s->refusal, "%s", id.message);
+        s->refusal_line = id.line;
+    }
+}
+
+/* The instruction policy, the task's targets checked against the arch tables (input errors
+ * naming the task file and field), and the target set of this submission's arch. */
+static pg_status resolve_targets(const pg_run *run, pg_submission *s, pg_diag *d)
+{
+    snprintf(s->instr_policy, sizeof s->instr_policy, "%s",
+             run->o->instructions ? run->o->instructions : s->task->instructions);
+    if (strcmp(s->instr_policy, "off") == 0)
+        return PG_OK;
+    pg_status st = pg_targets_check_task(s->task, run->o->arch_dir, d);
+    const json_t *set = s->task->targets ? json_object_get(s->task->targets, s->arch) : NULL;
+    if (st != PG_OK || !set || json_array_size(json_object_get(set, "ptx")) == 0)
+        return st;
+    st = pg_arch_table_load(run->o->arch_dir, s->arch, &s->arch_table, d);
+    if (st == PG_OK)
+        st = pg_targets_resolve(s->task, s->arch, s->arch_table, &s->targets, &s->has_targets,
+                                d);
+    return st;
+}
+
 pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int index,
                                 pg_submission *s, pg_diag *d)
 {
@@ -103,6 +142,9 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
              : s->manifest->arch[0] ? s->manifest->arch
                                     : s->task->default_arch);
     snprintf(s->cubin_path, sizeof s->cubin_path, "%s/submission%d.cubin", run->tmpdir, index);
+    st = resolve_targets(run, s, d);
+    if (st != PG_OK)
+        return st;
 
     s->from_cu = ends_with(s->manifest->source, ".cu");
     if (s->from_cu) {
@@ -131,6 +173,8 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
         } else {
             pg_diag_format(&sd, s->sig_error, sizeof s->sig_error);
         }
+        if (!nul)
+            read_instructions(s, text, len);
         free(text);
         if (s->has_sig) {
             st = pg_binding_check(s->manifest, &s->sig, s->manifest->source, d);
@@ -164,6 +208,9 @@ void pg_submission_release(pg_submission *s)
     free(s->workloads);
     if (s->has_sig)
         pg_ptx_module_info_free(&s->sig);
+    pg_ptx_inventory_free(&s->inventory);
+    pg_arch_table_free(s->arch_table);
+    json_decref(s->instr_static);
     if (s->from_cu)
         pg_assemble_result_free(&s->cu_result);
     pg_manifest_free(s->manifest);

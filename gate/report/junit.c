@@ -425,11 +425,46 @@ static pg_status performance_numbers(const pg_results *r, const pg_res_stage *s,
     return PG_OK;
 }
 
+/* Failed targets of an instructions stage: "target: reason" (message), or with their
+ * one-line findings (body, verbose). */
+static pg_status instructions_numbers(const pg_res_stage *s, pg_rtext *t, const char *sep,
+                                      bool verbose, bool *first, pg_diag *d)
+{
+    const json_t *targets = NULL;
+    pg_status st = pg_res_detail_array(s, "targets", &targets, d);
+    for (size_t i = 0; st == PG_OK && i < json_array_size(targets); i++) {
+        pg_res_instr_target tg;
+        if ((st = pg_res_instr_target_get(s, targets, i, &tg, d)) != PG_OK)
+            break;
+        if (!verbose && strcmp(tg.status, "fail") != 0)
+            continue;
+        item(t, first, sep);
+        pg_rtext_add_clean(t, tg.target, PG_CLEAN_ONE_LINE, 128);
+        pg_rtext_add(t, ": ");
+        pg_rtext_add_clean(t, tg.reason ? tg.reason : tg.status, PG_CLEAN_ONE_LINE, 64);
+        if (verbose && tg.summary[0]) {
+            pg_rtext_add(t, " — ");
+            pg_rtext_add_clean(t, tg.summary, PG_CLEAN_ONE_LINE, 1024);
+        }
+        if (verbose && tg.runtime_status[0]) {
+            pg_rtext_add(t, "; runtime ");
+            pg_rtext_add_clean(t, tg.runtime_status, PG_CLEAN_ONE_LINE, 64);
+            if (tg.executed_count.has)
+                pg_rtext_addf(t, ", executed %.0f", tg.executed_count.v);
+            if (tg.coverage.has)
+                pg_rtext_addf(t, ", coverage %.4g", tg.coverage.v);
+        }
+    }
+    return st;
+}
+
 /* The numbers of stage s as items joined by sep. */
 static pg_status stage_numbers(const pg_results *r, const pg_res_stage *s, pg_rtext *t,
                                const char *sep, size_t max_diags, pg_diag *d)
 {
     bool first = true;
+    if (strcmp(s->stage, "instructions") == 0)
+        return instructions_numbers(s, t, sep, max_diags > DIAGS_IN_MESSAGE, &first, d);
     if (strcmp(s->stage, "assemble") == 0)
         return assemble_numbers(s, t, sep, max_diags, &first, d);
     if (strcmp(s->stage, "correctness") == 0)

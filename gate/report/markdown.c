@@ -271,6 +271,85 @@ static pg_status write_submission_stage(pg_rtext *t, const pg_res_stage *s, pg_d
     return st;
 }
 
+/* ---- target instructions ---- */
+
+/* The first workload stage named "instructions" that has targets, or NULL. */
+static const pg_res_stage *instructions_shown(const pg_res_submission *s)
+{
+    for (size_t w = 0; w < s->n_workloads; w++) {
+        const pg_res_stage *st =
+            pg_res_find_stage(s->workloads[w].stages, s->workloads[w].n_stages, "instructions");
+        const json_t *targets = NULL;
+        pg_diag d;
+        if (st && pg_res_detail_array(st, "targets", &targets, &d) == PG_OK &&
+            json_array_size(targets) > 0)
+            return st;
+    }
+    return NULL;
+}
+
+/* True when every workload's instructions stage says what shown says. */
+static bool instructions_uniform(const pg_res_submission *s, const pg_res_stage *shown)
+{
+    for (size_t w = 0; w < s->n_workloads; w++) {
+        const pg_res_stage *st =
+            pg_res_find_stage(s->workloads[w].stages, s->workloads[w].n_stages, "instructions");
+        if (st && (st->status != shown->status || strcmp(st->message, shown->message) != 0))
+            return false;
+    }
+    return true;
+}
+
+/* One row per target of the instructions stage shown (docs/instructions.md). */
+static pg_status write_instructions(pg_rtext *t, const pg_res_submission *s,
+                                    const pg_res_stage *st, pg_diag *d)
+{
+    const char *policy = NULL, *arch = NULL;
+    const json_t *targets = NULL;
+    pg_status rc;
+    if ((rc = pg_res_detail_string(st, "policy", &policy, d)) != PG_OK ||
+        (rc = pg_res_detail_string(st, "arch", &arch, d)) != PG_OK ||
+        (rc = pg_res_detail_array(st, "targets", &targets, d)) != PG_OK)
+        return rc;
+    bool warn = policy && strcmp(policy, "warn") == 0;
+    pg_rtext_add(t, "Target instructions (");
+    md_text_or_dash(t, arch, 32);
+    pg_rtext_add(t, ", policy ");
+    md_text_or_dash(t, policy, 32);
+    pg_rtext_addf(t, "): %s", pg_res_status_word(st->status));
+    if (!instructions_uniform(s, st))
+        pg_rtext_add(t, " in the first workload; the others are listed below");
+    pg_rtext_add(t, "\n\n| target | status | finding | executed |\n|---|---|---|---|\n");
+    for (size_t i = 0; i < json_array_size(targets); i++) {
+        pg_res_instr_target tg;
+        if ((rc = pg_res_instr_target_get(st, targets, i, &tg, d)) != PG_OK)
+            return rc;
+        pg_rtext_add(t, "| ");
+        md_text(t, tg.target, NAME_MAX_BYTES);
+        pg_rtext_add(t, " | ");
+        bool failed = strcmp(tg.status, "fail") == 0;
+        pg_rtext_add(t, failed && warn ? "WARN" : failed ? "FAIL" : strcmp(tg.status, "pass") == 0 ? "PASS" : "UNKNOWN");
+        if (tg.reason) {
+            pg_rtext_add(t, " (");
+            md_text(t, tg.reason, 64);
+            pg_rtext_add(t, ")");
+        }
+        pg_rtext_add(t, " | ");
+        md_text_or_dash(t, tg.summary, MESSAGE_MAX_BYTES);
+        pg_rtext_add(t, " | ");
+        if (tg.executed_count.has) {
+            pg_rtext_addf(t, "%.0f", tg.executed_count.v);
+            if (tg.coverage.has)
+                pg_rtext_addf(t, ", coverage %.4g", tg.coverage.v);
+        } else {
+            md_text_or_dash(t, tg.runtime_status, 64);
+        }
+        pg_rtext_add(t, " |\n");
+    }
+    pg_rtext_add(t, "\n");
+    return PG_OK;
+}
+
 /* ---- the workload table ---- */
 
 /* A rate cell: TFLOP/s "%.1f". */
@@ -392,14 +471,42 @@ static void write_verdict_lines(pg_rtext *t, const pg_res_submission *s)
         }
 }
 
-/* Workload stages that failed or errored, with their messages. */
-static void write_problems(pg_rtext *t, const pg_res_submission *s)
+/* Instructions stages that passed or were skipped with another message than the target table
+ * shows (a warning under policy warn, a workload whose runtime counts differ). */
+static void write_instruction_others(pg_rtext *t, const pg_res_submission *s,
+                                     const pg_res_stage *shown)
+{
+    bool any = false;
+    for (size_t w = 0; shown && w < s->n_workloads && w < ROWS_SHOWN; w++)
+        for (size_t k = 0; k < s->workloads[w].n_stages; k++) {
+            const pg_res_stage *st = &s->workloads[w].stages[k];
+            if (strcmp(st->stage, "instructions") != 0 || st == shown ||
+                st->status == PG_RES_FAIL || st->status == PG_RES_ERROR ||
+                (st->status == shown->status && strcmp(st->message, shown->message) == 0))
+                continue;
+            if (!any)
+                pg_rtext_add(t, "\nTarget instructions in the other workloads:\n\n");
+            any = true;
+            pg_rtext_add(t, "- ");
+            md_stage_name(t, st->stage, s->workloads[w].name);
+            pg_rtext_addf(t, ": %s — ", pg_res_status_word(st->status));
+            md_text_or_dash(t, st->message, MESSAGE_MAX_BYTES);
+            pg_rtext_add(t, "\n");
+        }
+}
+
+/* Workload stages that failed or errored, with their messages; instructions stages that say
+ * what the target table (shown) says are not repeated. */
+static void write_problems(pg_rtext *t, const pg_res_submission *s, const pg_res_stage *shown)
 {
     bool any = false;
     for (size_t w = 0; w < s->n_workloads && w < ROWS_SHOWN; w++)
         for (size_t k = 0; k < s->workloads[w].n_stages; k++) {
             const pg_res_stage *st = &s->workloads[w].stages[k];
             if (st->status != PG_RES_FAIL && st->status != PG_RES_ERROR)
+                continue;
+            if (shown && strcmp(st->stage, "instructions") == 0 && st->status == shown->status &&
+                strcmp(st->message, shown->message) == 0)
                 continue;
             if (!any)
                 pg_rtext_add(t, "\nFailed and errored stages:\n\n");
@@ -436,6 +543,9 @@ static pg_status write_submission(pg_rtext *t, const pg_results *r, const pg_res
         pg_rtext_add(t, "No workloads.\n\n");
         return PG_OK;
     }
+    const pg_res_stage *instr = instructions_shown(s);
+    if (instr && (st = write_instructions(t, s, instr, d)) != PG_OK)
+        return st;
     write_table_header(t, r);
     for (size_t w = 0; w < s->n_workloads && w < ROWS_SHOWN; w++)
         if ((st = write_row(t, &s->workloads[w], d)) != PG_OK)
@@ -443,7 +553,8 @@ static pg_status write_submission(pg_rtext *t, const pg_results *r, const pg_res
     if (s->n_workloads > ROWS_SHOWN)
         pg_rtext_addf(t, "\n… %zu more workloads in the results json.\n",
                       s->n_workloads - ROWS_SHOWN);
-    write_problems(t, s);
+    write_problems(t, s, instr);
+    write_instruction_others(t, s, instr);
     pg_rtext_add(t, "\n");
     return PG_OK;
 }

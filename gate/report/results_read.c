@@ -191,7 +191,7 @@ static pg_status read_stages(const json_t *obj, const pg_jctx *ctx, pg_res_stage
         if (!is_stage_name(s->stage))
             return bad_field(&s->ctx, "stage", d,
                              "expected a stage name of lower-case letters, digits and '_' "
-                             "(assemble, load, correctness, performance)");
+                             "(assemble, load, correctness, instructions, performance)");
         s->details = details;
         s->details_ctx = pg_jctx_member(&s->ctx, "details");
         if ((st = check_details(s, d)) != PG_OK)
@@ -537,6 +537,9 @@ static const struct {
     {"performance", "speedup.ci_high", T_NUM},
     {"performance", "speedup.confidence", T_NUM},
     {"performance", "min_speedup", T_NUM},
+    {"instructions", "policy", T_STR},
+    {"instructions", "arch", T_STR},
+    {"instructions", "targets", T_ARR},
 };
 
 /* Check the types of the detail fields reports use, so every writer fails the same way on a
@@ -558,6 +561,15 @@ static pg_status check_details(const pg_res_stage *s, pg_diag *d)
         case T_STR: st = pg_res_detail_string(s, path, &str, d); break;
         case T_ARR: st = pg_res_detail_array(s, path, &arr, d); break;
         }
+    }
+    if (st == PG_OK && strcmp(s->stage, "instructions") == 0) {
+        const json_t *targets = NULL;
+        pg_res_detail_array(s, "targets", &targets, d);
+        for (size_t i = 0; i < json_array_size(targets) && st == PG_OK; i++) {
+            pg_res_instr_target t;
+            st = pg_res_instr_target_get(s, targets, i, &t, d);
+        }
+        return st;
     }
     if (st != PG_OK || strcmp(s->stage, "assemble") != 0)
         return st;
@@ -610,6 +622,38 @@ pg_status pg_res_ptx_diag_get(const pg_res_stage *s, const json_t *diagnostics, 
         out->severity = sev;
     if (msg)
         out->message = msg;
+    return PG_OK;
+}
+
+pg_status pg_res_instr_target_get(const pg_res_stage *s, const json_t *targets, size_t i,
+                                  pg_res_instr_target *out, pg_diag *d)
+{
+    pg_jctx list = pg_jctx_member(&s->details_ctx, "targets");
+    pg_jctx c = pg_jctx_index(&list, i);
+    const json_t *e = json_array_get(targets, i);
+    memset(out, 0, sizeof *out);
+    out->summary = out->sass_status = out->runtime_status = "";
+    if (!json_is_object(e))
+        return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, c.path,
+                           "expected a target (an object), found %s", pg_json_type_name(e));
+    pg_status st;
+    const char *summary = NULL, *sass = NULL, *runtime = NULL;
+    if ((st = pg_jget_string(e, &c, "target", true, &out->target, d)) != PG_OK ||
+        (st = pg_jget_string(e, &c, "status", true, &out->status, d)) != PG_OK ||
+        (st = get_nstring(e, &c, "reason", false, &out->reason, d)) != PG_OK ||
+        (st = get_nstring(e, &c, "summary", false, &summary, d)) != PG_OK ||
+        (st = pg_res_get_string(e, &c, "sass.status", &sass, d)) != PG_OK ||
+        (st = pg_res_get_string(e, &c, "runtime.status", &runtime, d)) != PG_OK ||
+        (st = pg_res_get_number(e, &c, "runtime.executed_count", &out->executed_count, d)) !=
+            PG_OK ||
+        (st = pg_res_get_number(e, &c, "runtime.coverage", &out->coverage, d)) != PG_OK)
+        return st;
+    if (strcmp(out->status, "pass") != 0 && strcmp(out->status, "fail") != 0 &&
+        strcmp(out->status, "unknown") != 0)
+        return bad_field(&c, "status", d, "expected one of pass, fail, unknown");
+    out->summary = summary ? summary : "";
+    out->sass_status = sass ? sass : "";
+    out->runtime_status = runtime ? runtime : "";
     return PG_OK;
 }
 

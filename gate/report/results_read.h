@@ -46,7 +46,7 @@ typedef struct {
 
 /* One STAGE record. Strings and details are borrowed from the json. */
 typedef struct {
-    const char *stage;     /* "assemble", "load", "correctness", "performance", ... */
+    const char *stage;     /* "assemble", "load", "correctness", "instructions", "performance" */
     pg_res_status status;  /* pass | fail | error | skipped */
     const char *message;   /* may be "" */
     double duration_s;     /* >= 0 */
@@ -156,6 +156,24 @@ pg_status pg_res_ptx_diag_get(const pg_res_stage *s, const json_t *diagnostics, 
  * in *more. Errors as for pg_res_detail_*. */
 pg_status pg_res_ptx_diags_shown(const pg_res_stage *s, pg_res_ptx_diag *out, size_t max,
                                  size_t *n, size_t *more, pg_diag *d);
+
+/* One entry of an instructions stage's details.targets (docs/instructions.md), checked. */
+typedef struct {
+    const char *target;         /* "wgmma.mma_async" */
+    const char *status;         /* "pass", "fail", "unknown" */
+    const char *reason;         /* absent_in_ptx, removed_by_ptxas, never_executed,
+                                   coverage_too_low; NULL when none */
+    const char *summary;        /* one line; "" when absent */
+    const char *sass_status;    /* "checked", "skipped", "error"; "" when absent */
+    const char *runtime_status; /* "measured", "not measured"; "" when absent */
+    pg_res_num executed_count;  /* runtime.executed_count */
+    pg_res_num coverage;        /* runtime.coverage */
+} pg_res_instr_target;
+
+/* Read details.targets[i] of an instructions stage. Errors as for pg_res_detail_*; target and
+ * status are required. */
+pg_status pg_res_instr_target_get(const pg_res_stage *s, const json_t *targets, size_t i,
+                                  pg_res_instr_target *out, pg_diag *d);
 
 /* ---- text toolkit shared by the writers ---- */
 

@@ -90,6 +90,43 @@ if s:
     check(a["status"] == "fail" and any(l > 0 for l in lines),
           f"syntax_error fails assemble at PTX line(s) {lines}: {a['message']}")
 
+# The instructions stage (docs/instructions.md): no example uses the sm_90a targets. On a GPU
+# machine the toolkit's disassembler is there, so the SASS part is checked too.
+for key in [("gemm_bf16_nt", "tiled_mma"), ("gemm_fp16_nt", "tiled_mma"), ("gemm_bf16_nt", "naive"),
+            ("gemm_bf16_nt", "handwritten"), ("gemm_bf16_nt", "off_by_one")]:
+    s = subs.get(key)
+    if not s:
+        continue
+    for w in s["workloads"]:
+        names = [st["stage"] for st in w["stages"]]
+        check(names == ["correctness", "instructions", "performance"], f"{key} {w['name']} stages {names}")
+        i = stage(w["stages"], "instructions")
+        reasons = {t["target"]: t["reason"] for t in i["details"].get("targets", [])}
+        check(i["status"] == "fail" and reasons == {"wgmma.mma_async": "absent_in_ptx",
+                                                    "cp.async.bulk.tensor": "absent_in_ptx"},
+              f"{key} {w['name']} fails the sm_90a targets: {reasons}")
+        sass = i["details"].get("sass", {})
+        check(sass.get("status") == "checked", f"{key} SASS checked with {sass.get('tool')}: {sass.get('reason')}")
+        fams = sass.get("families", {})
+        check(fams.get("HGMMA", 0) == 0 and fams.get("UTMALDG", 0) == 0,
+              f"{key} no HGMMA/UTMALDG in the SASS ({len(fams)} families)")
+        if key[1] == "tiled_mma":
+            check(fams.get("HMMA", 0) > 0 and fams.get("LDSM", 0) > 0 and fams.get("LDGSTS", 0) > 0,
+                  f"{key} SASS has HMMA {fams.get('HMMA')}, LDSM {fams.get('LDSM')}, LDGSTS {fams.get('LDGSTS')}")
+            check("nearest: mma.sync.aligned.m16n8k16" in i["message"] and
+                  "nearest: cp.async.cg.shared.global" in i["message"],
+                  f"{key} names the nearest instructions: {i['message'][:160]}")
+        for t in i["details"].get("targets", []):
+            check(t["runtime"]["status"] in ("not measured", "measured"),
+                  f"{key} {t['target']} runtime {t['runtime']['status']}")
+        break  # the static result is the same in every workload
+
+s = subs.get(("gemm_bf16_nt", "syntax_error"))
+if s:
+    i = stage(s["workloads"][0]["stages"], "instructions")
+    check(i["status"] == "skipped" and "assemble" in i["message"],
+          f"syntax_error: instructions {i['status']}: {i['message']}")
+
 # cuBLASLt on PTXBench's headline GEMM (bf16 8192x7168x5120): >= 700 TFLOP/s median.
 s = subs.get(("gemm_bf16_nt", "tiled_mma"))
 if s:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cmake --install puts the binary, tasks, schemas and docs in standard places (bin/,
+# cmake --install puts the binary, tasks, arch tables, schemas and docs in standard places (bin/,
 # share/ptxgate/, share/doc/ptxgate/), and the installed binary runs a check with the installed
 # tasks; CPack (scripts/package.sh on the existing build) makes the .tar.gz and the .deb with a
 # SHA256SUMS that verifies, and the .deb's control data names its dependencies.
@@ -21,6 +21,7 @@ check "bin/ptxgate" [ -x "$p/bin/ptxgate" ]
 check "share/ptxgate/tasks" [ -f "$p/share/ptxgate/tasks/gemm_bf16_nt/task.json" ]
 check "share/ptxgate/schemas" [ -f "$p/share/ptxgate/schemas/results.schema.json" ]
 check "share/ptxgate/metrics" [ -f "$p/share/ptxgate/metrics/gh100.json" ]
+check "share/ptxgate/arch" [ -f "$p/share/ptxgate/arch/sm_90a.json" ] && [ -f "$p/share/ptxgate/arch/sm_100a.json" ]
 check "share/doc/ptxgate" [ -f "$p/share/doc/ptxgate/README.md" ]
 check "the installed binary runs" "$p/bin/ptxgate" --version
 PTXGATE_TASKS="$p/share/ptxgate/tasks" "$p/bin/ptxgate" check --no-gpu --quiet --output "$out/check" \
@@ -28,6 +29,11 @@ PTXGATE_TASKS="$p/share/ptxgate/tasks" "$p/bin/ptxgate" check --no-gpu --quiet -
 rc=$?
 if command -v ptxas >/dev/null || [[ -x "${CUDA_HOME:-/usr/local/cuda}/bin/ptxas" ]]; then
   check "the installed binary checks with the installed tasks (exit 1: a syntax error)" [ "$rc" = 1 ]
+  env -u PTXGATE_ARCH_DATA PTXGATE_TASKS="$p/share/ptxgate/tasks" "$p/bin/ptxgate" check --no-gpu \
+    --quiet --output "$out/check2" "$p/share/ptxgate/tasks/gemm_bf16_nt/examples/handwritten.json" \
+    >/dev/null 2>&1
+  check "the installed binary reads the installed arch tables" \
+    grep -q "\"table\": \"$p/bin/../share/ptxgate/arch/sm_90a.json\"" "$out/check2/results.json"
 fi
 
 "$root/scripts/package.sh" --build-dir "$build" "$out/dist" >"$out/package.log" 2>&1
@@ -41,6 +47,7 @@ check "SHA256SUMS verifies" bash -c "cd '$out/dist' && sha256sum -c SHA256SUMS >
 name=$(basename "$tgz" .tar.gz)
 check "the tarball holds bin/ptxgate under its top folder" bash -c "tar -tzf '$tgz' | grep -qx '$name/bin/ptxgate'"
 check "the tarball holds the tasks" bash -c "tar -tzf '$tgz' | grep -q '^$name/share/ptxgate/tasks/gemm_bf16_nt/task.json$'"
+check "the tarball holds the arch tables" bash -c "tar -tzf '$tgz' | grep -q '^$name/share/ptxgate/arch/sm_90a.json$'"
 check "the .deb installs /usr/bin/ptxgate" bash -c "dpkg-deb -c '$deb' 2>/dev/null | grep -q '\./usr/bin/ptxgate$'"
 check "the .deb depends on jansson, libxml2 and libcurl" bash -c "dpkg-deb -f '$deb' Depends | grep -q 'libjansson4, libxml2, libcurl4'"
 check "the .deb has version $v" [ "$(dpkg-deb -f "$deb" Version)" = "$v" ]

@@ -127,6 +127,7 @@ static void test_fixture_task(void **state)
     assert_null(pg_task_tolerance(t, PG_DTYPE_FP16));
     assert_int_equal(t->n_tolerances, 1);
     assert_true(t->min_speedup == 0.5);
+    assert_string_equal(t->instructions, "require"); /* the default */
 
     const char *names[PG_MAX_SYMBOLS];
     pg_symtab syms;
@@ -152,10 +153,11 @@ static void test_fixture_task(void **state)
     assert_non_null(strstr(d.message, "overflows 64 bits"));
     pg_task_free(t);
 
-    /* the optional fields: no description, max_candidates given */
+    /* the optional fields: no description, max_candidates and the instructions policy given */
     assert_int_equal(pg_task_load(TASKS, "gemm_other", &t, &d), PG_OK);
     assert_string_equal(t->description, "");
     assert_int_equal(t->baseline_max_candidates, 4);
+    assert_string_equal(t->instructions, "warn");
     pg_task_free(t);
 }
 
@@ -221,8 +223,10 @@ static void test_shape_errors(void **state)
     expect_bad("bad_operation", "operation", "unsupported operation 'gemm_tn'",
                "accepted: gemm_nt");
     expect_bad("bad_min_speedup", "gate.min_speedup", "expected a positive number", NULL);
+    expect_bad("bad_instructions_policy", "gate.instructions", "unknown policy 'skip'",
+               "require, warn, off");
     expect_bad("max_candidates", "baseline.max_candidates", "from 1 to 64", "found 65");
-    expect_bad("target_shape", "targets.sm_90a.sass", "required field is missing", NULL);
+    expect_bad("target_shape", "targets.sm_90a.ptx", "required field is missing", NULL);
     expect_bad("id_mismatch", "id", "'something_else'", "folder ('id_mismatch')");
 }
 

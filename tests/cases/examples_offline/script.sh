@@ -1,14 +1,53 @@
 #!/usr/bin/env bash
 # The main job without a GPU: every bundled example passes the offline stages (nvcc -ptx,
-# ptxas), GPU stages are listed as skipped with the reason, exit 0.
+# ptxas), GPU stages are listed as skipped with the reason, and every example but wgmma_tma
+# fails the instructions stage of its task's sm_90a target set (only wgmma_tma uses
+# wgmma.mma_async and cp.async.bulk.tensor): exit 1. tiled_mma's failure names the missing
+# targets and the nearest instructions it does use (mma.sync, cp.async).
 set -uo pipefail
 "$BIN" check --no-gpu --output "$OUT" tasks/*/examples >"$OUT.stdout" 2>"$OUT.stderr"
 rc=$?
 cat "$OUT.stdout"
-[[ $rc == 0 ]] || { echo "FAIL: exit $rc, expected 0"; cat "$OUT.stderr"; exit 1; }
+[[ $rc == 1 ]] || { echo "FAIL: exit $rc, expected 1 (the instructions stage)"; cat "$OUT.stderr"; exit 1; }
 grep -q "GPU stages not run: GPU stages disabled by --no-gpu" "$OUT.stdout" || { echo "FAIL: no skip reason"; exit 1; }
 n=$(grep -c "^  assemble     pass" "$OUT.stdout")
 [[ $n -ge 4 ]] || { echo "FAIL: only $n submissions assembled"; exit 1; }
 grep -q "skipped  GPU stages disabled by --no-gpu" "$OUT.stdout" || { echo "FAIL: skipped stages not listed"; exit 1; }
 for f in results.json junit.xml summary.md; do [[ -s "$OUT/$f" ]] || { echo "FAIL: $f missing"; exit 1; }; done
 grep -q "progress\|\[gemm_bf16_nt/" "$OUT.stderr" || { echo "FAIL: no progress on stderr"; exit 1; }
+python3 - "$OUT/results.json" <<'PY' || exit 1
+import json, sys
+r = json.load(open(sys.argv[1]))
+bad = []
+def expect(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok: bad.append(what)
+for s in r["submissions"]:
+    for w in s["workloads"]:
+        names = [st["stage"] for st in w["stages"]]
+        expect(names == ["correctness", "instructions", "performance"],
+               f"{s['task']}/{s['name']} {w['name']}: stages {names}")
+        ins = w["stages"][1]
+        uses_targets = s["name"] == "wgmma_tma"
+        want_status = ("pass", "skipped") if uses_targets else ("fail",)
+        expect(ins["status"] in want_status, f"{s['task']}/{s['name']} {w['name']}: instructions {ins['status']}")
+        reasons = {t["target"]: t["reason"] for t in ins["details"].get("targets", [])}
+        want = ({"wgmma.mma_async": None, "cp.async.bulk.tensor": None} if uses_targets else
+                {"wgmma.mma_async": "absent_in_ptx", "cp.async.bulk.tensor": "absent_in_ptx"})
+        expect(reasons == want, f"{s['task']}/{s['name']}: reasons {reasons}")
+        for t in ins["details"]["targets"]:
+            expect(t["runtime"] == {"status": "not measured", "executed_count": None, "coverage": None,
+                                    "min_coverage": None, "reason": None}, "runtime fields left empty")
+            sass = t["sass"]["status"]
+            expect(sass in ("skipped", "checked"), f"SASS part {sass}")
+            if sass == "checked" and not uses_targets:  # a machine with nvdisasm or cuobjdump
+                expect(t["sass"]["count"] == 0, f"{t['target']}: no {t['sass_families']} in the SASS")
+tiled = next(s for s in r["submissions"] if s["task"] == "gemm_bf16_nt" and s["name"] == "tiled_mma")
+msg = tiled["workloads"][0]["stages"][1]["message"]
+for part in ["wgmma.mma_async absent in PTX; nearest: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 ×64 at lines",
+             "cp.async.bulk.tensor absent in PTX; nearest: cp.async.cg.shared.global ×24 at lines"]:
+    expect(part in msg, f"tiled_mma names: {part}")
+sys.exit(1 if bad else 0)
+PY
+grep -q "| wgmma.mma_async | FAIL (absent_in_ptx) | wgmma.mma_async absent in PTX; nearest: mma.sync" "$OUT/summary.md" || { echo "FAIL: summary.md lacks the target table"; exit 1; }
+grep -q 'type="instructions"' "$OUT/junit.xml" || { echo "FAIL: junit.xml lacks an instructions failure"; exit 1; }

@@ -2,7 +2,11 @@
 # `ptxgate report` reproduces check's junit.xml and summary.md byte for byte; JUnit validates
 # against the project's schema and, when present, the strict Jenkins junit-10 schema.
 set -euo pipefail
-"$BIN" check --no-gpu --quiet --output "$OUT/check" "$CASE/../offline_noop/m.json" >/dev/null
+# exit 1: the no-op kernel fails the instructions stage (its failure is part of the round trip)
+rc=0
+"$BIN" check --no-gpu --quiet --output "$OUT/check" "$CASE/../offline_noop/m.json" >/dev/null || rc=$?
+[[ $rc == 1 ]] || { echo "FAIL: check exited $rc, expected 1"; exit 1; }
+grep -q '"stage": "instructions"' "$OUT/check/results.json"
 "$BIN" report --output "$OUT/report" "$OUT/check/results.json" >/dev/null
 cmp "$OUT/check/junit.xml" "$OUT/report/junit.xml"
 cmp "$OUT/check/summary.md" "$OUT/report/summary.md"

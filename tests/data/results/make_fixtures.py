@@ -288,3 +288,81 @@ write("attention.json", top("fail", 1, [
     submission("flash", "mha_fwd_d128", "pass", [assemble_pass(), load_pass()], [wf]),
     submission("wrong_dv", "mha_bwd_d128", "fail", [assemble_pass(), load_pass()], [wb])],
     env(), duration=30.5))
+
+# 10. the instructions stage failing (tiled mma.sync kernel on the sm_90a set), the form the
+# pipeline writes: one static result recorded in every workload, SASS checked, runtime not measured
+def instr_target(name, fams, status, reason, summary, ptx_count, lines, nearest, sass_status,
+                 sass_count, opcodes, runtime=None):
+    return {"target": name, "family": name, "sass_families": fams, "status": status,
+            "reason": reason, "summary": summary,
+            "ptx": {"count": ptx_count, "lines": lines, "mnemonics": [], "nearest": nearest},
+            "sass": {"status": sass_status, "count": sass_count,
+                     "opcodes": [{"opcode": o, "count": c} for o, c in opcodes]},
+            "runtime": runtime or {"status": "not measured", "executed_count": None,
+                                   "coverage": None, "min_coverage": None, "reason": None}}
+
+def instructions(status, message, targets, policy="require", dur=0.183):
+    return stage("instructions", status, message, dur, {
+        "policy": policy, "arch": "sm_90a", "table": "/usr/local/share/ptxgate/arch/sm_90a.json",
+        "ptx": {"file": "nvcc -ptx output", "instructions": 1874, "uses_preprocessor": False},
+        "sass": {"tool": "nvdisasm", "tool_path": "/usr/local/cuda/bin/nvdisasm",
+                 "command": "/usr/local/cuda/bin/nvdisasm --print-code /tmp/ptxgate.x/submission0.cubin",
+                 "status": "checked", "reason": None, "wall_s": 0.061, "instructions": 2304,
+                 "functions": 1, "families": {"HMMA": 512, "LDSM": 96, "LDGSTS": 48}},
+        "targets": targets,
+        "rule": "each target must be in the PTX (opcode and modifier set, never a substring) and, as one of its SASS families, in the disassembled cubin; then executed and covering the required work"})
+
+near_mma = [{"mnemonic": "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "count": 64,
+             "lines": [876, 880, 884, 888, 892, 896, 900, 904]}]
+near_cp = [{"mnemonic": "cp.async.cg.shared.global", "count": 24,
+            "lines": [191, 203, 218, 228, 243, 253, 268, 278]}]
+s_w = "wgmma.mma_async absent in PTX; nearest: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 ×64 at lines 876, 880, 884, 888, …"
+s_t = "cp.async.bulk.tensor absent in PTX; nearest: cp.async.cg.shared.global ×24 at lines 191, 203, 218, 228, …"
+msg_fail = "2 of 2 targets fail on sm_90a: " + s_w + "; " + s_t
+def fail_targets():
+    return [instr_target("wgmma.mma_async", ["HGMMA"], "fail", "absent_in_ptx", s_w, 0, [], near_mma, "checked", 0, []),
+            instr_target("cp.async.bulk.tensor", ["UTMALDG"], "fail", "absent_in_ptx", s_t, 0, [], near_cp, "checked", 0, [])]
+wi1 = workload("m8192_n7168_k5120", W1, "fail", [
+    correctness("pass", 0.0625, 0.0039, 0.0021, 0, 8192 * 7168),
+    instructions("fail", msg_fail, fail_targets()),
+    performance("pass", 1.46, 0.7593, flop(**W1), 0.52, 0.516, 0.524)],
+    aliases=["gemm_n7168_k5120"], mae=0.0625, mre=0.0039, lat=1.46, ref=0.7593, sp=0.52)
+wi2 = workload("m4096_n4096_k4096", W2, "fail", [
+    correctness("pass", 0.03125, 0.0021, 0.00184, 0, 4096 * 4096, dur=0.9),
+    instructions("fail", msg_fail, fail_targets(), dur=0.0),
+    performance("pass", 0.346, 0.2049, flop(**W2), 0.592, 0.588, 0.597, dur=3.1)],
+    mae=0.03125, mre=0.0021, lat=0.346, ref=0.2049, sp=0.592)
+write("instructions_fail.json", top("fail", 1, [submission("tiled_mma", "gemm_bf16_nt", "fail",
+      [assemble_pass(regs=128), load_pass()], [wi1, wi2],
+      source="tasks/gemm_bf16_nt/examples/tiled_mma.cu")], env(), duration=31.0))
+
+# 11. policy warn with runtime fields filled (as the runtime half records them): one workload
+# covers its work, the other runs a token wgmma (coverage too low): different messages
+s_ok_w = "wgmma.mma_async: PTX ×8 (lines 120, 131, 142, 153, …), SASS HGMMA.64x128x16.F32.BF16 ×16"
+s_ok_t = "cp.async.bulk.tensor: PTX ×2 (lines 88, 97), SASS UTMALDG.2D ×4"
+def rt(executed, coverage, reason=None):
+    return {"status": "measured", "executed_count": executed, "coverage": coverage,
+            "min_coverage": 0.99, "reason": reason}
+ok_targets = [instr_target("wgmma.mma_async", ["HGMMA"], "pass", None, s_ok_w, 8, [120, 131, 142, 153, 164, 175, 186, 197], [], "checked", 16,
+                           [("HGMMA.64x128x16.F32.BF16", 16)], rt(2097152.0, 1.0)),
+              instr_target("cp.async.bulk.tensor", ["UTMALDG"], "pass", None, s_ok_t, 2, [88, 97], [], "checked", 4,
+                           [("UTMALDG.2D", 4)], rt(65536.0, None))]
+token = [instr_target("wgmma.mma_async", ["HGMMA"], "fail", "coverage_too_low", s_ok_w, 8, [120, 131, 142, 153, 164, 175, 186, 197], [], "checked", 16,
+                      [("HGMMA.64x128x16.F32.BF16", 16)], rt(4096.0, 0.0039, "coverage_too_low")),
+         instr_target("cp.async.bulk.tensor", ["UTMALDG"], "pass", None, s_ok_t, 2, [88, 97], [], "checked", 4,
+                      [("UTMALDG.2D", 4)], rt(2048.0, None))]
+wr1 = workload("m4096_n4096_k4096", W2, "pass", [
+    correctness("pass", 0.03125, 0.0021, 0.00184, 0, 4096 * 4096, dur=0.9),
+    instructions("pass", "2/2 targets in the PTX and the SASS on sm_90a: wgmma.mma_async (PTX ×8, SASS ×16), cp.async.bulk.tensor (PTX ×2, SASS ×4)",
+                 ok_targets, policy="warn"),
+    performance("pass", 0.2461, 0.2049, flop(**W2), 0.8326, 0.8281, 0.8372, dur=3.1)],
+    mae=0.03125, mre=0.0021, lat=0.2461, ref=0.2049, sp=0.8326)
+wr2 = workload("m2048_n2048_k2048", {"M": 2048, "N": 2048, "K": 2048}, "pass", [
+    correctness("pass", 0.03125, 0.0021, 0.00184, 0, 2048 * 2048, dur=0.4),
+    instructions("pass", "warning (instructions policy warn: not failing the submission): 1 of 2 targets fails on sm_90a: " + s_ok_w +
+                 " — executed 4096 times but covering 0.0039 of the required work (minimum 0.99)", token, policy="warn", dur=0.0),
+    performance("pass", 0.0612, 0.0261, flop(M=2048, N=2048, K=2048), 0.4265, 0.4201, 0.4330, dur=1.1)],
+    mae=0.03125, mre=0.0021, lat=0.0612, ref=0.0261, sp=0.4265)
+write("instructions_runtime.json", top("pass", 0, [submission("wgmma_token", "gemm_bf16_nt", "pass",
+      [assemble_pass(regs=168), load_pass()], [wr1, wr2],
+      source="kernels/wgmma_token.ptx")], env(), duration=14.2))

@@ -1,0 +1,265 @@
+/* Per-architecture PTX → SASS family tables: loading, validation, classification (see
+ * arch_table.h). */
+#include "arch_table.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../base/fileio.h"
+#include "../base/jsonget.h"
+#include "task.h"
+
+static bool sass_name_valid(const char *s)
+{
+    if (!(s[0] >= 'A' && s[0] <= 'Z'))
+        return false;
+    for (; *s; s++)
+        if (!((*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
+            return false;
+    return true;
+}
+
+static bool group_name_valid(const char *s)
+{
+    if (!(s[0] >= 'a' && s[0] <= 'z'))
+        return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
+            return false;
+    return true;
+}
+
+/* "sm_90a" from ".../sm_90a.json". */
+static void file_stem(const char *path, char *out, size_t n)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t len = strlen(base);
+    if (len > 5 && strcmp(base + len - 5, ".json") == 0)
+        len -= 5;
+    snprintf(out, n, "%.*s", (int)len, base);
+}
+
+static pg_status parse_family(pg_arch_table *t, pg_arch_family *f, const json_t *obj,
+                              const pg_jctx *c, pg_diag *d)
+{
+    static const char *const keys[] = {"ptx", "sass", "group", "note", NULL};
+    char text[PG_PATTERN_MAX_TEXT], err[256], fld[300];
+    if (!json_is_object(obj))
+        return pg_diag_set(d, PG_ERR_INPUT, c->file, 0, c->path,
+                           "expected a family object {\"ptx\": ..., \"sass\": [...]}, found %s",
+                           pg_json_type_name(obj));
+    pg_status st = pg_jcheck_keys(obj, c, keys, d);
+    if (st == PG_OK)
+        st = pg_jget_string_copy(obj, c, "ptx", true, true, text, sizeof text, d);
+    if (st != PG_OK)
+        return st;
+    if (!pg_pattern_parse(text, &f->ptx, err, sizeof err))
+        return pg_diag_set(d, PG_ERR_INPUT, c->file, 0, pg_jctx_field(c, "ptx", fld, sizeof fld),
+                           "'%s' is not a PTX instruction pattern: %s", text, err);
+    for (int i = 0; i < t->n_families; i++) {
+        const pg_instr_pattern *o = &t->families[i].ptx;
+        if (pg_pattern_contains(o, &f->ptx) && pg_pattern_contains(&f->ptx, o))
+            return pg_diag_set(d, PG_ERR_INPUT, c->file, 0,
+                               pg_jctx_field(c, "ptx", fld, sizeof fld),
+                               "'%s' repeats families[%d] ('%s')", text, i, o->text);
+    }
+    json_t *arr;
+    if ((st = pg_jget_array(obj, c, "sass", true, &arr, d)) != PG_OK)
+        return st;
+    pg_jctx sc = pg_jctx_member(c, "sass");
+    if (json_array_size(arr) > PG_ARCH_MAX_SASS)
+        return pg_diag_set(d, PG_ERR_INPUT, c->file, 0, sc.path,
+                           "at most %d SASS families per PTX family, found %zu", PG_ARCH_MAX_SASS,
+                           json_array_size(arr));
+    for (size_t i = 0; i < json_array_size(arr); i++) {
+        pg_jctx ec = pg_jctx_index(&sc, i);
+        const json_t *v = json_array_get(arr, i);
+        const char *s = json_string_value(v);
+        if (!s || !sass_name_valid(s) || strlen(s) >= PG_SASS_FAMILY_MAX)
+            return pg_diag_set(d, PG_ERR_INPUT, c->file, 0, ec.path,
+                               "expected a SASS opcode family ([A-Z][A-Z0-9_]*, at most %d "
+                               "characters, e.g. \"HGMMA\"), found %s%s%s",
+                               PG_SASS_FAMILY_MAX - 1, s ? "'" : pg_json_type_name(v),
+                               s ? s : "", s ? "'" : "");
+        for (int j = 0; j < f->n_sass; j++)
+            if (strcmp(f->sass[j], s) == 0)
+                return pg_diag_set(d, PG_ERR_INPUT, c->file, 0, ec.path,
+                                   "'%s' appears twice in this list", s);
+        snprintf(f->sass[f->n_sass++], sizeof f->sass[0], "%s", s);
+    }
+    if ((st = pg_jget_string_copy(obj, c, "group", false, true, f->group, sizeof f->group, d)) !=
+        PG_OK)
+        return st;
+    if (f->group[0] && !group_name_valid(f->group))
+        return pg_diag_set(d, PG_ERR_INPUT, c->file, 0, pg_jctx_field(c, "group", fld, sizeof fld),
+                           "expected a group name ([a-z][a-z0-9_]*), found '%s'", f->group);
+    return pg_jget_string_copy(obj, c, "note", false, false, f->note, sizeof f->note, d);
+}
+
+pg_status pg_arch_table_load_file(const char *path, pg_arch_table **out, pg_diag *d)
+{
+    static const char *const keys[] = {"schema_version", "arch", "description", "source",
+                                       "families", NULL};
+    json_t *root = NULL;
+    pg_arch_table *t = NULL;
+    pg_jctx ctx = {.file = path, .path = ""};
+    char stem[256], desc[1024];
+    int64_t version = 0;
+    *out = NULL;
+    pg_status st = pg_json_load(path, &root, d);
+    if (st != PG_OK)
+        goto done;
+    t = calloc(1, sizeof *t);
+    if (!t) {
+        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+        goto done;
+    }
+    snprintf(t->file, sizeof t->file, "%s", path);
+    if ((st = pg_jcheck_keys(root, &ctx, keys, d)) != PG_OK ||
+        (st = pg_jget_int(root, &ctx, "schema_version", true, &version, d)) != PG_OK)
+        goto done;
+    if (version != 1) {
+        st = pg_diag_set(d, PG_ERR_INPUT, path, 0, "schema_version",
+                         "unsupported schema_version %" PRId64 "; accepted: 1", version);
+        goto done;
+    }
+    if ((st = pg_jget_string_copy(root, &ctx, "arch", true, true, t->arch, sizeof t->arch, d)) !=
+        PG_OK)
+        goto done;
+    file_stem(path, stem, sizeof stem);
+    if (!pg_arch_name_valid(t->arch) || strcmp(stem, t->arch) != 0) {
+        st = pg_diag_set(d, PG_ERR_INPUT, path, 0, "arch",
+                         "expected the architecture named by the file ('%s', like sm_90a), found "
+                         "'%s'",
+                         stem, t->arch);
+        goto done;
+    }
+    if ((st = pg_jget_string_copy(root, &ctx, "description", false, false, desc, sizeof desc,
+                                  d)) != PG_OK ||
+        (st = pg_jget_string_copy(root, &ctx, "source", true, true, t->source, sizeof t->source,
+                                  d)) != PG_OK)
+        goto done;
+    json_t *arr;
+    if ((st = pg_jget_array(root, &ctx, "families", true, &arr, d)) != PG_OK)
+        goto done;
+    size_t n = json_array_size(arr);
+    if (n < 1 || n > PG_ARCH_MAX_FAMILIES) {
+        st = pg_diag_set(d, PG_ERR_INPUT, path, 0, "families", "expected 1 to %d families, found %zu",
+                         PG_ARCH_MAX_FAMILIES, n);
+        goto done;
+    }
+    t->families = calloc(n, sizeof *t->families);
+    if (!t->families) {
+        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+        goto done;
+    }
+    pg_jctx fc = pg_jctx_member(&ctx, "families");
+    for (size_t i = 0; i < n && st == PG_OK; i++) {
+        pg_jctx c = pg_jctx_index(&fc, i);
+        st = parse_family(t, &t->families[i], json_array_get(arr, i), &c, d);
+        if (st == PG_OK)
+            t->n_families = (int)i + 1;
+    }
+done:
+    json_decref(root);
+    if (st != PG_OK) {
+        pg_arch_table_free(t);
+        t = NULL;
+    }
+    *out = t;
+    return st;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "sm_100a, sm_90a": the tables in dir, sorted. */
+static void list_tables(const char *dir, char *out, size_t n)
+{
+    enum { MAX_LISTED = 64 };
+    char *names[MAX_LISTED];
+    size_t k = 0, used = 0;
+    out[0] = '\0';
+    DIR *dp = opendir(dir);
+    if (!dp)
+        return;
+    struct dirent *e;
+    while ((e = readdir(dp)) && k < MAX_LISTED) {
+        size_t len = strlen(e->d_name);
+        if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0 &&
+            (names[k] = strndup(e->d_name, len - 5)))
+            k++;
+    }
+    closedir(dp);
+    qsort(names, k, sizeof names[0], cmp_str);
+    for (size_t i = 0; i < k; i++) {
+        if (used < n)
+            used += (size_t)snprintf(out + used, n - used, "%s%s", i ? ", " : "", names[i]);
+        free(names[i]);
+    }
+}
+
+pg_status pg_arch_table_load(const char *dir, const char *arch, pg_arch_table **out, pg_diag *d)
+{
+    char name[64], path[PATH_MAX], known[512];
+    struct stat sb;
+    *out = NULL;
+    if (!pg_arch_name_valid(arch))
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                           "'%s' is not an architecture name like sm_90a", arch);
+    snprintf(name, sizeof name, "%s.json", arch);
+    pg_path_join(path, sizeof path, dir, name);
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        list_tables(dir, known, sizeof known);
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                           "no instruction table for %s in '%s' (tables: %s)", arch, dir,
+                           known[0] ? known : "none");
+    }
+    return pg_arch_table_load_file(path, out, d);
+}
+
+void pg_arch_table_free(pg_arch_table *t)
+{
+    if (!t)
+        return;
+    free(t->families);
+    free(t);
+}
+
+int pg_arch_table_classify(const pg_arch_table *t, const char *mnemonic)
+{
+    int best = -1;
+    for (int i = 0; i < t->n_families; i++)
+        if (pg_pattern_matches(&t->families[i].ptx, mnemonic) &&
+            (best < 0 || t->families[i].ptx.n_mods > t->families[best].ptx.n_mods))
+            best = i;
+    return best;
+}
+
+int pg_arch_table_resolve(const pg_arch_table *t, const pg_instr_pattern *p)
+{
+    int best = -1;
+    for (int i = 0; i < t->n_families; i++)
+        if (pg_pattern_contains(&t->families[i].ptx, p) &&
+            (best < 0 || t->families[i].ptx.n_mods > t->families[best].ptx.n_mods))
+            best = i;
+    return best;
+}
+
+bool pg_arch_table_knows_sass(const pg_arch_table *t, const char *sass_family)
+{
+    for (int i = 0; i < t->n_families; i++)
+        for (int j = 0; j < t->families[i].n_sass; j++)
+            if (strcmp(t->families[i].sass[j], sass_family) == 0)
+                return true;
+    return false;
+}

@@ -1,0 +1,65 @@
+/* Per-architecture PTX → SASS family tables (data/arch/<arch>.json, docs/instructions.md,
+ * schemas/arch.schema.json): for each PTX instruction family, an opcode plus a set of required
+ * modifiers, the SASS opcode families whose presence in the disassembled cubin proves that the
+ * family survived ptxas. One file per architecture, facts only, no code.
+ *
+ * Classification: an instruction belongs to the MOST SPECIFIC family whose pattern matches it
+ * (the one with the most required modifiers; among equals, the first in the file). So
+ * "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes" is a
+ * cp.async.bulk.tensor, not a cp.async, and "cp.async.commit_group" is its own family. */
+#ifndef PG_MODEL_ARCH_TABLE_H
+#define PG_MODEL_ARCH_TABLE_H
+
+#include <stdbool.h>
+
+#include "../base/diag.h"
+#include "../ptx/pattern.h"
+
+#define PG_ARCH_MAX_FAMILIES 256
+#define PG_ARCH_MAX_SASS 8   /* SASS families per PTX family */
+#define PG_SASS_FAMILY_MAX 24 /* bytes of a SASS family name, NUL included */
+
+typedef struct {
+    pg_instr_pattern ptx;                          /* "wgmma.mma_async" */
+    char sass[PG_ARCH_MAX_SASS][PG_SASS_FAMILY_MAX]; /* {"HGMMA", "QGMMA", ...}; may be empty:
+                                                      the family is then known (it classifies
+                                                      instructions) but no SASS family proves it */
+    int n_sass;
+    char group[48];  /* related families share a group ("tensor_core_mma"); "" when none */
+    char note[256];  /* "" when none */
+} pg_arch_family;
+
+typedef struct {
+    char file[1024];              /* path as loaded */
+    char arch[32];                /* "sm_90a"; equals the file name without .json */
+    char source[512];             /* where the facts come from */
+    pg_arch_family *families;     /* n_families, in file order, owned */
+    int n_families;
+} pg_arch_table;
+
+/* Load and validate one table file. *out is owned by the caller (pg_arch_table_free); NULL on
+ * error. Validates (each error PG_ERR_INPUT naming path, the JSON path and what was expected):
+ * unknown keys; schema_version 1; arch a valid architecture name equal to the file name;
+ * description and source strings; families 1..PG_ARCH_MAX_FAMILIES, each with a valid "ptx"
+ * pattern (pattern.h) not repeated in the file, "sass" 0..PG_ARCH_MAX_SASS unique names of
+ * [A-Z][A-Z0-9_]*, optional "group" ([a-z][a-z0-9_]*) and "note". */
+pg_status pg_arch_table_load_file(const char *path, pg_arch_table **out, pg_diag *d);
+
+/* Load dir/<arch>.json. A missing file is PG_ERR_INPUT ("no instruction table for sm_89 in
+ * DIR (tables: sm_100a, sm_90a)"), file and field left empty for the caller to fill. */
+pg_status pg_arch_table_load(const char *dir, const char *arch, pg_arch_table **out,
+                             pg_diag *d);
+
+void pg_arch_table_free(pg_arch_table *t);
+
+/* Index of the family an instruction mnemonic belongs to (see the top of this file), or -1. */
+int pg_arch_table_classify(const pg_arch_table *t, const char *mnemonic);
+
+/* Index of the most specific family whose pattern contains p (every mnemonic p matches belongs
+ * to it or to a more specific family), or -1: the family a target pattern names. */
+int pg_arch_table_resolve(const pg_arch_table *t, const pg_instr_pattern *p);
+
+/* True when some family lists the SASS family name. */
+bool pg_arch_table_knows_sass(const pg_arch_table *t, const char *sass_family);
+
+#endif

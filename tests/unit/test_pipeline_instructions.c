@@ -1,0 +1,151 @@
+/* Unit tests of the instructions stage's results records (gate/pipeline/stage_instructions.c):
+ * the interface left for the runtime half, pg_instr_record_runtime, on stage records shaped as
+ * the static half writes them, and the status and message derived under each policy. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "pipeline/internal.h"
+
+/* A target record as the static half writes it. */
+static json_t *target(const char *name, const char *status, const char *reason, long ptx,
+                      const char *sass_status, long sass)
+{
+    json_t *t = json_pack("{s:s, s:s, s:[s], s:s, s:o, s:s, s:{s:I, s:[i], s:[], s:[]}, "
+                          "s:{s:s, s:o, s:[]}, s:{s:s, s:n, s:n, s:n, s:n}}",
+                          "target", name, "family", name, "sass_families", "HGMMA", "status",
+                          status, "reason", reason ? json_string(reason) : json_null(),
+                          "summary", reason ? "absent" : "present", "ptx", "count",
+                          (json_int_t)ptx, "lines", 12, "mnemonics", "nearest", "sass",
+                          "status", sass_status, "count",
+                          sass >= 0 ? json_integer(sass) : json_null(), "opcodes", "runtime",
+                          "status", "not measured", "executed_count", "coverage",
+                          "min_coverage", "reason");
+    assert_non_null(t);
+    return t;
+}
+
+static json_t *stage(const char *policy, json_t *t1, json_t *t2, const char *sass_status)
+{
+    json_t *st = pg_stage_new("instructions");
+    json_t *det = pg_stage_details(st);
+    json_object_set_new(det, "policy", json_string(policy));
+    json_object_set_new(det, "arch", json_string("sm_90a"));
+    json_object_set_new(det, "sass", json_pack("{s:s, s:n}", "status", sass_status, "reason"));
+    json_object_set_new(det, "targets", json_pack("[o, o]", t1, t2));
+    return st;
+}
+
+static const json_t *runtime_of(json_t *st, int i)
+{
+    return json_object_get(json_array_get(json_object_get(pg_stage_details(st), "targets"), i),
+                           "runtime");
+}
+
+static void test_runtime_pass(void **state)
+{
+    (void)state;
+    json_t *st = stage("require", target("wgmma.mma_async", "pass", NULL, 8, "checked", 16),
+                       target("cp.async.bulk.tensor", "pass", NULL, 2, "checked", 4), "checked");
+    pg_instr_record_runtime(st, "wgmma.mma_async", 524288, 1.0, 0.99);
+    const json_t *rt = runtime_of(st, 0);
+    assert_string_equal(json_string_value(json_object_get(rt, "status")), "measured");
+    assert_true(json_real_value(json_object_get(rt, "executed_count")) == 524288);
+    assert_true(json_is_null(json_object_get(rt, "reason")));
+    /* one target still not measured: a pass of the static part, says so */
+    assert_string_equal(pg_stage_status(st), "pass");
+    assert_non_null(strstr(json_string_value(json_object_get(st, "message")),
+                           "executed counts not measured"));
+    pg_instr_record_runtime(st, "cp.async.bulk.tensor", 4096, NAN, NAN);
+    assert_true(json_is_null(json_object_get(runtime_of(st, 1), "coverage")));
+    assert_string_equal(pg_stage_status(st), "pass");
+    assert_null(strstr(json_string_value(json_object_get(st, "message")), "not measured"));
+    /* an unknown target changes nothing */
+    pg_instr_record_runtime(st, "mma.sync", 0, NAN, NAN);
+    assert_string_equal(pg_stage_status(st), "pass");
+    json_decref(st);
+}
+
+static void test_never_executed(void **state)
+{
+    (void)state;
+    json_t *st = stage("require", target("wgmma.mma_async", "pass", NULL, 8, "checked", 16),
+                       target("cp.async.bulk.tensor", "pass", NULL, 2, "checked", 4), "checked");
+    pg_instr_record_runtime(st, "wgmma.mma_async", 0, 0.0, 0.99);
+    const json_t *t0 = json_array_get(json_object_get(pg_stage_details(st), "targets"), 0);
+    assert_string_equal(json_string_value(json_object_get(t0, "status")), "fail");
+    assert_string_equal(json_string_value(json_object_get(t0, "reason")), "never_executed");
+    assert_string_equal(pg_stage_status(st), "fail");
+    const char *msg = json_string_value(json_object_get(st, "message"));
+    assert_non_null(strstr(msg, "1 of 2 targets fails on sm_90a"));
+    assert_non_null(strstr(msg, "present but never executed"));
+    json_decref(st);
+}
+
+static void test_coverage_too_low_warn(void **state)
+{
+    (void)state;
+    json_t *st = stage("warn", target("wgmma.mma_async", "pass", NULL, 8, "checked", 16),
+                       target("cp.async.bulk.tensor", "pass", NULL, 2, "checked", 4), "checked");
+    pg_instr_record_runtime(st, "wgmma.mma_async", 128, 0.004, 0.99);
+    const json_t *rt = runtime_of(st, 0);
+    assert_string_equal(json_string_value(json_object_get(rt, "reason")), "coverage_too_low");
+    /* policy warn: reported, the stage passes */
+    assert_string_equal(pg_stage_status(st), "pass");
+    const char *msg = json_string_value(json_object_get(st, "message"));
+    assert_non_null(strstr(msg, "warning (instructions policy warn"));
+    assert_non_null(strstr(msg, "covering 0.004 of the required work (minimum 0.99)"));
+    json_decref(st);
+}
+
+static void test_static_reason_kept(void **state)
+{
+    (void)state;
+    /* a target absent in the PTX keeps that reason whatever the runtime says */
+    json_t *st = stage("require",
+                       target("wgmma.mma_async", "fail", "absent_in_ptx", 0, "checked", 0),
+                       target("cp.async.bulk.tensor", "pass", NULL, 2, "checked", 4), "checked");
+    pg_instr_record_runtime(st, "wgmma.mma_async", 0, 0.0, 0.99);
+    const json_t *t0 = json_array_get(json_object_get(pg_stage_details(st), "targets"), 0);
+    assert_string_equal(json_string_value(json_object_get(t0, "reason")), "absent_in_ptx");
+    assert_string_equal(json_string_value(json_object_get(runtime_of(st, 0), "reason")),
+                        "never_executed");
+    assert_string_equal(pg_stage_status(st), "fail");
+    json_decref(st);
+}
+
+static void test_unchecked_sass(void **state)
+{
+    (void)state;
+    /* SASS not checked: the stage is skipped, never a pass; a disassembler error is an error */
+    json_t *st = stage("require", target("wgmma.mma_async", "unknown", NULL, 8, "skipped", -1),
+                       target("cp.async.bulk.tensor", "unknown", NULL, 2, "skipped", -1),
+                       "skipped");
+    pg_instr_record_runtime(st, "wgmma.mma_async", 64, 1.0, 0.99);
+    assert_string_equal(pg_stage_status(st), "skipped");
+    assert_non_null(strstr(json_string_value(json_object_get(st, "message")),
+                           "in the PTX: wgmma.mma_async ×8, cp.async.bulk.tensor ×2"));
+    json_decref(st);
+    st = stage("warn", target("wgmma.mma_async", "unknown", NULL, 8, "error", -1),
+               target("cp.async.bulk.tensor", "unknown", NULL, 2, "error", -1), "error");
+    pg_instr_record_runtime(st, "wgmma.mma_async", 64, 1.0, 0.99);
+    assert_string_equal(pg_stage_status(st), "error");
+    json_decref(st);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_runtime_pass),
+        cmocka_unit_test(test_never_executed),
+        cmocka_unit_test(test_coverage_too_low_warn),
+        cmocka_unit_test(test_static_reason_kept),
+        cmocka_unit_test(test_unchecked_sass),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
