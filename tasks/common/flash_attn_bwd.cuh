@@ -45,7 +45,8 @@
 #include "flash_attn.cuh"
 
 // Shared memory of the main kernel at HD 128: K, V (64 × 128 bf16 each), Q and dO (two buffers
-// each), dSᵀ (64 × 64 bf16), LSE and Δ (two buffers of 64 fp32 each) = 107520 bytes.
+// each), dSᵀ (64 × 64 bf16), LSE and Δ (two buffers of 64 fp32 each) = 114688 bytes (tile rows
+// padded to 272 bytes, dSᵀ rows to 144 bytes).
 #define FA_BWD_SMEM_BYTES (6u * 64u * (128u * 2u + 16u) + 64u * (64u * 2u + 16u) + 4u * 256u)
 
 namespace fa {
