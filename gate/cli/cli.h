@@ -27,6 +27,15 @@ pg_status pg_cli_write_reports(const char *out_dir, const char *json_text, const
  * an earlier run. Errors: PG_ERR_INPUT naming the folder. */
 pg_status pg_cli_prepare_output(const char *dir, bool remove_stale, pg_diag *d);
 
+/* Expand check's arguments into manifest paths (*out: caller frees each string and the array;
+ * *count entries). A file stands for itself; a folder for its *.json files except task.json,
+ * results.json and compare.json, in byte order of their paths; with recursive, for those of its
+ * subfolders too (hidden entries and symbolic links to folders are not followed, at most 32
+ * levels). Prints the problem to stderr and returns 2 for a missing path or a folder without
+ * manifests (with a hint when it has subfolders and recursive is off), 3 on out-of-memory; else
+ * 0. */
+int pg_cli_expand_manifests(char **args, int n, bool recursive, char ***out, int *count);
+
 /* Default tasks folder: $PTXGATE_TASKS, else ./tasks when it exists, else the source tree's. */
 const char *pg_cli_default_tasks_dir(void);
 

@@ -29,6 +29,7 @@ static pg_option k_options[] = {
     {"accepted-kernel", "MANIFEST|none", "Manifest of the accepted kernel the candidate must not be slower than (re-measured in the same run), or none. Default: each task's gate.accepted_kernel.", NULL},
     {"no-energy", NULL, "Skip the energy-per-launch windows (about 1 s per arm and workload).", NULL},
     {"timeout", "S", "Seconds allowed for one tool run or one GPU wait. Default: 60.", NULL},
+    {"recursive", NULL, "A DIR argument also stands for the manifests in its subfolders, down to 32 levels (e.g. submissions/<model-version>/<task>/*.json): one run, one combined report.", NULL},
     {"quiet", NULL, "No progress lines on stderr.", NULL},
     {0},
 };
@@ -38,64 +39,16 @@ static pg_command_spec k_spec = {
     "ptxgate check [options] MANIFEST.json|DIR ...",
     "Check PTX kernel submissions: assemble, load, correctness against ptxgate's reference, and "
     "speed against cuBLASLt.",
-    "A DIR argument stands for every *.json manifest in it (task.json and results.json excluded).\n"
+    "A DIR argument stands for every *.json manifest in it (task.json, results.json and\n"
+    "compare.json excluded); with --recursive, in its subfolders too.\n"
     "Exit codes: 0 pass, 1 gate failure (a kernel failed a stage), 2 usage or input error,\n"
     "3 infrastructure (no GPU, driver, library or tool failure). See docs/exit-codes.md.",
     "  ptxgate check tasks/gemm_bf16_nt/examples/tiled_mma.json\n"
     "  ptxgate check --workloads m4096_n4096_k4096 --output out tasks/gemm_bf16_nt/examples\n"
-    "  ptxgate check --if-no-gpu skip tasks/gemm_bf16_nt/examples   # offline stages only on a GPU-less machine",
+    "  ptxgate check --if-no-gpu skip tasks/gemm_bf16_nt/examples   # offline stages only on a GPU-less machine\n"
+    "  ptxgate check --recursive --output reports submissions/   # a suite: every model version and task",
     k_options,
 };
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Expand arguments into manifest paths (owned strings). Returns 0 or 2 after printing. */
-static int expand(char **args, int n, char ***out, int *count)
-{
-    int cap = 16;
-    *out = malloc((size_t)cap * sizeof(char *));
-    *count = 0;
-    for (int i = 0; i < n; i++) {
-        struct stat st;
-        if (stat(args[i], &st) != 0) {
-            fprintf(stderr, "ptxgate: %s: no such file or folder\n", args[i]);
-            return 2;
-        }
-        int first = *count;
-        if (S_ISDIR(st.st_mode)) {
-            DIR *dp = opendir(args[i]);
-            struct dirent *e;
-            while (dp && (e = readdir(dp))) {
-                size_t len = strlen(e->d_name);
-                if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0 ||
-                    strcmp(e->d_name, "task.json") == 0 || strcmp(e->d_name, "results.json") == 0)
-                    continue;
-                if (*count == cap)
-                    *out = realloc(*out, (size_t)(cap *= 2) * sizeof(char *));
-                size_t plen = strlen(args[i]) + len + 2;
-                (*out)[*count] = malloc(plen);
-                snprintf((*out)[*count], plen, "%s%s%s", args[i],
-                         args[i][strlen(args[i]) - 1] == '/' ? "" : "/", e->d_name);
-                (*count)++;
-            }
-            if (dp)
-                closedir(dp);
-            qsort(*out + first, (size_t)(*count - first), sizeof(char *), cmp_str);
-            if (*count == first) {
-                fprintf(stderr, "ptxgate: %s: no *.json manifest in this folder\n", args[i]);
-                return 2;
-            }
-        } else {
-            if (*count == cap)
-                *out = realloc(*out, (size_t)(cap *= 2) * sizeof(char *));
-            (*out)[(*count)++] = strdup(args[i]);
-        }
-    }
-    return 0;
-}
 
 static void progress(void *ctx, const char *task, const char *sub, const char *workload,
                      const char *stage, const char *status, const char *message)
@@ -221,8 +174,10 @@ int pg_cmd_check(int argc, char **argv)
         o.progress = progress;
     const char *out_dir = pg_option_value(&k_spec, "output") ? pg_option_value(&k_spec, "output")
                                                              : "reports";
-    if (expand(pos, npos, &manifests, &nman) != 0)
+    if ((rc = pg_cli_expand_manifests(pos, npos, pg_option_value(&k_spec, "recursive") != NULL,
+                                      &manifests, &nman)) != 0)
         goto done;
+    rc = 2;
 
     pg_diag d;
     pg_diag_clear(&d);
