@@ -11,6 +11,7 @@ int pg_cmd_check(int argc, char **argv);
 int pg_cmd_report(int argc, char **argv);
 int pg_cmd_publish(int argc, char **argv);
 int pg_cmd_compare(int argc, char **argv);
+int pg_cmd_merge(int argc, char **argv);
 
 /* Print "ptxgate: <located message>" to stderr and return d->status as exit code. */
 int pg_cli_fail(const pg_diag *d);
@@ -35,6 +36,11 @@ pg_status pg_cli_prepare_output(const char *dir, bool remove_stale, pg_diag *d);
  * manifests (with a hint when it has subfolders and recursive is off), 3 on out-of-memory; else
  * 0. */
 int pg_cli_expand_manifests(char **args, int n, bool recursive, char ***out, int *count);
+
+/* Read and parse a results file (at most 8 x PG_JSON_MAX_FILE_BYTES, duplicate keys refused);
+ * *out is a new reference. Errors: PG_ERR_INPUT naming the file (and the line for malformed
+ * JSON). The content is checked by the reader that uses it (report/results_read.h). */
+pg_status pg_cli_load_results(const char *path, json_t **out, pg_diag *d);
 
 /* Default tasks folder: $PTXGATE_TASKS, else ./tasks when it exists, else the source tree's. */
 const char *pg_cli_default_tasks_dir(void);

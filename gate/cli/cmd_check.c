@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "options.h"
+#include "model/shard.h"
 #include "model/task.h"
 #include "pipeline/check.h"
 
@@ -30,6 +31,7 @@ static pg_option k_options[] = {
     {"no-energy", NULL, "Skip the energy-per-launch windows (about 1 s per arm and workload).", NULL},
     {"timeout", "S", "Seconds allowed for one tool run or one GPU wait. Default: 60.", NULL},
     {"recursive", NULL, "A DIR argument also stands for the manifests in its subfolders, down to 32 levels (e.g. submissions/<model-version>/<task>/*.json): one run, one combined report.", NULL},
+    {"shard", "i/n", "Run only shard i of n (1 <= i <= n) of the (task, submission, workload) items: round-robin over the sorted items (docs/shards.md). Every manifest is still validated; the results record the shard and its items; combine the shards' results with 'ptxgate merge'.", NULL},
     {"quiet", NULL, "No progress lines on stderr.", NULL},
     {0},
 };
@@ -46,7 +48,8 @@ static pg_command_spec k_spec = {
     "  ptxgate check tasks/gemm_bf16_nt/examples/tiled_mma.json\n"
     "  ptxgate check --workloads m4096_n4096_k4096 --output out tasks/gemm_bf16_nt/examples\n"
     "  ptxgate check --if-no-gpu skip tasks/gemm_bf16_nt/examples   # offline stages only on a GPU-less machine\n"
-    "  ptxgate check --recursive --output reports submissions/   # a suite: every model version and task",
+    "  ptxgate check --recursive --output reports submissions/   # a suite: every model version and task\n"
+    "  ptxgate check --shard 2/4 --output shard2 submissions/     # then: ptxgate merge reports shard*/results.json",
     k_options,
 };
 
@@ -89,12 +92,21 @@ static void print_summary(const json_t *res)
                        json_string_value(json_object_get(st, "message")));
         }
     }
+    json_t *shard = json_object_get(res, "shard");
+    if (shard)
+        printf("shard %lld/%lld: %zu of %lld work items\n",
+               (long long)json_integer_value(json_object_get(shard, "index")),
+               (long long)json_integer_value(json_object_get(shard, "count")),
+               json_array_size(json_object_get(shard, "items")),
+               (long long)json_integer_value(json_object_get(shard, "items_total")));
     json_t *env = json_object_get(res, "environment");
     if (json_is_null(json_object_get(env, "gpu")))
         printf("GPU stages not run: %s\n",
                json_string_value(json_object_get(env, "gpu_skip_reason")));
     json_t *counts = json_object_get(res, "counts");
-    if (json_integer_value(json_object_get(counts, "pass")) == 0 &&
+    if (shard && json_array_size(json_object_get(shard, "items")) == 0)
+        printf("no work item fell in this shard: nothing to run\n");
+    else if (json_integer_value(json_object_get(counts, "pass")) == 0 &&
         json_integer_value(json_object_get(counts, "fail")) == 0 &&
         json_integer_value(json_object_get(counts, "error")) == 0)
         printf("nothing was checked: every stage was skipped\n");
@@ -169,6 +181,16 @@ int pg_cmd_check(int argc, char **argv)
         fprintf(stderr, "ptxgate check: --arch: expected sm_ followed by 2-3 digits and an optional "
                         "'a' (e.g. sm_90a), got '%s'\n", o.arch);
         goto done;
+    }
+    if (pg_option_value(&k_spec, "shard")) {
+        pg_shard sh;
+        pg_diag sd;
+        if (pg_shard_parse(pg_option_value(&k_spec, "shard"), &sh, &sd) != PG_OK) {
+            rc = pg_cli_fail(&sd);
+            goto done;
+        }
+        o.shard_index = sh.index;
+        o.shard_count = sh.count;
     }
     if (!pg_option_value(&k_spec, "quiet"))
         o.progress = progress;

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
-#include "base/jsonget.h"
 #include "cli.h"
 #include "options.h"
 #include "report/compare.h"
@@ -34,22 +33,6 @@ static pg_command_spec k_spec = {
     "  ptxgate compare --fail-on regression,significant --output cmp old.json new.json",
     k_options,
 };
-
-static pg_status load(const char *path, json_t **out, pg_diag *d)
-{
-    char *text = NULL;
-    *out = NULL;
-    pg_status st = pg_file_read(path, PG_JSON_MAX_FILE_BYTES * 8, &text, NULL, d);
-    if (st != PG_OK)
-        return st;
-    json_error_t e;
-    *out = json_loads(text, JSON_REJECT_DUPLICATES, &e);
-    free(text);
-    if (!*out)
-        return pg_diag_set(d, PG_ERR_INPUT, path, e.line, NULL,
-                           "malformed JSON at line %d column %d: %s", e.line, e.column, e.text);
-    return PG_OK;
-}
 
 static pg_status write_set(const char *dir, const json_t *model, pg_diag *d)
 {
@@ -160,7 +143,8 @@ int pg_cmd_compare(int argc, char **argv)
         char path[4200];
         unlink(pg_path_join(path, sizeof path, out, names[i]));
     }
-    if (load(pos[0], &old_res, &d) != PG_OK || load(pos[1], &new_res, &d) != PG_OK ||
+    if (pg_cli_load_results(pos[0], &old_res, &d) != PG_OK ||
+        pg_cli_load_results(pos[1], &new_res, &d) != PG_OK ||
         pg_compare_build(old_res, pos[0], new_res, pos[1], &o, &model, &d) != PG_OK ||
         write_set(out, model, &d) != PG_OK) {
         rc = pg_cli_fail(&d);
