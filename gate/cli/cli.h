@@ -10,6 +10,8 @@
 int pg_cmd_check(int argc, char **argv);
 int pg_cmd_report(int argc, char **argv);
 int pg_cmd_publish(int argc, char **argv);
+int pg_cmd_compare(int argc, char **argv);
+int pg_cmd_merge(int argc, char **argv);
 
 /* Print "ptxgate: <located message>" to stderr and return d->status as exit code. */
 int pg_cli_fail(const pg_diag *d);
@@ -25,6 +27,20 @@ pg_status pg_cli_write_reports(const char *out_dir, const char *json_text, const
  * bad --output fails fast. remove_stale: delete results.json, junit.xml and summary.md left by
  * an earlier run. Errors: PG_ERR_INPUT naming the folder. */
 pg_status pg_cli_prepare_output(const char *dir, bool remove_stale, pg_diag *d);
+
+/* Expand check's arguments into manifest paths (*out: caller frees each string and the array;
+ * *count entries). A file stands for itself; a folder for its *.json files except task.json,
+ * results.json and compare.json, in byte order of their paths; with recursive, for those of its
+ * subfolders too (hidden entries and symbolic links to folders are not followed, at most 32
+ * levels). Prints the problem to stderr and returns 2 for a missing path or a folder without
+ * manifests (with a hint when it has subfolders and recursive is off), 3 on out-of-memory; else
+ * 0. */
+int pg_cli_expand_manifests(char **args, int n, bool recursive, char ***out, int *count);
+
+/* Read and parse a results file (at most 8 x PG_JSON_MAX_FILE_BYTES, duplicate keys refused);
+ * *out is a new reference. Errors: PG_ERR_INPUT naming the file (and the line for malformed
+ * JSON). The content is checked by the reader that uses it (report/results_read.h). */
+pg_status pg_cli_load_results(const char *path, json_t **out, pg_diag *d);
 
 /* Default tasks folder: $PTXGATE_TASKS, else ./tasks when it exists, else the source tree's. */
 const char *pg_cli_default_tasks_dir(void);

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "options.h"
+#include "model/shard.h"
 #include "model/task.h"
 #include "pipeline/check.h"
 
@@ -30,6 +31,8 @@ static pg_option k_options[] = {
     {"accepted-kernel", "MANIFEST|none", "Manifest of the accepted kernel the candidate must not be slower than (re-measured in the same run), or none. Default: each task's gate.accepted_kernel.", NULL},
     {"no-energy", NULL, "Skip the energy-per-launch windows (about 1 s per arm and workload).", NULL},
     {"timeout", "S", "Seconds allowed for one tool run or one GPU wait. Default: 60.", NULL},
+    {"recursive", NULL, "A DIR argument also stands for the manifests in its subfolders, down to 32 levels (e.g. submissions/<model-version>/<task>/*.json): one run, one combined report.", NULL},
+    {"shard", "i/n", "Run only shard i of n (1 <= i <= n) of the (task, submission, workload) items: round-robin over the sorted items (docs/shards.md). Every manifest is still validated; the results record the shard and its items; combine the shards' results with 'ptxgate merge'.", NULL},
     {"quiet", NULL, "No progress lines on stderr.", NULL},
     {0},
 };
@@ -38,8 +41,9 @@ static pg_command_spec k_spec = {
     "check",
     "ptxgate check [options] MANIFEST.json|DIR ...",
     "Check PTX kernel submissions: assemble, load, correctness against ptxgate's reference, the "
-    "task's target instructions, and speed against cuBLASLt.",
-    "A DIR argument stands for every *.json manifest in it (task.json and results.json excluded).\n"
+    "task's target instructions, and speed against the vendor library (cuBLASLt, cuDNN).",
+    "A DIR argument stands for every *.json manifest in it (task.json, results.json and\n"
+    "compare.json excluded); with --recursive, in its subfolders too.\n"
     "Target instructions are checked against data/arch/<arch>.json ($PTXGATE_ARCH_DATA, else the\n"
     "installed share/ptxgate/arch); the SASS part needs nvdisasm or cuobjdump\n"
     "($PTXGATE_NVDISASM, $PTXGATE_CUOBJDUMP, PATH, next to ptxas). See docs/instructions.md.\n"
@@ -47,59 +51,11 @@ static pg_command_spec k_spec = {
     "3 infrastructure (no GPU, driver, library or tool failure). See docs/exit-codes.md.",
     "  ptxgate check tasks/gemm_bf16_nt/examples/tiled_mma.json\n"
     "  ptxgate check --workloads m4096_n4096_k4096 --output out tasks/gemm_bf16_nt/examples\n"
-    "  ptxgate check --if-no-gpu skip tasks/gemm_bf16_nt/examples   # offline stages only on a GPU-less machine",
+    "  ptxgate check --if-no-gpu skip tasks/gemm_bf16_nt/examples   # offline stages only on a GPU-less machine\n"
+    "  ptxgate check --recursive --output reports submissions/   # a suite: every model version and task\n"
+    "  ptxgate check --shard 2/4 --output shard2 submissions/     # then: ptxgate merge reports shard*/results.json",
     k_options,
 };
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Expand arguments into manifest paths (owned strings). Returns 0 or 2 after printing. */
-static int expand(char **args, int n, char ***out, int *count)
-{
-    int cap = 16;
-    *out = malloc((size_t)cap * sizeof(char *));
-    *count = 0;
-    for (int i = 0; i < n; i++) {
-        struct stat st;
-        if (stat(args[i], &st) != 0) {
-            fprintf(stderr, "ptxgate: %s: no such file or folder\n", args[i]);
-            return 2;
-        }
-        int first = *count;
-        if (S_ISDIR(st.st_mode)) {
-            DIR *dp = opendir(args[i]);
-            struct dirent *e;
-            while (dp && (e = readdir(dp))) {
-                size_t len = strlen(e->d_name);
-                if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0 ||
-                    strcmp(e->d_name, "task.json") == 0 || strcmp(e->d_name, "results.json") == 0)
-                    continue;
-                if (*count == cap)
-                    *out = realloc(*out, (size_t)(cap *= 2) * sizeof(char *));
-                size_t plen = strlen(args[i]) + len + 2;
-                (*out)[*count] = malloc(plen);
-                snprintf((*out)[*count], plen, "%s%s%s", args[i],
-                         args[i][strlen(args[i]) - 1] == '/' ? "" : "/", e->d_name);
-                (*count)++;
-            }
-            if (dp)
-                closedir(dp);
-            qsort(*out + first, (size_t)(*count - first), sizeof(char *), cmp_str);
-            if (*count == first) {
-                fprintf(stderr, "ptxgate: %s: no *.json manifest in this folder\n", args[i]);
-                return 2;
-            }
-        } else {
-            if (*count == cap)
-                *out = realloc(*out, (size_t)(cap *= 2) * sizeof(char *));
-            (*out)[(*count)++] = strdup(args[i]);
-        }
-    }
-    return 0;
-}
 
 static void progress(void *ctx, const char *task, const char *sub, const char *workload,
                      const char *stage, const char *status, const char *message)
@@ -140,12 +96,21 @@ static void print_summary(const json_t *res)
                        json_string_value(json_object_get(st, "message")));
         }
     }
+    json_t *shard = json_object_get(res, "shard");
+    if (shard)
+        printf("shard %lld/%lld: %zu of %lld work items\n",
+               (long long)json_integer_value(json_object_get(shard, "index")),
+               (long long)json_integer_value(json_object_get(shard, "count")),
+               json_array_size(json_object_get(shard, "items")),
+               (long long)json_integer_value(json_object_get(shard, "items_total")));
     json_t *env = json_object_get(res, "environment");
     if (json_is_null(json_object_get(env, "gpu")))
         printf("GPU stages not run: %s\n",
                json_string_value(json_object_get(env, "gpu_skip_reason")));
     json_t *counts = json_object_get(res, "counts");
-    if (json_integer_value(json_object_get(counts, "pass")) == 0 &&
+    if (shard && json_array_size(json_object_get(shard, "items")) == 0)
+        printf("no work item fell in this shard: nothing to run\n");
+    else if (json_integer_value(json_object_get(counts, "pass")) == 0 &&
         json_integer_value(json_object_get(counts, "fail")) == 0 &&
         json_integer_value(json_object_get(counts, "error")) == 0)
         printf("nothing was checked: every stage was skipped\n");
@@ -229,12 +194,24 @@ int pg_cmd_check(int argc, char **argv)
         goto done;
     }
     o.arch_dir = pg_cli_default_arch_dir();
+    if (pg_option_value(&k_spec, "shard")) {
+        pg_shard sh;
+        pg_diag sd;
+        if (pg_shard_parse(pg_option_value(&k_spec, "shard"), &sh, &sd) != PG_OK) {
+            rc = pg_cli_fail(&sd);
+            goto done;
+        }
+        o.shard_index = sh.index;
+        o.shard_count = sh.count;
+    }
     if (!pg_option_value(&k_spec, "quiet"))
         o.progress = progress;
     const char *out_dir = pg_option_value(&k_spec, "output") ? pg_option_value(&k_spec, "output")
                                                              : "reports";
-    if (expand(pos, npos, &manifests, &nman) != 0)
+    if ((rc = pg_cli_expand_manifests(pos, npos, pg_option_value(&k_spec, "recursive") != NULL,
+                                      &manifests, &nman)) != 0)
         goto done;
+    rc = 2;
 
     pg_diag d;
     pg_diag_clear(&d);

@@ -15,6 +15,8 @@ static const struct {
     {"check", pg_cmd_check, "Check kernel submissions on the GPU and write the reports."},
     {"report", pg_cmd_report, "Regenerate JUnit XML and markdown from a results.json."},
     {"publish", pg_cmd_publish, "Publish a results.json to GitHub: summary, annotations, PR comment, check run."},
+    {"merge", pg_cmd_merge, "Merge the results of check --shard i/n runs into one results.json and reports."},
+    {"compare", pg_cmd_compare, "Compare two results.json (model versions, commits): transitions, fast_p, paired tests."},
 };
 
 static void usage(FILE *to)

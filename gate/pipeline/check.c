@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+#include "report/verdicts.h"
 
 void pg_check_options_init(pg_check_options *o)
 {
@@ -30,65 +31,6 @@ void pg_progress(pg_run *run, const pg_submission *s, const char *workload, cons
     if (run->o->progress)
         run->o->progress(run->o->progress_ctx, s->task ? s->task->id : "?", s->manifest->name,
                          workload, stage, status, message);
-}
-
-/* Worst status: fail > error > pass > skipped, for verdicts. */
-static int rank(const char *status)
-{
-    if (strcmp(status, "fail") == 0)
-        return 3;
-    if (strcmp(status, "error") == 0)
-        return 2;
-    if (strcmp(status, "pass") == 0)
-        return 1;
-    return 0;
-}
-
-static const char *fold(json_t *stages, const char *acc, json_t *counts)
-{
-    size_t i;
-    json_t *st;
-    json_array_foreach(stages, i, st) {
-        const char *s = pg_stage_status(st);
-        json_object_set_new(counts, s, json_integer(json_integer_value(json_object_get(counts, s)) + 1));
-        if (rank(s) > rank(acc))
-            acc = s;
-    }
-    return acc;
-}
-
-/* Verdicts per workload and submission, counts, and the run's exit code: 3 when any stage is
- * an infrastructure error, else 1 when any failed, else 0. */
-static void finish_verdicts(json_t *results)
-{
-    json_t *counts = json_pack("{s:i, s:i, s:i, s:i}", "pass", 0, "fail", 0, "error", 0,
-                               "skipped", 0);
-    bool any_fail = false, any_error = false;
-    size_t i, j;
-    json_t *sub, *wl;
-    json_array_foreach(json_object_get(results, "submissions"), i, sub) {
-        const char *sv = fold(json_object_get(sub, "stages"), "skipped", counts);
-        json_array_foreach(json_object_get(sub, "workloads"), j, wl) {
-            const char *wv = fold(json_object_get(wl, "stages"), "skipped", counts);
-            json_object_set_new(wl, "verdict", json_string(wv));
-            if (rank(wv) > rank(sv))
-                sv = wv;
-        }
-        json_object_set_new(sub, "verdict", json_string(sv));
-        any_fail |= strcmp(sv, "fail") == 0;
-        any_error |= strcmp(sv, "error") == 0;
-    }
-    /* An error in one workload must surface even when another failed. */
-    any_error |= json_integer_value(json_object_get(counts, "error")) > 0;
-    any_fail |= json_integer_value(json_object_get(counts, "fail")) > 0;
-    /* A run that checked nothing must not pass a CI job (e.g. no ptxas and no GPU). */
-    bool nothing_checked = !any_fail && !any_error &&
-                           json_integer_value(json_object_get(counts, "pass")) == 0;
-    int code = any_error || nothing_checked ? 3 : any_fail ? 1 : 0;
-    json_object_set_new(results, "counts", counts);
-    json_object_set_new(results, "verdict",
-                        json_string(code == 0 ? "pass" : code == 1 ? "fail" : "error"));
-    json_object_set_new(results, "exit_code", json_integer(code));
 }
 
 static void remove_tmpdir(const char *dir)
@@ -159,7 +101,7 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
     pg_run run = {.o = o};
     pg_status st = PG_OK;
     pg_submission *subs = calloc(n ? n : 1, sizeof *subs);
-    json_t *res = NULL;
+    json_t *res = NULL, *shard = NULL;
     time_t now = time(NULL);
     double t0 = pg_now_s();
     char started[32];
@@ -186,6 +128,8 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
     st = check_device_limits(&run, subs, n, d);
     if (st != PG_OK)
         goto done;
+    if (o->shard_count > 0 && (st = pg_run_select_shard(&run, subs, n, &shard, d)) != PG_OK)
+        goto done;
 
     res = json_pack("{s:i, s:{s:s, s:s}, s:s, s:f, s:s, s:i}", "schema_version", 1, "tool", "name",
                     "ptxgate", "version", PG_VERSION, "started_utc", started, "duration_s", 0.0,
@@ -194,6 +138,8 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
     json_object_set_new(res, "submissions", subs_json);
     for (size_t i = 0; i < n; i++) {
         pg_submission *s = &subs[i];
+        if (shard && s->n_workloads == 0)
+            continue; /* none of its items is in this shard */
         s->json = json_object();
         json_object_set_new(s->json, "manifest", pg_jstr(s->manifest->file));
         json_object_set_new(s->json, "name", pg_jstr(s->manifest->name));
@@ -210,11 +156,20 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
         pg_stages_gpu(&run, s);
     }
     pg_perf_holm_finalize(&run);
+    /* Holm's family: m_planned sized each comparison's level, m comparisons were made (merge
+     * re-applies Holm over the shards' families from these and each comparison's p_fail_seq). */
+    json_object_set_new(res, "holm",
+                        json_pack("{s:f, s:i, s:I}", "run_alpha", PG_RUN_ALPHA, "m_planned",
+                                  run.n_comparisons, "m", (json_int_t)run.n_perf));
+    if (shard) {
+        json_object_set_new(res, "shard", shard);
+        shard = NULL;
+    }
     json_object_set_new(res, "environment", pg_environment_json(&run));
     json_object_set_new(res, "settings",
                         settings_json(o, run.dev ? pg_device_flush_bytes(run.dev) : 0));
     json_object_set_new(res, "duration_s", json_real(pg_now_s() - t0));
-    finish_verdicts(res);
+    pg_results_fold(res, o->shard_count > 0);
     *results = res;
     res = NULL;
 done:
@@ -222,6 +177,7 @@ done:
         pg_submission_release(&subs[i]);
     free(subs);
     json_decref(res);
+    json_decref(shard);
     pg_perf_release(&run);
     if (run.dev)
         pg_device_close(run.dev);

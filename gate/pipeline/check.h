@@ -42,6 +42,8 @@ typedef struct {
     const char *arch_dir;          /* folder of the PTX → SASS tables (<arch>.json, data/arch) */
     const char *instructions;      /* instruction stage policy for every submission: "require",
                                       "warn" or "off"; NULL = each task's gate.instructions */
+    int shard_index, shard_count;  /* --shard i/n (model/shard.h): run only shard i of n of the
+                                      (task, submission, workload) items; count 0 = no shards */
     pg_progress_fn progress;       /* may be NULL */
     void *progress_ctx;
 } pg_check_options;
@@ -53,6 +55,10 @@ void pg_check_options_init(pg_check_options *o);
  * work: PG_ERR_INPUT with the file and field), then run the stages and return the results model
  * in *results (a new reference; the caller json_decref's it). Kernel failures and unavailable
  * GPUs are results, not errors: the return is PG_OK and results' "exit_code" says 0/1/3.
+ * With shards, every manifest is still validated and Holm's m counts the comparisons of all
+ * shards (so each comparison runs at the unsharded run's level); only the shard's items run and
+ * appear in the results, with a "shard" record; a submission without items in the shard is
+ * left out, and a shard without items passes.
  * Errors: PG_ERR_INPUT (bad task/manifest/flags), PG_ERR_INFRA (out of memory, temp folder). */
 pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, size_t n,
                        json_t **results, pg_diag *d);

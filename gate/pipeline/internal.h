@@ -126,6 +126,13 @@ void pg_perf_record(pg_run *run, json_t *stage, int cmp_index, const pg_cmp_resu
 void pg_perf_holm_finalize(pg_run *run);
 void pg_perf_release(pg_run *run);
 
+/* --- shard_filter.c: with o->shard_count > 0, keep only the shard's work items in subs[0..n)
+ * (model/shard.h; each submission's workloads, and its accepted kernel's, compacted in place)
+ * and return the "shard" record of the results (index, count, items_total and the kept items
+ * with their positions in the unsharded run) in *record (new reference). Errors: PG_ERR_INFRA. */
+pg_status pg_run_select_shard(pg_run *run, pg_submission *subs, size_t n, json_t **record,
+                              pg_diag *d);
+
 /* --- peaks.c: measure the device's peaks once per run (NaN when a measurement failed). */
 pg_status pg_run_measure_peaks(pg_run *run, pg_diag *d);
 

@@ -45,6 +45,7 @@ static json_t *comparison_json(const char *name, const pg_cmp_result *r, double 
                 {"ratio_ci_low", r->ratio_ci_low},
                 {"ratio_ci_high", r->ratio_ci_high},
                 {"p_fail", r->p_fail},
+                {"p_fail_seq", r->p_fail_seq}, /* Holm's input: `ptxgate merge` re-applies it */
                 {"p_pass", r->p_pass},
                 {"p_fast", r->p_fast},
                 {"mde_ratio", r->mde_ratio},

@@ -1,0 +1,161 @@
+/* `ptxgate compare`: compare two results files and write compare.json, compare-junit.xml and
+ * compare.md. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "cli.h"
+#include "options.h"
+#include "report/compare.h"
+
+static pg_option k_options[] = {
+    {"output", "DIR", "Folder for compare.json, compare-junit.xml and compare.md (created if missing). Default: reports.", NULL},
+    {"fail-on", "LIST", "What fails the comparison (exit 1): never, or a comma-separated list of correctness (a correctness pass -> fail), regression (a pass -> fail in any compared stage), significant (McNemar on correctness or Wilcoxon on log speedups rejects 'no change' at --alpha with NEW worse), any (all three). Default: correctness,significant.", NULL},
+    {"alpha", "X", "Level of the McNemar and Wilcoxon tests (two-sided), in (0, 0.5]. Default: 0.05.", NULL},
+    {"confidence", "X", "Confidence of the bootstrap intervals of geometric-mean speedups, in (0.5, 1). Default: 0.95.", NULL},
+    {"resamples", "N", "Bootstrap resamples. Default: 10000.", NULL},
+    {"seed", "N", "Bootstrap seed (recorded in compare.json). Default: 20261129.", NULL},
+    {0},
+};
+
+static pg_command_spec k_spec = {
+    "compare",
+    "ptxgate compare [options] OLD.json NEW.json",
+    "Compare two results files (two model versions, two commits): stage transitions per "
+    "workload, pass rates, fast_p, geometric-mean speedups and paired tests.",
+    "Submissions are paired by (task, submission name), workloads by name; unpaired ones are\n"
+    "listed, not compared. See docs/compare.md.\n"
+    "Exit codes: 0 no regression per --fail-on, 1 a regression per --fail-on, 2 usage or\n"
+    "input error (the message names the file and the field).",
+    "  ptxgate compare runs/model-v1/results.json runs/model-v2/results.json\n"
+    "  ptxgate compare --fail-on regression,significant --output cmp old.json new.json",
+    k_options,
+};
+
+static pg_status write_set(const char *dir, const json_t *model, pg_diag *d)
+{
+    char *json = json_dumps(model, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    char *md = NULL, *xml = NULL;
+    size_t md_len = 0, xml_len = 0;
+    pg_fileset *set = pg_fileset_new();
+    char path[4200];
+    pg_status st = json && set ? PG_OK
+                               : pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    if (st == PG_OK)
+        st = pg_compare_markdown(model, &md, &md_len, d);
+    if (st == PG_OK)
+        st = pg_compare_junit(model, &xml, &xml_len, d);
+    if (st == PG_OK)
+        st = pg_fileset_stage(set, pg_path_join(path, sizeof path, dir, "compare.json"), json,
+                              strlen(json), d);
+    if (st == PG_OK)
+        st = pg_fileset_stage(set, pg_path_join(path, sizeof path, dir, "compare-junit.xml"), xml,
+                              xml_len, d);
+    if (st == PG_OK)
+        st = pg_fileset_stage(set, pg_path_join(path, sizeof path, dir, "compare.md"), md, md_len,
+                              d);
+    if (st == PG_OK)
+        st = pg_fileset_commit(set, d);
+    pg_fileset_free(set);
+    free(json);
+    free(md);
+    free(xml);
+    return st;
+}
+
+static void print_summary(const json_t *m, const char *dir)
+{
+    const json_t *gate = json_object_get(m, "gate");
+    size_t i;
+    const json_t *s;
+    printf("paired workloads: %lld, unpaired entries: %zu\n",
+           (long long)json_integer_value(json_object_get(m, "paired_workloads")),
+           json_array_size(json_object_get(m, "unpaired")));
+    json_array_foreach(json_object_get(m, "stages"), i, s)
+        printf("  %-12s regressions %lld, fixes %lld, not comparable %lld, McNemar p %.3g\n",
+               json_string_value(json_object_get(s, "stage")),
+               (long long)json_integer_value(json_object_get(s, "regressions")),
+               (long long)json_integer_value(json_object_get(s, "fixes")),
+               (long long)json_integer_value(json_object_get(s, "not_comparable")),
+               json_number_value(json_object_get(json_object_get(s, "mcnemar"), "p_value")));
+    const json_t *sp = json_object_get(m, "speedup");
+    const json_t *ratio = json_object_get(sp, "ratio"), *w = json_object_get(sp, "wilcoxon");
+    if (json_is_number(json_object_get(ratio, "geomean")))
+        printf("  speedup NEW/OLD (geometric mean over %lld): %.4f [%.4f, %.4f], Wilcoxon p %.3g\n",
+               (long long)json_integer_value(json_object_get(ratio, "n")),
+               json_number_value(json_object_get(ratio, "geomean")),
+               json_number_value(json_object_get(ratio, "ci_low")),
+               json_number_value(json_object_get(ratio, "ci_high")),
+               json_number_value(json_object_get(w, "p_value")));
+    json_array_foreach(json_object_get(gate, "reasons"), i, s)
+        printf("  fails: %s\n", json_string_value(s));
+    printf("verdict: %s (exit %lld)\n", json_string_value(json_object_get(gate, "verdict")),
+           (long long)json_integer_value(json_object_get(gate, "exit_code")));
+    printf("reports: %s/compare.json, %s/compare-junit.xml, %s/compare.md\n", dir, dir, dir);
+}
+
+int pg_cmd_compare(int argc, char **argv)
+{
+    char **pos = NULL;
+    int npos = 0;
+    json_t *old_res = NULL, *new_res = NULL, *model = NULL;
+    int rc = pg_options_parse(&k_spec, argc, argv, &pos, &npos);
+    if (rc != 0) {
+        free(pos);
+        return rc < 0 ? 0 : rc;
+    }
+    rc = 2;
+    pg_diag d;
+    pg_diag_clear(&d);
+    pg_compare_options o;
+    pg_compare_options_init(&o);
+    if (npos != 2) {
+        fprintf(stderr, "ptxgate compare: expected OLD.json and NEW.json (see 'ptxgate compare "
+                        "--help')\n");
+        goto done;
+    }
+    long v = (long)o.resamples;
+    if (!pg_option_double(&k_spec, "alpha", 1e-9, 0.5, &o.alpha) ||
+        !pg_option_double(&k_spec, "confidence", 0.5001, 0.9999, &o.confidence) ||
+        !pg_option_int(&k_spec, "resamples", 100, 1000000, &v))
+        goto done;
+    o.resamples = (size_t)v;
+    v = (long)o.seed;
+    if (!pg_option_int(&k_spec, "seed", 0, 0x7fffffffL, &v))
+        goto done;
+    o.seed = (uint64_t)v;
+    const char *fail_on = pg_option_value(&k_spec, "fail-on");
+    if (fail_on && pg_compare_parse_fail_on(fail_on, &o.fail_on, &d) != PG_OK) {
+        rc = pg_cli_fail(&d);
+        goto done;
+    }
+    const char *out = pg_option_value(&k_spec, "output") ? pg_option_value(&k_spec, "output")
+                                                         : "reports";
+    if (pg_cli_prepare_output(out, false, &d) != PG_OK) {
+        rc = pg_cli_fail(&d);
+        goto done;
+    }
+    /* A comparison that fails on its input must not leave an earlier one's reports behind. */
+    static const char *const names[] = {"compare.json", "compare-junit.xml", "compare.md"};
+    for (size_t i = 0; i < 3; i++) {
+        char path[4200];
+        unlink(pg_path_join(path, sizeof path, out, names[i]));
+    }
+    if (pg_cli_load_results(pos[0], &old_res, &d) != PG_OK ||
+        pg_cli_load_results(pos[1], &new_res, &d) != PG_OK ||
+        pg_compare_build(old_res, pos[0], new_res, pos[1], &o, &model, &d) != PG_OK ||
+        write_set(out, model, &d) != PG_OK) {
+        rc = pg_cli_fail(&d);
+        goto done;
+    }
+    print_summary(model, out);
+    rc = (int)json_integer_value(json_object_get(json_object_get(model, "gate"), "exit_code"));
+done:
+    json_decref(old_res);
+    json_decref(new_res);
+    json_decref(model);
+    free(pos);
+    return rc;
+}

@@ -1,0 +1,97 @@
+/* `ptxgate merge`: combine the results of the shards of one run (check --shard i/n) into one
+ * results.json with its JUnit and markdown reports. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "options.h"
+#include "report/merge.h"
+
+static pg_option k_options[] = {
+    {0},
+};
+
+static pg_command_spec k_spec = {
+    "merge",
+    "ptxgate merge OUT_DIR SHARD_RESULTS.json ...",
+    "Combine the results of every shard of one run (ptxgate check --shard i/n) into OUT_DIR/"
+    "results.json, junit.xml and summary.md, judged as one unsharded run.",
+    "All shards 1..n must be given, each once, with the same GPU model, driver, libraries,\n"
+    "ptxgate version and settings. Holm's correction is applied again over the performance\n"
+    "comparisons of all shards. See docs/shards.md.\n"
+    "Exit codes: the merged run's (0 pass, 1 gate failure, 3 infrastructure); 2 for a usage or\n"
+    "input error (a missing or foreign shard, a different fingerprint), naming the file and field.",
+    "  ptxgate merge reports shard1/results.json shard2/results.json\n"
+    "  ptxgate merge reports shards/*/results.json",
+    k_options,
+};
+
+int pg_cmd_merge(int argc, char **argv)
+{
+    char **pos = NULL;
+    int npos = 0;
+    int rc = pg_options_parse(&k_spec, argc, argv, &pos, &npos);
+    if (rc != 0) {
+        free(pos);
+        return rc < 0 ? 0 : rc;
+    }
+    if (npos < 2) {
+        fprintf(stderr, "ptxgate merge: expected OUT_DIR and at least one shard's results.json "
+                        "(see 'ptxgate merge --help')\n");
+        free(pos);
+        return 2;
+    }
+    const char *out = pos[0];
+    size_t n = (size_t)npos - 1;
+    json_t **shards = calloc(n, sizeof *shards), *merged = NULL;
+    char *text = NULL;
+    pg_diag d;
+    pg_diag_clear(&d);
+    rc = 0;
+    if (!shards) {
+        fprintf(stderr, "ptxgate merge: out of memory\n");
+        free(pos);
+        return 3;
+    }
+    if (pg_cli_prepare_output(out, true, &d) != PG_OK)
+        rc = pg_cli_fail(&d);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        if (pg_cli_load_results(pos[i + 1], &shards[i], &d) != PG_OK)
+            rc = pg_cli_fail(&d);
+    if (rc == 0 &&
+        pg_results_merge(shards, (const char *const *)pos + 1, n, &merged, &d) != PG_OK)
+        rc = pg_cli_fail(&d);
+    if (rc == 0) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/results.json", out);
+        text = json_dumps(merged, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+        if (!text) {
+            fprintf(stderr, "ptxgate merge: out of memory\n");
+            rc = 3;
+        } else if (pg_cli_write_reports(out, text, path, true, &d) != PG_OK) {
+            rc = pg_cli_fail(&d);
+        }
+    }
+    if (rc == 0) {
+        const json_t *c = json_object_get(merged, "counts");
+        printf("merged %zu shards: %zu submissions; stages: %lld pass, %lld fail, %lld error, "
+               "%lld skipped; Holm over %lld performance comparisons\n",
+               n, json_array_size(json_object_get(merged, "submissions")),
+               (long long)json_integer_value(json_object_get(c, "pass")),
+               (long long)json_integer_value(json_object_get(c, "fail")),
+               (long long)json_integer_value(json_object_get(c, "error")),
+               (long long)json_integer_value(json_object_get(c, "skipped")),
+               (long long)json_integer_value(json_object_get(json_object_get(merged, "holm"), "m")));
+        printf("verdict: %s (exit %lld)\n", json_string_value(json_object_get(merged, "verdict")),
+               (long long)json_integer_value(json_object_get(merged, "exit_code")));
+        printf("reports: %s/results.json, %s/junit.xml, %s/summary.md\n", out, out, out);
+        rc = (int)json_integer_value(json_object_get(merged, "exit_code"));
+    }
+    for (size_t i = 0; i < n; i++)
+        json_decref(shards[i]);
+    free(shards);
+    json_decref(merged);
+    free(text);
+    free(pos);
+    return rc;
+}

@@ -1,0 +1,22 @@
+/* Loading a results file given on the command line (see cli.h). */
+#include <stdlib.h>
+
+#include "base/fileio.h"
+#include "base/jsonget.h"
+#include "cli.h"
+
+pg_status pg_cli_load_results(const char *path, json_t **out, pg_diag *d)
+{
+    char *text = NULL;
+    *out = NULL;
+    pg_status st = pg_file_read(path, PG_JSON_MAX_FILE_BYTES * 8, &text, NULL, d);
+    if (st != PG_OK)
+        return st;
+    json_error_t e;
+    *out = json_loads(text, JSON_REJECT_DUPLICATES, &e);
+    free(text);
+    if (!*out)
+        return pg_diag_set(d, PG_ERR_INPUT, path, e.line, NULL,
+                           "malformed JSON at line %d column %d: %s", e.line, e.column, e.text);
+    return PG_OK;
+}

@@ -1,0 +1,84 @@
+/* `check --shard i/n`: keep the shard's work items (model/shard.h) and record which they are.
+ * Runs after every submission was validated (input errors are the same in every shard) and
+ * after Holm's m was counted over all items (so every comparison is run at the level of the
+ * unsharded run, and merged shards reach the same verdicts). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "model/shard.h"
+
+/* Drop workloads w with keep[w] false from s (and from its accepted kernel, whose plans line up
+ * with s's). */
+static void compact(pg_submission *s, const bool *keep)
+{
+    int kept = 0;
+    pg_submission *a = s->accepted;
+    for (int w = 0; w < s->n_workloads; w++) {
+        if (!keep[w]) {
+            pg_plan_free(&s->plans[w]);
+            if (a)
+                pg_plan_free(&a->plans[w]);
+            continue;
+        }
+        s->workloads[kept] = s->workloads[w];
+        s->plans[kept] = s->plans[w];
+        if (a) {
+            a->workloads[kept] = a->workloads[w];
+            a->plans[kept] = a->plans[w];
+        }
+        kept++;
+    }
+    s->n_workloads = kept;
+    if (a)
+        a->n_workloads = kept;
+}
+
+pg_status pg_run_select_shard(pg_run *run, pg_submission *subs, size_t n, json_t **record,
+                              pg_diag *d)
+{
+    const pg_check_options *o = run->o;
+    *record = NULL;
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += (size_t)subs[i].n_workloads;
+    pg_work_item *items = calloc(total ? total : 1, sizeof *items);
+    int *shard_of = calloc(total ? total : 1, sizeof *shard_of);
+    bool *keep = calloc(total ? total : 1, sizeof *keep);
+    pg_status st = items && shard_of && keep
+                       ? PG_OK
+                       : pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    size_t k = 0;
+    for (size_t i = 0; st == PG_OK && i < n; i++)
+        for (int w = 0; w < subs[i].n_workloads; w++, k++)
+            items[k] = (pg_work_item){subs[i].task->id, subs[i].manifest->name,
+                                      subs[i].task->workloads[subs[i].workloads[w]].name,
+                                      subs[i].manifest->file};
+    if (st == PG_OK)
+        st = pg_shard_assign(items, total, o->shard_count, shard_of, d);
+    json_t *list = json_array();
+    k = 0;
+    for (size_t i = 0; st == PG_OK && i < n; i++) {
+        for (int w = 0; w < subs[i].n_workloads; w++, k++) {
+            keep[w] = shard_of[k] == o->shard_index;
+            if (keep[w])
+                json_array_append_new(
+                    list, json_pack("{s:o, s:o, s:o, s:o, s:I, s:I}", "task",
+                                    pg_jstr(items[k].task), "submission",
+                                    pg_jstr(items[k].submission), "manifest",
+                                    pg_jstr(items[k].manifest), "workload", pg_jstr(items[k].workload),
+                                    "submission_index", (json_int_t)i, "workload_index",
+                                    (json_int_t)w));
+        }
+        compact(&subs[i], keep);
+    }
+    if (st == PG_OK)
+        *record = json_pack("{s:i, s:i, s:I, s:o}", "index", o->shard_index, "count",
+                            o->shard_count, "items_total", (json_int_t)total, "items", list);
+    else
+        json_decref(list);
+    free(items);
+    free(shard_of);
+    free(keep);
+    return st;
+}

@@ -1,0 +1,360 @@
+/* Pairing two results files and the per-workload records of the comparison model (see
+ * compare.h); the aggregates are compare_summary.c's. */
+#include "compare.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results_read.h"
+
+const double pg_compare_fast_p[PG_COMPARE_N_FAST_P] = {0.5, 0.8, 1.0, 1.2};
+
+/* The compared stages, in chain order. */
+static const char *const k_stages[] = {"assemble", "correctness", "instructions", "performance"};
+#define N_STAGES (sizeof k_stages / sizeof k_stages[0])
+
+void pg_compare_options_init(pg_compare_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->alpha = 0.05;
+    o->confidence = 0.95;
+    o->resamples = 10000;
+    o->seed = 20261129;
+    o->fail_on = PG_FAIL_ON_CORRECTNESS | PG_FAIL_ON_SIGNIFICANT;
+}
+
+pg_status pg_compare_parse_fail_on(const char *text, unsigned *out, pg_diag *d)
+{
+    static const struct {
+        const char *word;
+        unsigned bits;
+    } words[] = {{"correctness", PG_FAIL_ON_CORRECTNESS},
+                 {"regression", PG_FAIL_ON_REGRESSION},
+                 {"significant", PG_FAIL_ON_SIGNIFICANT},
+                 {"any", PG_FAIL_ON_CORRECTNESS | PG_FAIL_ON_REGRESSION | PG_FAIL_ON_SIGNIFICANT}};
+    *out = 0;
+    if (strcmp(text, "never") == 0)
+        return PG_OK;
+    const char *p = text;
+    do {
+        size_t len = strcspn(p, ",");
+        bool found = false;
+        for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+            if (len == strlen(words[i].word) && strncmp(p, words[i].word, len) == 0) {
+                *out |= words[i].bits;
+                found = true;
+            }
+        if (!found)
+            return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "--fail-on",
+                               "expected 'never' or a comma-separated list of correctness, "
+                               "regression, significant, any; got '%.*s'",
+                               (int)len, p);
+        p += len;
+    } while (*p++ == ',');
+    return PG_OK;
+}
+
+/* ---- outcomes ---- */
+
+/* The outcome of each compared stage for workload w of submission s (compare.h): "pass",
+ * "fail", "error" or "skipped". */
+static void outcomes(const pg_res_submission *s, const pg_res_workload *w, const char **out)
+{
+    const char *blocked = NULL;
+    const char *chain_out[64];
+    const char *chain_name[64];
+    size_t n = 0;
+    for (size_t i = 0; i < s->n_stages + w->n_stages && n < 64; i++, n++) {
+        const pg_res_stage *st = i < s->n_stages ? &s->stages[i] : &w->stages[i - s->n_stages];
+        const char *o = pg_res_status_name(st->status);
+        if (st->status == PG_RES_FAIL)
+            blocked = "fail";
+        else if (st->status == PG_RES_ERROR && !blocked)
+            blocked = "error";
+        else if (st->status == PG_RES_SKIPPED && blocked)
+            o = blocked;
+        chain_name[n] = st->stage;
+        chain_out[n] = o;
+    }
+    for (size_t k = 0; k < N_STAGES; k++) {
+        out[k] = NULL;
+        for (size_t i = 0; i < n && !out[k]; i++)
+            if (strcmp(chain_name[i], k_stages[k]) == 0)
+                out[k] = chain_out[i];
+        if (!out[k]) /* absent: not run, or blocked */
+            out[k] = blocked ? blocked : "skipped";
+    }
+}
+
+/* Is stage k recorded anywhere in r? */
+static bool stage_present(const pg_results *r, size_t k)
+{
+    for (size_t i = 0; i < r->n_subs; i++) {
+        const pg_res_submission *s = &r->subs[i];
+        if (pg_res_find_stage(s->stages, s->n_stages, k_stages[k]))
+            return true;
+        for (size_t j = 0; j < s->n_workloads; j++)
+            if (pg_res_find_stage(s->workloads[j].stages, s->workloads[j].n_stages, k_stages[k]))
+                return true;
+    }
+    return false;
+}
+
+/* ---- pairing ---- */
+
+static const pg_res_submission *find_sub(const pg_results *r, const char *task, const char *name)
+{
+    for (size_t i = 0; i < r->n_subs; i++)
+        if (strcmp(r->subs[i].task, task) == 0 && strcmp(r->subs[i].name, name) == 0)
+            return &r->subs[i];
+    return NULL;
+}
+
+static const pg_res_workload *find_wl(const pg_res_submission *s, const char *name)
+{
+    for (size_t j = 0; s && j < s->n_workloads; j++)
+        if (strcmp(s->workloads[j].name, name) == 0)
+            return &s->workloads[j];
+    return NULL;
+}
+
+/* Every (task, name) once per file and every workload once per submission: else pairing would
+ * be a guess. */
+static pg_status check_unique(const pg_results *r, pg_diag *d)
+{
+    for (size_t i = 0; i < r->n_subs; i++) {
+        const pg_res_submission *s = &r->subs[i];
+        const pg_res_submission *first = find_sub(r, s->task, s->name);
+        if (first != s)
+            return pg_diag_set(d, PG_ERR_INPUT, r->file, 0, s->ctx.path,
+                               "submission '%s' of task '%s' appears twice (first at %s); compare "
+                               "pairs submissions by task and name, so each must be unique in "
+                               "one results file",
+                               s->name, s->task, first->ctx.path);
+        for (size_t j = 0; j < s->n_workloads; j++) {
+            const pg_res_workload *f = find_wl(s, s->workloads[j].name);
+            if (f != &s->workloads[j])
+                return pg_diag_set(d, PG_ERR_INPUT, r->file, 0, s->workloads[j].ctx.path,
+                                   "workload '%s' appears twice in submission '%s' (first at "
+                                   "%s)",
+                                   f->name, s->name, f->ctx.path);
+        }
+    }
+    return PG_OK;
+}
+
+/* The workload's speedup_factor when it is a positive finite number, else NaN. */
+static pg_status speedup_of(const json_t *root, const pg_res_submission *s, size_t si, size_t wi,
+                            double *out, pg_diag *d)
+{
+    const json_t *wj = json_array_get(
+        json_object_get(json_array_get(json_object_get(root, "submissions"), si), "workloads"),
+        wi);
+    pg_res_num v = {0};
+    pg_status st = pg_res_get_number(wj, &s->workloads[wi].ctx, "speedup_factor", &v, d);
+    *out = st == PG_OK && v.has && isfinite(v.v) && v.v > 0 ? v.v : NAN;
+    return st;
+}
+
+static json_t *side_record(const pg_res_workload *w, const char *const *outs, const bool *present,
+                           double speedup)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "verdict", json_string(pg_res_status_name(w->verdict)));
+    json_object_set_new(o, "speedup", isfinite(speedup) ? json_real(speedup) : json_null());
+    json_t *m = json_object();
+    for (size_t k = 0; k < N_STAGES; k++)
+        if (present[k])
+            json_object_set_new(m, k_stages[k], json_string(outs[k]));
+    json_object_set_new(o, "outcomes", m);
+    return o;
+}
+
+static const char *change_kind(const char *from, const char *to)
+{
+    if (strcmp(from, "pass") == 0 && strcmp(to, "fail") == 0)
+        return "regression";
+    if (strcmp(from, "fail") == 0 && strcmp(to, "pass") == 0)
+        return "fix";
+    return "not_comparable";
+}
+
+static json_t *env_json(const pg_results *r)
+{
+    char b[32];
+    const pg_res_env *e = &r->env;
+    json_t *o = json_object();
+    json_object_set_new(o, "file", json_string(r->file));
+    json_object_set_new(o, "started_utc", json_string(r->started_utc));
+    json_object_set_new(o, "verdict", json_string(pg_res_status_name(r->verdict)));
+    json_object_set_new(o, "tool_version", r->tool_version ? json_string(r->tool_version) : json_null());
+    json_object_set_new(o, "hostname", e->hostname ? json_string(e->hostname) : json_null());
+    json_object_set_new(o, "gpu", e->gpu_name ? json_string(e->gpu_name) : json_null());
+    json_object_set_new(o, "compute_capability",
+                        e->compute_capability ? json_string(e->compute_capability) : json_null());
+    json_object_set_new(o, "driver_version",
+                        e->driver_version ? json_string(e->driver_version) : json_null());
+    json_object_set_new(o, "cuda_version",
+                        e->cuda_driver_api_version.has
+                            ? json_string(pg_res_cuda_version(e->cuda_driver_api_version.v, b, sizeof b))
+                            : json_null());
+    json_object_set_new(o, "ptxas_version",
+                        e->ptxas_version ? json_string(e->ptxas_version) : json_null());
+    json_object_set_new(o, "cublaslt_version",
+                        e->cublaslt_version.has
+                            ? json_string(pg_res_cublaslt_version(e->cublaslt_version.v, b, sizeof b))
+                            : json_null());
+    size_t wl = 0;
+    for (size_t i = 0; i < r->n_subs; i++)
+        wl += r->subs[i].n_workloads;
+    json_object_set_new(o, "submissions", json_integer((json_int_t)r->n_subs));
+    json_object_set_new(o, "workloads", json_integer((json_int_t)wl));
+    return o;
+}
+
+/* The fields of the two sides' fingerprints that differ, as {"field", "old", "new"}. */
+static json_t *env_differences(const json_t *a, const json_t *b)
+{
+    static const char *const fields[] = {"gpu", "compute_capability", "driver_version",
+                                         "cuda_version", "ptxas_version", "cublaslt_version",
+                                         "tool_version"};
+    json_t *out = json_array();
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        json_t *x = json_object_get(a, fields[i]), *y = json_object_get(b, fields[i]);
+        if (!json_equal(x, y))
+            json_array_append_new(out, json_pack("{s:s, s:O, s:O}", "field", fields[i], "old", x,
+                                                 "new", y));
+    }
+    return out;
+}
+
+static void add_unpaired(json_t *arr, const char *side, const char *task, const char *sub,
+                         const char *wl)
+{
+    json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:o}", "side", side, "task", task,
+                                         "submission", sub, "workload",
+                                         wl ? json_string(wl) : json_null()));
+}
+
+/* Paired workload records in OLD's order, and the unpaired ones of both sides. */
+static pg_status pair(const json_t *old_root, const pg_results *a, const json_t *new_root,
+                      const pg_results *b, const bool *present, json_t *records,
+                      json_t *unpaired, pg_diag *d)
+{
+    for (size_t i = 0; i < a->n_subs; i++) {
+        const pg_res_submission *s = &a->subs[i];
+        const pg_res_submission *t = find_sub(b, s->task, s->name);
+        if (!t) {
+            add_unpaired(unpaired, "old", s->task, s->name, NULL);
+            continue;
+        }
+        size_t ti = (size_t)(t - b->subs);
+        for (size_t j = 0; j < s->n_workloads; j++) {
+            const pg_res_workload *w = &s->workloads[j];
+            const pg_res_workload *v = find_wl(t, w->name);
+            if (!v) {
+                add_unpaired(unpaired, "old", s->task, s->name, w->name);
+                continue;
+            }
+            double sa, sb;
+            pg_status st = speedup_of(old_root, s, i, j, &sa, d);
+            if (st == PG_OK)
+                st = speedup_of(new_root, t, ti, (size_t)(v - t->workloads), &sb, d);
+            if (st != PG_OK)
+                return st;
+            const char *oa[N_STAGES], *ob[N_STAGES];
+            outcomes(s, w, oa);
+            outcomes(t, v, ob);
+            json_t *changes = json_array();
+            for (size_t k = 0; k < N_STAGES; k++)
+                if (present[k] && strcmp(oa[k], ob[k]) != 0)
+                    json_array_append_new(changes,
+                                          json_pack("{s:s, s:s, s:s, s:s}", "stage", k_stages[k],
+                                                    "old", oa[k], "new", ob[k], "kind",
+                                                    change_kind(oa[k], ob[k])));
+            json_t *rec = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o}", "task", s->task,
+                                    "submission", s->name, "workload", w->name, "old",
+                                    side_record(w, oa, present, sa), "new",
+                                    side_record(v, ob, present, sb), "log_speedup_ratio",
+                                    isfinite(sa) && isfinite(sb) ? json_real(log(sb / sa))
+                                                                 : json_null(),
+                                    "changes", changes);
+            if (!rec)
+                return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+            json_array_append_new(records, rec);
+        }
+        for (size_t j = 0; j < t->n_workloads; j++)
+            if (!find_wl(s, t->workloads[j].name))
+                add_unpaired(unpaired, "new", t->task, t->name, t->workloads[j].name);
+    }
+    for (size_t i = 0; i < b->n_subs; i++)
+        if (!find_sub(a, b->subs[i].task, b->subs[i].name))
+            add_unpaired(unpaired, "new", b->subs[i].task, b->subs[i].name, NULL);
+    return PG_OK;
+}
+
+static json_t *settings_json(const pg_compare_options *o)
+{
+    json_t *fail_on = json_array(), *fast = json_array();
+    if (o->fail_on & PG_FAIL_ON_CORRECTNESS)
+        json_array_append_new(fail_on, json_string("correctness"));
+    if (o->fail_on & PG_FAIL_ON_REGRESSION)
+        json_array_append_new(fail_on, json_string("regression"));
+    if (o->fail_on & PG_FAIL_ON_SIGNIFICANT)
+        json_array_append_new(fail_on, json_string("significant"));
+    for (size_t i = 0; i < PG_COMPARE_N_FAST_P; i++)
+        json_array_append_new(fast, json_real(pg_compare_fast_p[i]));
+    return json_pack("{s:f, s:f, s:I, s:I, s:o, s:o}", "alpha", o->alpha, "confidence",
+                     o->confidence, "bootstrap_resamples", (json_int_t)o->resamples, "seed",
+                     (json_int_t)o->seed, "fail_on", fail_on, "fast_p", fast);
+}
+
+pg_status pg_compare_build(const json_t *old_res, const char *old_file, const json_t *new_res,
+                           const char *new_file, const pg_compare_options *o, json_t **out,
+                           pg_diag *d)
+{
+    *out = NULL;
+    pg_results a, b;
+    memset(&b, 0, sizeof b);
+    json_t *model = NULL;
+    pg_status st = pg_results_read(old_res, old_file, &a, d);
+    if (st != PG_OK)
+        return st;
+    if ((st = pg_results_read(new_res, new_file, &b, d)) != PG_OK ||
+        (st = check_unique(&a, d)) != PG_OK || (st = check_unique(&b, d)) != PG_OK)
+        goto done;
+    bool present[N_STAGES];
+    json_t *stages = json_array();
+    for (size_t k = 0; k < N_STAGES; k++) {
+        present[k] = stage_present(&a, k) || stage_present(&b, k);
+        if (present[k])
+            json_array_append_new(stages, json_string(k_stages[k]));
+    }
+    json_t *old_side = env_json(&a), *new_side = env_json(&b);
+    model = json_pack("{s:i, s:s, s:{s:s, s:s}, s:o, s:o, s:o, s:o, s:o, s:[], s:[]}",
+                      "schema_version", 1, "kind", "ptxgate-compare", "tool", "name", "ptxgate",
+                      "version", PG_VERSION, "old", old_side, "new", new_side,
+                      "environment_differences", env_differences(old_side, new_side),
+                      "settings", settings_json(o), "compared_stages", stages, "workloads",
+                      "unpaired");
+    if (!model) {
+        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+        goto done;
+    }
+    st = pair(old_res, &a, new_res, &b, present, json_object_get(model, "workloads"),
+              json_object_get(model, "unpaired"), d);
+    if (st == PG_OK)
+        st = pg_compare_summarize(model, o, d);
+    if (st == PG_OK) {
+        *out = model;
+        model = NULL;
+    }
+done:
+    json_decref(model);
+    pg_results_free(&a);
+    pg_results_free(&b);
+    return st;
+}

@@ -1,0 +1,378 @@
+/* JUnit XML of `ptxgate compare` (libxml2 xmlTextWriter), rendered from the comparison model
+ * alone (see compare.h). */
+#include <libxml/xmlwriter.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "results_read.h"
+
+#define NAME_MAX_BYTES 512
+
+static const char *str(const json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? s : "";
+}
+
+/* Cleaned one-line copy (malloc'd, never empty; NULL on out-of-memory). */
+static char *clean(const char *s, const char *suffix)
+{
+    pg_rtext t;
+    pg_rtext_init(&t, NAME_MAX_BYTES * 2 + 32);
+    pg_rtext_add_clean(&t, s, PG_CLEAN_ONE_LINE, NAME_MAX_BYTES);
+    if (t.len == 0)
+        pg_rtext_add(&t, "unnamed");
+    pg_rtext_add(&t, suffix);
+    return pg_rtext_take(&t, NULL);
+}
+
+typedef enum { TC_PASS, TC_FAIL, TC_SKIP } tc_outcome;
+
+typedef struct {
+    const json_t *rec;
+    size_t suite;
+    tc_outcome outcome;
+    char *classname, *name;
+} tcase;
+
+typedef struct {
+    const char *task;
+    size_t tests, failures, skipped;
+} tsuite;
+
+typedef struct {
+    xmlTextWriterPtr w;
+    bool failed;
+} xw;
+
+static void xw_start(xw *x, const char *el)
+{
+    if (!x->failed && xmlTextWriterStartElement(x->w, BAD_CAST el) < 0)
+        x->failed = true;
+}
+
+static void xw_end(xw *x)
+{
+    if (!x->failed && xmlTextWriterEndElement(x->w) < 0)
+        x->failed = true;
+}
+
+static void xw_attr(xw *x, const char *name, const char *value)
+{
+    if (!x->failed && xmlTextWriterWriteAttribute(x->w, BAD_CAST name, BAD_CAST value) < 0)
+        x->failed = true;
+}
+
+static void xw_attrz(xw *x, const char *name, size_t v)
+{
+    char b[32];
+    snprintf(b, sizeof b, "%zu", v);
+    xw_attr(x, name, b);
+}
+
+static void xw_text(xw *x, const char *s)
+{
+    if (!x->failed && xmlTextWriterWriteString(x->w, BAD_CAST s) < 0)
+        x->failed = true;
+}
+
+static void property(xw *x, const char *name, const char *value)
+{
+    pg_rtext t;
+    pg_rtext_init(&t, 2048);
+    pg_rtext_add_clean(&t, value, PG_CLEAN_ONE_LINE, 1024);
+    xw_start(x, "property");
+    xw_attr(x, "name", name);
+    xw_attr(x, "value", t.data ? t.data : "");
+    xw_end(x);
+    pg_rtext_free(&t);
+}
+
+/* Regression → failure; else a non-comparable change, or correctness not judged on a side →
+ * skipped; else passed. */
+static tc_outcome classify(const json_t *rec, pg_rtext *why)
+{
+    size_t i;
+    const json_t *c;
+    bool regression = false, other = false;
+    json_array_foreach(json_object_get(rec, "changes"), i, c) {
+        const char *kind = str(c, "kind");
+        regression |= strcmp(kind, "regression") == 0;
+        other |= strcmp(kind, "not_comparable") == 0;
+    }
+    static const char *const sides[2] = {"old", "new"};
+    for (int s = 0; s < 2; s++) {
+        const char *o = json_string_value(json_object_get(
+            json_object_get(json_object_get(rec, sides[s]), "outcomes"), "correctness"));
+        other |= o && (strcmp(o, "error") == 0 || strcmp(o, "skipped") == 0);
+    }
+    const char *want = regression ? "regression" : "not_comparable";
+    bool first = true;
+    json_array_foreach(json_object_get(rec, "changes"), i, c) {
+        if (strcmp(str(c, "kind"), want) != 0)
+            continue;
+        pg_rtext_addf(why, "%s%s %s → %s", first ? "" : "; ", str(c, "stage"), str(c, "old"),
+                      str(c, "new"));
+        first = false;
+    }
+    if (regression)
+        return TC_FAIL;
+    if (other && first)
+        pg_rtext_add(why, "correctness was not judged on one side (error or skipped)");
+    return other ? TC_SKIP : TC_PASS;
+}
+
+static void side_text(pg_rtext *t, const char *label, const json_t *side)
+{
+    pg_rtext_addf(t, "%s: verdict %s", label, str(side, "verdict"));
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)json_object_get(side, "outcomes"), k, v)
+        pg_rtext_addf(t, ", %s %s", k, json_string_value(v));
+    const json_t *sp = json_object_get(side, "speedup");
+    if (json_is_number(sp))
+        pg_rtext_addf(t, "; speedup %.4fx", json_number_value(sp));
+    pg_rtext_add(t, "\n");
+}
+
+static void write_case(xw *x, const tcase *c)
+{
+    pg_rtext why, out;
+    pg_rtext_init(&why, 4096);
+    pg_rtext_init(&out, 8192);
+    pg_rtext_add(&why, "");
+    classify(c->rec, &why);
+    xw_start(x, "testcase");
+    xw_attr(x, "name", c->name);
+    xw_attr(x, "classname", c->classname);
+    xw_attr(x, "time", "0.000");
+    if (c->outcome == TC_FAIL) {
+        xw_start(x, "failure");
+        xw_attr(x, "message", why.data);
+        xw_attr(x, "type", "regression");
+        xw_text(x, "pass → fail between OLD and NEW: ");
+        xw_text(x, why.data);
+        xw_text(x, "\n");
+        xw_end(x);
+    } else if (c->outcome == TC_SKIP) {
+        xw_start(x, "skipped");
+        pg_rtext msg;
+        pg_rtext_init(&msg, 4200);
+        pg_rtext_addf(&msg, "not comparable: %s", why.data);
+        xw_attr(x, "message", msg.data ? msg.data : "not comparable");
+        pg_rtext_free(&msg);
+        xw_end(x);
+    }
+    side_text(&out, "OLD", json_object_get(c->rec, "old"));
+    side_text(&out, "NEW", json_object_get(c->rec, "new"));
+    const json_t *lr = json_object_get(c->rec, "log_speedup_ratio");
+    if (json_is_number(lr))
+        pg_rtext_addf(&out, "speedup NEW / OLD: %.4f\n", exp(json_number_value(lr)));
+    xw_start(x, "system-out");
+    xw_text(x, out.data ? out.data : "");
+    xw_end(x);
+    xw_end(x);
+    if (why.oom || out.oom)
+        x->failed = true;
+    pg_rtext_free(&why);
+    pg_rtext_free(&out);
+}
+
+static void write_properties(xw *x, const json_t *m)
+{
+    char b[64];
+    const json_t *gate = json_object_get(m, "gate");
+    xw_start(x, "properties");
+    property(x, "ptxgate.version", str(json_object_get(m, "tool"), "version"));
+    property(x, "compare.old", str(json_object_get(m, "old"), "file"));
+    property(x, "compare.new", str(json_object_get(m, "new"), "file"));
+    property(x, "compare.verdict", str(gate, "verdict"));
+    const json_t *mc = NULL;
+    size_t i;
+    const json_t *s;
+    json_array_foreach(json_object_get(m, "stages"), i, s) if (strcmp(str(s, "stage"), "correctness") == 0) mc =
+        json_object_get(s, "mcnemar");
+    if (mc) {
+        snprintf(b, sizeof b, "%.6g", json_number_value(json_object_get(mc, "p_value")));
+        property(x, "compare.mcnemar_correctness_p", b);
+    }
+    const json_t *wp = json_object_get(json_object_get(json_object_get(m, "speedup"), "wilcoxon"),
+                                       "p_value");
+    if (json_is_number(wp)) {
+        snprintf(b, sizeof b, "%.6g", json_number_value(wp));
+        property(x, "compare.wilcoxon_log_speedup_p", b);
+    }
+    xw_end(x);
+}
+
+static pg_status plan(const json_t *m, tsuite **suites, size_t *n_suites, tcase **cases,
+                      size_t *n_cases)
+{
+    const json_t *recs = json_object_get(m, "workloads");
+    size_t n = json_array_size(recs), i;
+    *cases = calloc(n ? n : 1, sizeof **cases);
+    *suites = calloc(n ? n : 1, sizeof **suites);
+    *n_cases = *n_suites = 0;
+    if (!*cases || !*suites)
+        return PG_ERR_INFRA;
+    const json_t *rec;
+    json_array_foreach(recs, i, rec) {
+        tcase *c = &(*cases)[(*n_cases)++];
+        c->rec = rec;
+        const char *task = str(rec, "task");
+        size_t s = 0;
+        while (s < *n_suites && strcmp((*suites)[s].task, task) != 0)
+            s++;
+        if (s == *n_suites)
+            (*suites)[(*n_suites)++].task = task;
+        c->suite = s;
+        pg_rtext why;
+        pg_rtext_init(&why, 4096);
+        c->outcome = classify(rec, &why);
+        pg_rtext_free(&why);
+        char *sub = clean(str(rec, "submission"), "");
+        pg_rtext cn;
+        pg_rtext_init(&cn, NAME_MAX_BYTES * 6);
+        pg_rtext_add_clean(&cn, task, PG_CLEAN_ONE_LINE, NAME_MAX_BYTES);
+        pg_rtext_add(&cn, ".");
+        pg_rtext_add(&cn, sub ? sub : "");
+        free(sub);
+        c->classname = pg_rtext_take(&cn, NULL);
+        /* Cleaning can make two names equal: number the later ones. */
+        for (unsigned k = 1; c->classname; k++) {
+            char suffix[16] = "";
+            if (k > 1)
+                snprintf(suffix, sizeof suffix, "#%u", k);
+            free(c->name);
+            c->name = clean(str(rec, "workload"), suffix);
+            if (!c->name)
+                break;
+            bool dup = false;
+            for (size_t j = 0; j + 1 < *n_cases && !dup; j++)
+                dup = strcmp((*cases)[j].name, c->name) == 0 &&
+                      strcmp((*cases)[j].classname, c->classname) == 0;
+            if (!dup)
+                break;
+        }
+        if (!c->classname || !c->name)
+            return PG_ERR_INFRA;
+        tsuite *su = &(*suites)[s];
+        su->tests++;
+        su->failures += c->outcome == TC_FAIL;
+        su->skipped += c->outcome == TC_SKIP;
+    }
+    return PG_OK;
+}
+
+static void write_document(xw *x, const json_t *m, const tsuite *suites, size_t n_suites,
+                           const tcase *cases, size_t n_cases)
+{
+    size_t tests = 0, failures = 0;
+    for (size_t i = 0; i < n_suites; i++) {
+        tests += suites[i].tests;
+        failures += suites[i].failures;
+    }
+    const json_t *nw = json_object_get(m, "new");
+    char timestamp[64];
+    snprintf(timestamp, sizeof timestamp, "%s", str(nw, "started_utc"));
+    timestamp[strcspn(timestamp, "Z")] = '\0';
+    char *host = clean(str(nw, "hostname"), "");
+    if (!x->failed && xmlTextWriterStartDocument(x->w, NULL, "UTF-8", NULL) < 0)
+        x->failed = true;
+    xw_start(x, "testsuites");
+    xw_attr(x, "name", "ptxgate compare");
+    xw_attrz(x, "tests", tests);
+    xw_attrz(x, "failures", failures);
+    xw_attrz(x, "errors", 0);
+    xw_attr(x, "time", "0.000");
+    for (size_t s = 0; s < n_suites; s++) {
+        char *name = clean(suites[s].task, "");
+        xw_start(x, "testsuite");
+        xw_attr(x, "name", name ? name : "unnamed");
+        xw_attrz(x, "tests", suites[s].tests);
+        xw_attrz(x, "failures", suites[s].failures);
+        xw_attrz(x, "errors", 0);
+        xw_attrz(x, "skipped", suites[s].skipped);
+        xw_attr(x, "time", "0.000");
+        xw_attr(x, "timestamp", timestamp);
+        xw_attr(x, "hostname", host ? host : "unknown");
+        xw_attrz(x, "id", s);
+        write_properties(x, m);
+        for (size_t c = 0; c < n_cases; c++)
+            if (cases[c].suite == s)
+                write_case(x, &cases[c]);
+        xw_end(x);
+        free(name);
+    }
+    xw_end(x);
+    if (!x->failed && xmlTextWriterEndDocument(x->w) < 0)
+        x->failed = true;
+    free(host);
+}
+
+pg_status pg_compare_junit(const json_t *model, char **out, size_t *len, pg_diag *d)
+{
+    *out = NULL;
+    if (len)
+        *len = 0;
+    tsuite *suites = NULL;
+    tcase *cases = NULL;
+    size_t n_suites = 0, n_cases = 0;
+    xmlBufferPtr buf = NULL;
+    xw x = {0};
+    pg_res_locale loc;
+    pg_status st = pg_res_locale_enter(&loc, d);
+    if (st != PG_OK)
+        return st;
+    if (plan(model, &suites, &n_suites, &cases, &n_cases) != PG_OK) {
+        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory rendering JUnit");
+        goto done;
+    }
+    xmlInitParser();
+    buf = xmlBufferCreate();
+    x.w = buf ? xmlNewTextWriterMemory(buf, 0) : NULL;
+    if (!x.w) {
+        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "libxml2 could not create a writer");
+        goto done;
+    }
+    if (xmlTextWriterSetIndent(x.w, 1) < 0 || xmlTextWriterSetIndentString(x.w, BAD_CAST "  ") < 0)
+        x.failed = true;
+    write_document(&x, model, suites, n_suites, cases, n_cases);
+    xmlFreeTextWriter(x.w);
+    x.w = NULL;
+    if (x.failed) {
+        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "libxml2 failed writing JUnit XML");
+        goto done;
+    }
+    size_t n = (size_t)xmlBufferLength(buf);
+    char *text = malloc(n + 2);
+    if (!text) {
+        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory rendering JUnit");
+        goto done;
+    }
+    memcpy(text, xmlBufferContent(buf), n);
+    if (n == 0 || text[n - 1] != '\n')
+        text[n++] = '\n';
+    text[n] = '\0';
+    *out = text;
+    if (len)
+        *len = n;
+done:
+    if (x.w)
+        xmlFreeTextWriter(x.w);
+    if (buf)
+        xmlBufferFree(buf);
+    for (size_t i = 0; i < n_cases; i++) {
+        free(cases[i].classname);
+        free(cases[i].name);
+    }
+    free(cases);
+    free(suites);
+    pg_res_locale_leave(&loc);
+    return st;
+}

@@ -1,0 +1,377 @@
+/* The markdown of `ptxgate compare`, rendered from the comparison model alone (see compare.h). */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "markdown.h"
+#include "results_read.h"
+
+#define NAME_MAX_BYTES 200
+#define CHANGED_ROWS_MAX 200 /* rows of the changed-workloads table */
+#define CHART_TASKS_MAX 30   /* tasks in the mermaid chart */
+
+static const char *str(const json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? s : "";
+}
+
+static double num(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static long long integer(const json_t *o, const char *key)
+{
+    return (long long)json_integer_value(json_object_get(o, key));
+}
+
+/* Untrusted text, escaped as the results summary escapes it. */
+static void esc(pg_rtext *t, const char *s)
+{
+    char *e = pg_report_markdown_inline(s, NAME_MAX_BYTES);
+    pg_rtext_add(t, e ? e : "");
+    if (!e)
+        t->oom = true;
+    free(e);
+}
+
+static void speedup_cell(pg_rtext *t, double v)
+{
+    if (isfinite(v))
+        pg_rtext_addf(t, "%.3f×", v);
+    else
+        pg_rtext_add(t, "—");
+}
+
+static void rate_cell(pg_rtext *t, const json_t *side)
+{
+    long long pass = integer(side, "pass");
+    long long all = pass + integer(side, "fail") + integer(side, "error") + integer(side, "skipped");
+    double r = num(side, "pass_rate");
+    if (isfinite(r))
+        pg_rtext_addf(t, "%.1f %% (%lld/%lld)", 100.0 * r, pass, all);
+    else
+        pg_rtext_add(t, "—");
+}
+
+static void side_line(pg_rtext *t, const char *label, const json_t *s)
+{
+    pg_rtext_addf(t, "- **%s** ", label);
+    esc(t, str(s, "file"));
+    pg_rtext_addf(t, " — %s, verdict %s, %lld submissions, %lld workloads; ", str(s, "started_utc"),
+                  str(s, "verdict"), integer(s, "submissions"), integer(s, "workloads"));
+    const char *gpu = json_string_value(json_object_get(s, "gpu"));
+    esc(t, gpu ? gpu : "no GPU");
+    const char *drv = json_string_value(json_object_get(s, "driver_version"));
+    if (drv) {
+        pg_rtext_add(t, ", driver ");
+        esc(t, drv);
+    }
+    const char *cublaslt = json_string_value(json_object_get(s, "cublaslt_version"));
+    if (cublaslt) {
+        pg_rtext_add(t, ", cuBLASLt ");
+        esc(t, cublaslt);
+    }
+    pg_rtext_add(t, "\n");
+}
+
+static void value_or_none(pg_rtext *t, const json_t *v)
+{
+    if (json_is_string(v))
+        esc(t, json_string_value(v));
+    else
+        pg_rtext_add(t, "none");
+}
+
+static void header(pg_rtext *t, const json_t *m)
+{
+    const json_t *gate = json_object_get(m, "gate");
+    bool fail = strcmp(str(gate, "verdict"), "fail") == 0;
+    pg_rtext_addf(t, "## ptxgate compare: %s\n\n", fail ? "FAIL" : "PASS");
+    side_line(t, "OLD", json_object_get(m, "old"));
+    side_line(t, "NEW", json_object_get(m, "new"));
+    pg_rtext_add(t, "\n");
+    size_t i;
+    const json_t *r;
+    if (fail) {
+        pg_rtext_add(t, "Why it fails:\n\n");
+        json_array_foreach(json_object_get(gate, "reasons"), i, r) {
+            pg_rtext_add(t, "- ");
+            esc(t, json_string_value(r));
+            pg_rtext_add(t, "\n");
+        }
+        pg_rtext_add(t, "\n");
+    }
+    const json_t *diffs = json_object_get(m, "environment_differences");
+    if (json_array_size(diffs) > 0) {
+        pg_rtext_add(t, "> **Warning:** the two runs differ in their environment:");
+        json_array_foreach(diffs, i, r) {
+            pg_rtext_addf(t, "%s %s ", i ? ";" : "", str(r, "field"));
+            value_or_none(t, json_object_get(r, "old"));
+            pg_rtext_add(t, " → ");
+            value_or_none(t, json_object_get(r, "new"));
+        }
+        pg_rtext_add(t, ". Speedups are against each run's own cuBLASLt, but differences may "
+                        "come from the machine.\n\n");
+    }
+}
+
+static void stages_table(pg_rtext *t, const json_t *m)
+{
+    pg_rtext_addf(t, "### Stages (%lld paired workloads)\n\n", integer(m, "paired_workloads"));
+    pg_rtext_add(t, "| stage | OLD pass rate | NEW pass rate | regressions | fixes | not "
+                    "comparable | McNemar p (two-sided) |\n|---|---|---|---|---|---|---|\n");
+    size_t i;
+    const json_t *s;
+    json_array_foreach(json_object_get(m, "stages"), i, s) {
+        const json_t *mc = json_object_get(s, "mcnemar");
+        pg_rtext_addf(t, "| %s | ", str(s, "stage"));
+        rate_cell(t, json_object_get(s, "old"));
+        pg_rtext_add(t, " | ");
+        rate_cell(t, json_object_get(s, "new"));
+        pg_rtext_addf(t, " | %lld | %lld | %lld | %.3g%s |\n", integer(s, "regressions"),
+                      integer(s, "fixes"), integer(s, "not_comparable"), num(mc, "p_value"),
+                      json_is_true(json_object_get(mc, "significant_worse"))    ? " (worse)"
+                      : json_is_true(json_object_get(mc, "significant_better")) ? " (better)"
+                                                                                : "");
+    }
+    pg_rtext_add(t, "\nA stage not run because an earlier one failed counts as failed; *not "
+                    "comparable* = an error or a skip on one side.\n\n");
+}
+
+static void fast_p_table(pg_rtext *t, const json_t *m)
+{
+    pg_rtext_add(t, "### fast_p (correct and speedup > p, over the paired workloads)\n\n"
+                    "| p | OLD | NEW |\n|---|---|---|\n");
+    size_t i;
+    const json_t *f;
+    long long n = integer(m, "paired_workloads");
+    json_array_foreach(json_object_get(m, "fast_p"), i, f) {
+        pg_rtext_addf(t, "| %.1f | ", num(f, "p"));
+        if (n > 0)
+            pg_rtext_addf(t, "%.3f (%lld/%lld) | %.3f (%lld/%lld) |\n", num(f, "old"),
+                          integer(f, "old_count"), n, num(f, "new"), integer(f, "new_count"), n);
+        else
+            pg_rtext_add(t, "— | — |\n");
+    }
+    pg_rtext_add(t, "\n");
+}
+
+static void geomean_row(pg_rtext *t, const char *label, const json_t *g)
+{
+    pg_rtext_addf(t, "| %s | %lld | ", label, integer(g, "n"));
+    speedup_cell(t, num(g, "geomean"));
+    pg_rtext_add(t, " | ");
+    if (isfinite(num(g, "ci_low")))
+        pg_rtext_addf(t, "[%.3f, %.3f]", num(g, "ci_low"), num(g, "ci_high"));
+    else
+        pg_rtext_add(t, "—");
+    pg_rtext_add(t, " |\n");
+}
+
+static void speedup_section(pg_rtext *t, const json_t *m)
+{
+    const json_t *sp = json_object_get(m, "speedup");
+    const json_t *set = json_object_get(m, "settings");
+    pg_rtext_addf(t, "### Speedup vs cuBLASLt (geometric mean)\n\n| | workloads | geometric mean "
+                     "| %.0f %% bootstrap interval |\n|---|---|---|---|\n",
+                  100.0 * num(set, "confidence"));
+    geomean_row(t, "OLD", json_object_get(sp, "old"));
+    geomean_row(t, "NEW", json_object_get(sp, "new"));
+    geomean_row(t, "NEW / OLD (paired)", json_object_get(sp, "ratio"));
+    const json_t *w = json_object_get(sp, "wilcoxon");
+    pg_rtext_addf(t, "\nWilcoxon signed-rank on log(NEW / OLD): %lld pairs (%lld equal, "
+                     "dropped), W+ = %.1f, W− = %.1f, ",
+                  integer(w, "n"), integer(w, "zeros"), num(w, "w_plus"), num(w, "w_minus"));
+    if (isfinite(num(w, "p_value")))
+        pg_rtext_addf(t, "p = %.3g (two-sided, %s), NEW %s%s.\n\n", num(w, "p_value"),
+                      str(w, "method"),
+                      strcmp(str(w, "direction"), "worse") == 0    ? "slower"
+                      : strcmp(str(w, "direction"), "better") == 0 ? "faster"
+                                                                   : "unchanged",
+                      json_is_true(json_object_get(w, "significant_worse")) ||
+                              json_is_true(json_object_get(w, "significant_better"))
+                          ? ", significant"
+                          : "");
+    else
+        pg_rtext_add(t, "no p-value.\n\n");
+}
+
+/* Mermaid labels: task ids are [a-z0-9_] already; anything else becomes '_' so no label can
+ * break the chart's syntax. */
+static void chart_label(pg_rtext *t, const char *s)
+{
+    pg_rtext_add(t, "\"");
+    for (size_t i = 0; s[i] && i < 48; i++) {
+        char c = s[i];
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '_' || c == '-' || c == '.';
+        pg_rtext_addn(t, ok ? &c : "_", 1);
+    }
+}
+
+static void tasks_section(pg_rtext *t, const json_t *m)
+{
+    const json_t *tasks = json_object_get(m, "tasks");
+    size_t n = json_array_size(tasks), i;
+    if (n == 0)
+        return;
+    const json_t *k;
+    double top = 0.0;
+    json_array_foreach(tasks, i, k) top =
+        fmax(top, fmax(isfinite(num(k, "old_geomean")) ? num(k, "old_geomean") : 0.0,
+                       isfinite(num(k, "new_geomean")) ? num(k, "new_geomean") : 0.0));
+    pg_rtext_add(t, "### Speedup per task\n\n");
+    size_t shown = n < CHART_TASKS_MAX ? n : CHART_TASKS_MAX;
+    pg_rtext_add(t, "```mermaid\nxychart-beta\n    title \"Geometric-mean speedup vs cuBLASLt "
+                    "per task (OLD, NEW)\"\n    x-axis [");
+    for (i = 0; i < shown; i++) {
+        k = json_array_get(tasks, i);
+        for (int s = 0; s < 2; s++) {
+            pg_rtext_add(t, i || s ? ", " : "");
+            chart_label(t, str(k, "task"));
+            pg_rtext_add(t, s ? " NEW\"" : " OLD\"");
+        }
+    }
+    pg_rtext_addf(t, "]\n    y-axis \"speedup (x)\" 0 --> %.2f\n    bar [",
+                  top > 0 ? ceil(top * 11.0) / 10.0 : 1.0);
+    for (i = 0; i < shown; i++) {
+        k = json_array_get(tasks, i);
+        double a = num(k, "old_geomean"), b = num(k, "new_geomean");
+        pg_rtext_addf(t, "%s%.4f, %.4f", i ? ", " : "", isfinite(a) ? a : 0.0,
+                      isfinite(b) ? b : 0.0);
+    }
+    pg_rtext_add(t, "]\n```\n\n");
+    if (shown < n)
+        pg_rtext_addf(t, "The chart shows the first %zu of %zu tasks; the table has all.\n\n",
+                      shown, n);
+    pg_rtext_add(t, "| task | paired workloads | OLD correct | NEW correct | OLD geometric mean | "
+                    "NEW geometric mean |\n|---|---|---|---|---|---|\n");
+    json_array_foreach(tasks, i, k) {
+        pg_rtext_add(t, "| ");
+        esc(t, str(k, "task"));
+        pg_rtext_addf(t, " | %lld | %lld | %lld | ", integer(k, "workloads"),
+                      integer(k, "old_correct"), integer(k, "new_correct"));
+        speedup_cell(t, num(k, "old_geomean"));
+        pg_rtext_add(t, " | ");
+        speedup_cell(t, num(k, "new_geomean"));
+        pg_rtext_add(t, " |\n");
+    }
+    pg_rtext_add(t, "\nA task's bar is 0 where no workload of it has a speedup on that side "
+                    "(none was correct, or the performance stage did not run).\n\n");
+}
+
+static void changes_section(pg_rtext *t, const json_t *m)
+{
+    const json_t *recs = json_object_get(m, "workloads");
+    size_t i, j, changed = 0;
+    const json_t *r, *c;
+    json_array_foreach(recs, i, r) changed += json_array_size(json_object_get(r, "changes")) > 0;
+    pg_rtext_addf(t, "### Changed workloads (%zu)\n\n", changed);
+    if (changed == 0) {
+        pg_rtext_add(t, "No stage outcome changed.\n\n");
+        return;
+    }
+    pg_rtext_add(t, "| task | submission | workload | changes | OLD speedup | NEW speedup "
+                    "|\n|---|---|---|---|---|---|\n");
+    size_t rows = 0;
+    json_array_foreach(recs, i, r) {
+        const json_t *changes = json_object_get(r, "changes");
+        if (json_array_size(changes) == 0)
+            continue;
+        if (rows++ == CHANGED_ROWS_MAX)
+            break;
+        pg_rtext_add(t, "| ");
+        esc(t, str(r, "task"));
+        pg_rtext_add(t, " | ");
+        esc(t, str(r, "submission"));
+        pg_rtext_add(t, " | ");
+        esc(t, str(r, "workload"));
+        pg_rtext_add(t, " | ");
+        json_array_foreach(changes, j, c) {
+            const char *kind = str(c, "kind");
+            pg_rtext_addf(t, "%s%s %s → %s%s", j ? "; " : "", str(c, "stage"), str(c, "old"),
+                          str(c, "new"),
+                          strcmp(kind, "regression") == 0 ? " **(regression)**"
+                          : strcmp(kind, "fix") == 0      ? " (fix)"
+                                                          : " (not comparable)");
+        }
+        pg_rtext_add(t, " | ");
+        speedup_cell(t, num(json_object_get(r, "old"), "speedup"));
+        pg_rtext_add(t, " | ");
+        speedup_cell(t, num(json_object_get(r, "new"), "speedup"));
+        pg_rtext_add(t, " |\n");
+    }
+    if (changed > CHANGED_ROWS_MAX)
+        pg_rtext_addf(t, "\n… %zu more in compare.json.\n", changed - CHANGED_ROWS_MAX);
+    pg_rtext_add(t, "\n");
+}
+
+static void unpaired_section(pg_rtext *t, const json_t *m)
+{
+    const json_t *u = json_object_get(m, "unpaired");
+    if (json_array_size(u) == 0)
+        return;
+    pg_rtext_addf(t, "### Unpaired (%zu, not compared)\n\n", json_array_size(u));
+    size_t i;
+    const json_t *e;
+    json_array_foreach(u, i, e) {
+        if (i == CHANGED_ROWS_MAX) {
+            pg_rtext_addf(t, "- … %zu more in compare.json\n", json_array_size(u) - i);
+            break;
+        }
+        pg_rtext_addf(t, "- only in %s: ", strcmp(str(e, "side"), "old") == 0 ? "OLD" : "NEW");
+        esc(t, str(e, "task"));
+        pg_rtext_add(t, " / ");
+        esc(t, str(e, "submission"));
+        if (json_is_string(json_object_get(e, "workload"))) {
+            pg_rtext_add(t, " / ");
+            esc(t, str(e, "workload"));
+        } else {
+            pg_rtext_add(t, " (the whole submission)");
+        }
+        pg_rtext_add(t, "\n");
+    }
+    pg_rtext_add(t, "\n");
+}
+
+pg_status pg_compare_markdown(const json_t *model, char **out, size_t *len, pg_diag *d)
+{
+    *out = NULL;
+    if (len)
+        *len = 0;
+    pg_res_locale loc;
+    pg_status st = pg_res_locale_enter(&loc, d);
+    if (st != PG_OK)
+        return st;
+    pg_rtext t;
+    pg_rtext_init(&t, PG_COMPARE_MARKDOWN_MAX_BYTES);
+    header(&t, model);
+    stages_table(&t, model);
+    fast_p_table(&t, model);
+    speedup_section(&t, model);
+    tasks_section(&t, model);
+    changes_section(&t, model);
+    unpaired_section(&t, model);
+    const json_t *set = json_object_get(model, "settings");
+    pg_rtext_addf(&t, "<sub>ptxgate %s compare: tests at alpha %.3g; fails on ",
+                  str(json_object_get(model, "tool"), "version"), num(set, "alpha"));
+    size_t i;
+    const json_t *f;
+    json_array_foreach(json_object_get(set, "fail_on"), i, f)
+        pg_rtext_addf(&t, "%s%s", i ? ", " : "", json_string_value(f));
+    pg_rtext_add(&t, json_array_size(json_object_get(set, "fail_on")) ? "" : "nothing (never)");
+    pg_rtext_add(&t, ".</sub>\n");
+    pg_res_locale_leave(&loc);
+    if (t.oom) {
+        pg_rtext_free(&t);
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory rendering markdown");
+    }
+    *out = pg_rtext_take(&t, len);
+    return PG_OK;
+}
