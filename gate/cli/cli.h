@@ -10,6 +10,7 @@
 int pg_cmd_check(int argc, char **argv);
 int pg_cmd_report(int argc, char **argv);
 int pg_cmd_publish(int argc, char **argv);
+int pg_cmd_baseline(int argc, char **argv);
 
 /* Print "ptxgate: <located message>" to stderr and return d->status as exit code. */
 int pg_cli_fail(const pg_diag *d);
@@ -28,5 +29,9 @@ pg_status pg_cli_prepare_output(const char *dir, bool remove_stale, pg_diag *d);
 
 /* Default tasks folder: $PTXGATE_TASKS, else ./tasks when it exists, else the source tree's. */
 const char *pg_cli_default_tasks_dir(void);
+
+/* Default stored-baselines folder: $PTXGATE_BASELINES ("none" for none), else ./baselines when
+ * it exists, else NULL (none). */
+const char *pg_cli_default_baselines_dir(void);
 
 #endif

@@ -15,6 +15,7 @@ static const struct {
     {"check", pg_cmd_check, "Check kernel submissions on the GPU and write the reports."},
     {"report", pg_cmd_report, "Regenerate JUnit XML and markdown from a results.json."},
     {"publish", pg_cmd_publish, "Publish a results.json to GitHub: summary, annotations, PR comment, check run."},
+    {"baseline", pg_cmd_baseline, "Stored vendor baselines per GPU and task: refresh (on a GPU) or show."},
 };
 
 static void usage(FILE *to)
@@ -59,6 +60,17 @@ const char *pg_cli_default_tasks_dir(void)
         }
     }
     return PG_SOURCE_DIR "/tasks";
+}
+
+const char *pg_cli_default_baselines_dir(void)
+{
+    const char *env = getenv("PTXGATE_BASELINES");
+    struct stat st;
+    if (env && env[0])
+        return strcmp(env, "none") == 0 ? NULL : env;
+    if (stat("baselines", &st) == 0 && S_ISDIR(st.st_mode))
+        return "baselines";
+    return NULL;
 }
 
 int main(int argc, char **argv)

@@ -88,6 +88,11 @@ char *pg_baseline_path(char *out, size_t n, const char *dir, const char *gpu_key
 pg_status pg_baseline_load_file(const char *path, const char *expect_task,
                                 const char *expect_gpu_key, pg_baseline **out, pg_diag *d);
 
+/* The same validation of an already parsed document; file names it in diagnostics (not read).
+ * *out->file is set to file. Errors as pg_baseline_load_file. */
+pg_status pg_baseline_from_json(const json_t *root, const char *file, const char *expect_task,
+                                const char *expect_gpu_key, pg_baseline **out, pg_diag *d);
+
 /* The baseline as JSON (schemas/baseline.schema.json), times rounded to 1 ns (6 decimals of a
  * ms), ratios to 6 decimals, power to 0.1 W. New reference. */
 json_t *pg_baseline_to_json(const pg_baseline *b);

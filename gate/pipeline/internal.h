@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "device/device.h"
+#include "model/baseline.h"
 #include "model/binding.h"
 #include "model/launch_limits.h"
 #include "model/manifest.h"
@@ -66,6 +67,7 @@ typedef struct {
     bool dev_tried;
     char gpu_skip_reason[1024];
     json_t *results;
+    struct pg_baseline_state *baselines; /* baseline_check.c; NULL before resolution */
 } pg_run;
 
 /* --- submission.c: offline validation (input errors abort the run) */
@@ -115,6 +117,10 @@ pg_status pg_run_measure_peaks(pg_run *run, pg_diag *d);
 
 /* --- environment.c */
 json_t *pg_environment_json(const pg_run *run);
+/* The run's fingerprint (gate/model/fingerprint.h) from the open device and the toolchain;
+ * only toolchain fields without a device. */
+void pg_run_fingerprint(const pg_run *run, pg_fingerprint *out);
+
 
 /* Open the GPU once per run (stage_gpu.c); false with run->gpu_skip_reason set when it is
  * unavailable, disabled or broken. */
@@ -213,5 +219,31 @@ pg_status pg_heat_soak(pg_device *dev, const pg_arm *arms, size_t n_arms, double
 /* stage_correctness.c / stage_performance.c: return true when the stage passed. */
 bool pg_stage_correctness(pg_wctx *c);
 bool pg_stage_performance(pg_wctx *c);
+
+/* --- baseline_check.c: stored baselines at check time (docs/baselines.md).
+ * resolve: once per run after the device is opened (or not): the GPU key, then per task of
+ * the run its file <baselines_dir>/<gpu-key>/<task>.json loaded and validated (a bad file is
+ * PG_ERR_INPUT naming the file and field: the run stops before any GPU work), the live
+ * fingerprint compared with the stored one, and the accepted kernel's hashes compared.
+ * Without a GPU and without --gpu-key nothing is looked up.
+ * refuses: true (with the reason) when --on-missing-baseline=fail and workload c has no usable
+ * stored entry: the performance stage is then recorded as an infrastructure error, not run.
+ * prepare_gemm: the performance stage's cuBLASLt preparation (perf_arms.c): the stored
+ * algorithm pinned when the stored and live cuBLASLt versions match and the entry describes
+ * c's workload, else the heuristic search (also when cuBLASLt refuses the pinned algorithm);
+ * how it went is written to the current performance stage's details.stored_baseline.
+ * check_stage: after the performance stage: the live cuBLASLt median and interval against the
+ * stored ones (details.baseline_drift); drift beyond --drift-tolerance is a warning or an
+ * infrastructure error per --on-drift. Verdicts stay those of the live measurement.
+ * json: the run's "baselines" section (docs/results.md). */
+pg_status pg_baselines_resolve(pg_run *run, pg_submission *subs, size_t n, pg_diag *d);
+bool pg_baseline_refuses(pg_wctx *c, char *why, size_t n);
+pg_status pg_baseline_prepare_gemm(pg_wctx *c, pg_dtype dtype, int64_t M, int64_t N, int64_t K,
+                                   const pg_buffer *A, const pg_buffer *B, pg_buffer *C,
+                                   int max_candidates, pg_blaslt_gemm **out,
+                                   pg_blaslt_choice *choice, pg_diag *d);
+void pg_baseline_check_stage(pg_wctx *c);
+json_t *pg_baselines_json(const pg_run *run);
+void pg_baselines_release(pg_run *run);
 
 #endif

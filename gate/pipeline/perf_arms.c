@@ -124,11 +124,11 @@ pg_status pg_perf_arms_setup(pg_perf_arms *p, pg_wctx *c, bool sustained, bool w
     for (int k = 0; st == PG_OK && k < p->copies; k++)
         st = pg_buffer_alloc(dev, out_bytes, &p->base_out[k], d);
     if (st == PG_OK)
-        st = pg_blaslt_gemm_prepare(dev, t->tensors[c->a].dtype, pg_workload_symbol(t, c->w, "M"),
-                                    pg_workload_symbol(t, c->w, "N"),
-                                    pg_workload_symbol(t, c->w, "K"), c->tensors[c->a],
-                                    c->tensors[c->b], p->base_out[0],
-                                    t->baseline_max_candidates, &p->gemm, &p->choice, d);
+        st = pg_baseline_prepare_gemm(c, t->tensors[c->a].dtype, pg_workload_symbol(t, c->w, "M"),
+                                      pg_workload_symbol(t, c->w, "N"),
+                                      pg_workload_symbol(t, c->w, "K"), c->tensors[c->a],
+                                      c->tensors[c->b], p->base_out[0],
+                                      t->baseline_max_candidates, &p->gemm, &p->choice, d);
     if (st == PG_OK)
         st = pg_wctx_init_workspaces(c, d);
     for (int k = 0; st == PG_OK && with_accepted && k < p->copies; k++)
