@@ -159,7 +159,7 @@ static void write_environment(pg_rtext *t, const pg_results *r)
 
 /* The stored baselines the run used (results "baselines", docs/baselines.md): the folder, the
  * GPU key and policies, then its notes (fingerprint changes, missing files, drift). Nothing when
- * the run used no baselines folder. */
+ * the run used no baselines folder, or looked nothing up and has no note. */
 static pg_status write_baselines(pg_rtext *t, const json_t *root, const char *file, pg_diag *d)
 {
     pg_jctx top = {.file = file ? file : "results.json", .path = ""};
@@ -179,7 +179,8 @@ static pg_status write_baselines(pg_rtext *t, const json_t *root, const char *fi
         st = pg_res_get_number(root, &top, "baselines.drift_tolerance", &tol, d);
     if (st == PG_OK)
         st = pg_res_get_array(root, &top, "baselines.notes", &notes, d);
-    if (st != PG_OK || !dir)
+    /* Nothing was looked up (no GPU and no --gpu-key) and nothing to say: no section. */
+    if (st != PG_OK || !dir || (!key && json_array_size(notes) == 0))
         return st;
     pg_rtext_add(t, "**Stored baselines:** ");
     md_text(t, dir, NAME_MAX_BYTES);

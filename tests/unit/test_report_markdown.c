@@ -21,7 +21,7 @@
 
 static const char *const k_fixtures[] = {"all_pass",    "assemble_fail", "correctness_fail",
                                          "performance_fail", "gpu_skipped", "infra_error",
-                                         "hostile",     "multi_task",    NULL};
+                                         "hostile",     "multi_task",    "baseline_drift", NULL};
 
 static json_t *load_fixture(const char *name)
 {
