@@ -165,8 +165,9 @@ char *pg_baseline_diff_text(const pg_baseline *old, const pg_baseline *n, const 
         else if (n->has_accepted &&
                  (strcmp(old->accepted_manifest_sha256, n->accepted_manifest_sha256) != 0 ||
                   strcmp(old->accepted_source_sha256, n->accepted_source_sha256) != 0))
-            fprintf(f, "  accepted kernel changed: %s sha256 %.16s… → %.16s…, %s sha256 %.16s… → "
-                       "%.16s…\n",
+            fprintf(f,
+                    "  accepted kernel changed: %s sha256 %.16s… → %.16s…, %s sha256 %.16s… "
+                    "→ %.16s…\n",
                     n->accepted_manifest, old->accepted_manifest_sha256,
                     n->accepted_manifest_sha256, n->accepted_source,
                     old->accepted_source_sha256, n->accepted_source_sha256);

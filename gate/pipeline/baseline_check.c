@@ -121,7 +121,8 @@ static bool choose_key(pg_run *run, struct pg_baseline_state *s, pg_diag *d, pg_
     }
     if (!run->dev) {
         snprintf(s->why_not, sizeof s->why_not,
-                 "no GPU (%s) and no --gpu-key: no stored baseline looked up", run->gpu_skip_reason);
+                 "no GPU (%s) and no --gpu-key: no stored baseline looked up",
+                 run->gpu_skip_reason);
         return false;
     }
     const char *name = pg_device_get_info(run->dev)->name;
@@ -363,7 +364,8 @@ void pg_baseline_check_stage(pg_wctx *c)
     json_object_set_new(
         det, "baseline_drift",
         json_pack("{s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:o, s:o, s:o, s:f}", "verdict",
-                  pg_drift_kind_name(r.kind), "policy", o->on_drift == PG_ON_DRIFT_FAIL ? "fail" : "warn",
+                  pg_drift_kind_name(r.kind), "policy",
+                  o->on_drift == PG_ON_DRIFT_FAIL ? "fail" : "warn",
                   "tolerance", o->drift_tolerance, "stored_median_ms", w->median_ms,
                   "stored_ci_low_ms", w->ci_low_ms, "stored_ci_high_ms", w->ci_high_ms,
                   "live_median_ms", live[0], "live_ci_low_ms", live[1], "live_ci_high_ms",

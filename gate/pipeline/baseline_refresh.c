@@ -68,7 +68,8 @@ static pg_status all_tasks(const char *dir, char ***out, size_t *n, pg_diag *d)
     }
     closedir(dp);
     if (st == PG_OK && *n == 0)
-        st = pg_diag_set(d, PG_ERR_INPUT, dir, 0, "--tasks", "no task folder (<id>/task.json) here");
+        st = pg_diag_set(d, PG_ERR_INPUT, dir, 0, "--tasks",
+                         "no task folder (<id>/task.json) here");
     if (*out)
         qsort(*out, *n, sizeof **out, cmp_str);
     return st;
@@ -110,7 +111,8 @@ static pg_status prepare_input(const pg_refresh_options *o, const char *id, refr
                            "to the task's accepted kernel, so the task must name one", t->id);
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", t->file);
-    snprintf(in->manifest_path, sizeof in->manifest_path, "%s/%s", dirname(dir), t->accepted_kernel);
+    snprintf(in->manifest_path, sizeof in->manifest_path, "%s/%s", dirname(dir),
+             t->accepted_kernel);
     normalize(t->accepted_kernel, in->manifest_rel, sizeof in->manifest_rel);
     pg_manifest *m = NULL;
     pg_diag md;
@@ -198,7 +200,8 @@ static int workload_from_results(const json_t *wl, double confidence, pg_baselin
         return kernel ? 1 : 3;
     }
     const json_t *det = json_object_get(perf, "details");
-    const json_t *base = json_object_get(det, "baseline"), *cand = json_object_get(det, "candidate");
+    const json_t *base = json_object_get(det, "baseline");
+    const json_t *cand = json_object_get(det, "candidate");
     const json_t *sp = json_object_get(det, "speedup"), *blk = json_object_get(det, "block");
     const json_t *stored = json_object_get(det, "stored_baseline");
     if (!json_is_number(json_object_get(base, "median_ms"))) {

@@ -28,7 +28,8 @@ typedef struct {
  * beyond the tolerance: SLOWER when ratio_low > 1 + δ, FASTER when ratio_high < 1 / (1 + δ)
  * (symmetric in log time). So two intervals that overlap after widening by δ never drift, and
  * an edit of a stored time by 10 % is found at δ = 5 % whenever the intervals are narrower than
- * about 2 % together (per-block noise of cuBLASLt on the H200 is ~0.1-0.8 %, docs/performance.md). */
+ * about 2 % together (per-block noise of cuBLASLt on the H200 is ~0.1-0.8 %,
+ * docs/performance.md). */
 pg_drift pg_drift_decide(double stored_median, double stored_low, double stored_high,
                          double live_median, double live_low, double live_high, double tolerance);
 
