@@ -5,7 +5,9 @@
 # are switched off around it. Outputs: exit-code, results, junit-path.
 # Inputs (env): PG_BINARY, PG_DEFAULT_TASKS, PG_SUBMISSIONS, PG_TASKS, PG_WORKLOADS, PG_ARCH,
 # PG_MIN_SPEEDUP, PG_CONFIDENCE, PG_REPETITIONS, PG_SETS, PG_TIMEOUT, PG_DEVICE, PG_IF_NO_GPU,
-# PG_OUTPUT_DIR, PG_JUNIT_PATH; GITHUB_OUTPUT.
+# PG_BASELINES_DIR, PG_GPU_KEY, PG_ON_MISSING_BASELINE, PG_ON_DRIFT, PG_DRIFT_TOLERANCE,
+# PG_INSTRUCTIONS, PG_TIMING_MODE, PG_ACCEPTED_KERNEL, PG_OUTPUT_DIR, PG_JUNIT_PATH;
+# GITHUB_OUTPUT.
 set -uo pipefail
 
 out="${GITHUB_OUTPUT:?}"
@@ -26,6 +28,14 @@ add --sets "${PG_SETS:-}"
 add --timeout "${PG_TIMEOUT:-}"
 add --device "${PG_DEVICE:-}"
 add --if-no-gpu "${PG_IF_NO_GPU:-}"
+add --baselines "${PG_BASELINES_DIR:-}"
+add --gpu-key "${PG_GPU_KEY:-}"
+add --on-missing-baseline "${PG_ON_MISSING_BASELINE:-}"
+add --on-drift "${PG_ON_DRIFT:-}"
+add --drift-tolerance "${PG_DRIFT_TOLERANCE:-}"
+add --instructions "${PG_INSTRUCTIONS:-}"
+add --mode "${PG_TIMING_MODE:-}"
+add --accepted-kernel "${PG_ACCEPTED_KERNEL:-}"
 
 # Submissions: split on blanks and newlines only, never globbed or evaluated; "--" ends the
 # options, so a name starting with "-" is a path, not a flag.

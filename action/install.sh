@@ -48,7 +48,7 @@ else
   export PATH="$cuda/bin:$PATH"
   echo "ptxgate: building from $src"
   cmake -S "$src" -B "$work/build" -DPG_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=Release \
-    -DCUDAToolkit_ROOT="$cuda" >/dev/null || fail "cmake could not configure the build (needs CMake >= 3.25, jansson, libxml2, libcurl and the CUDA toolkit at $cuda)"
+    -DCUDAToolkit_ROOT="$cuda" >/dev/null || fail "cmake could not configure the build (needs CMake >= 3.25, jansson, libxml2, libcurl, OpenSSL libcrypto and the CUDA toolkit at $cuda)"
   cmake --build "$work/build" -j "$(nproc)" >"$work/build.log" 2>&1 || {
     tail -n 40 "$work/build.log"; fail "the build failed (log above)"; }
   bin="$work/build/ptxgate"

@@ -4,8 +4,10 @@
 # with plain names are taken), and when they differ from the default branch's, commit them to
 # the fixed branch ptxgate/baseline-refresh and open its pull request, or update the open one.
 # Never merges. Needs GH_TOKEN (contents: write, pull-requests: write), BASE (the default
-# branch), RUN_URL; runs in a checkout of BASE. BRANCH overrides the branch name; GH (the gh
-# command) and PUSH_URL (the remote to push to) exist for tests.
+# branch), RUN_URL; runs in a checkout of BASE. SUMMARY_FILE (optional) is the output of
+# `ptxgate baseline refresh` (old -> new per workload), quoted in the pull request body. BRANCH
+# overrides the branch name; GH (the gh command) and PUSH_URL (the remote to push to) exist for
+# tests.
 # usage: scripts/baseline-pr.sh DOWNLOADED_BASELINES_DIR
 set -euo pipefail
 src="${1:?usage: scripts/baseline-pr.sh DIR}"
@@ -53,6 +55,11 @@ body="Vendor baselines re-measured on the GPU runner by $RUN_URL.
 Review the changes (old → new times and the environment fingerprint) before merging; this pull
 request is never merged automatically. It was opened with GITHUB_TOKEN, so CI does not start by
 itself: close and reopen it, or push a commit to the branch, to run the checks."
+if [[ -n "${SUMMARY_FILE:-}" && -f "$SUMMARY_FILE" ]]; then
+  # Quoted as plain text: backticks removed so the fence holds; kept well under GitHub's
+  # 65536-character body limit.
+  body+=$'\n\n```text\n'"$(tr -d '`' <"$SUMMARY_FILE" | head -c 50000)"$'\n```'
+fi
 pr=$("$gh" pr list --head "$branch" --base "$base" --state open --json number --jq '.[0].number')
 if [[ -n "$pr" ]]; then
   "$gh" pr edit "$pr" --body "$body"

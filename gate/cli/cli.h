@@ -12,6 +12,7 @@ int pg_cmd_report(int argc, char **argv);
 int pg_cmd_publish(int argc, char **argv);
 int pg_cmd_compare(int argc, char **argv);
 int pg_cmd_merge(int argc, char **argv);
+int pg_cmd_baseline(int argc, char **argv);
 
 /* Print "ptxgate: <located message>" to stderr and return d->status as exit code. */
 int pg_cli_fail(const pg_diag *d);
@@ -48,5 +49,8 @@ const char *pg_cli_default_tasks_dir(void);
 /* Folder of the per-architecture PTX → SASS tables: $PTXGATE_ARCH_DATA, else the installed
  * <prefix>/share/ptxgate/arch next to the binary, else the source tree's data/arch. */
 const char *pg_cli_default_arch_dir(void);
+/* Default stored-baselines folder: $PTXGATE_BASELINES ("none" for none), else ./baselines when
+ * it exists, else NULL (none). */
+const char *pg_cli_default_baselines_dir(void);
 
 #endif

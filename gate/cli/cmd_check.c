@@ -30,6 +30,11 @@ static pg_option k_options[] = {
     {"mode", "cold|sustained", "Timing mode for every task: cold (L2 flushed before each timed launch) or sustained (CUDA graphs of back-to-back launches over rotated input copies). Default: each task's gate.timing_mode, else cold.", NULL},
     {"accepted-kernel", "MANIFEST|none", "Manifest of the accepted kernel the candidate must not be slower than (re-measured in the same run), or none. Default: each task's gate.accepted_kernel.", NULL},
     {"no-energy", NULL, "Skip the energy-per-launch windows (about 1 s per arm and workload).", NULL},
+    {"baselines", "DIR|none", "Folder of stored baselines (<gpu-key>/<task>.json, docs/baselines.md): the fingerprint is compared, the stored cuBLASLt algorithm pinned when the cuBLASLt version matches, and the live cuBLASLt time checked for runner drift. Default: $PTXGATE_BASELINES, else ./baselines when it exists, else none.", NULL},
+    {"gpu-key", "KEY", "GPU key of this runner's baselines. Default: derived from the device name (\"NVIDIA H200\" -> h200-sxm).", NULL},
+    {"on-missing-baseline", "measure|warn|fail", "Without a stored baseline for a task or workload: search cuBLASLt's algorithm and note it (measure), the same with a warning (warn), or an infrastructure error without timing (fail). Default: measure.", NULL},
+    {"on-drift", "warn|fail", "When the live cuBLASLt time differs from the stored one beyond the tolerance (runner drift): a warning, or an infrastructure error (exit 3). Verdicts are decided on live measurements either way. Default: warn.", NULL},
+    {"drift-tolerance", "X", "Relative tolerance of the drift check, in (0, 1); drift is reported only when both intervals put the ratio beyond it. Default: 0.05.", NULL},
     {"timeout", "S", "Seconds allowed for one tool run or one GPU wait. Default: 60.", NULL},
     {"recursive", NULL, "A DIR argument also stands for the manifests in its subfolders, down to 32 levels (e.g. submissions/<model-version>/<task>/*.json): one run, one combined report.", NULL},
     {"shard", "i/n", "Run only shard i of n (1 <= i <= n) of the (task, submission, workload) items: round-robin over the sorted items (docs/shards.md). Every manifest is still validated; the results record the shard and its items; combine the shards' results with 'ptxgate merge'.", NULL},
@@ -114,6 +119,10 @@ static void print_summary(const json_t *res)
         json_integer_value(json_object_get(counts, "fail")) == 0 &&
         json_integer_value(json_object_get(counts, "error")) == 0)
         printf("nothing was checked: every stage was skipped\n");
+    size_t n;
+    json_t *note;
+    json_array_foreach(json_object_get(json_object_get(res, "baselines"), "notes"), n, note)
+        printf("baseline note: %s\n", json_string_value(note));
     printf("verdict: %s (exit %d)\n", json_string_value(json_object_get(res, "verdict")),
            (int)json_integer_value(json_object_get(res, "exit_code")));
 }
@@ -204,6 +213,30 @@ int pg_cmd_check(int argc, char **argv)
         o.shard_index = sh.index;
         o.shard_count = sh.count;
     }
+    o.baselines_dir = pg_option_value(&k_spec, "baselines");
+    if (!o.baselines_dir)
+        o.baselines_dir = pg_cli_default_baselines_dir();
+    else if (strcmp(o.baselines_dir, "none") == 0)
+        o.baselines_dir = NULL;
+    o.gpu_key = pg_option_value(&k_spec, "gpu-key");
+    const char *miss = pg_option_value(&k_spec, "on-missing-baseline");
+    if (miss && strcmp(miss, "measure") != 0 && strcmp(miss, "warn") != 0 &&
+        strcmp(miss, "fail") != 0) {
+        fprintf(stderr, "ptxgate check: --on-missing-baseline: expected 'measure', 'warn' or "
+                        "'fail', got '%s'\n", miss);
+        goto done;
+    }
+    o.on_missing_baseline = !miss || strcmp(miss, "measure") == 0 ? PG_MISSING_MEASURE
+                            : strcmp(miss, "warn") == 0           ? PG_MISSING_WARN
+                                                                  : PG_MISSING_FAIL;
+    const char *drift = pg_option_value(&k_spec, "on-drift");
+    if (drift && strcmp(drift, "warn") != 0 && strcmp(drift, "fail") != 0) {
+        fprintf(stderr, "ptxgate check: --on-drift: expected 'warn' or 'fail', got '%s'\n", drift);
+        goto done;
+    }
+    o.on_drift = drift && strcmp(drift, "fail") == 0 ? PG_ON_DRIFT_FAIL : PG_ON_DRIFT_WARN;
+    if (!pg_option_double(&k_spec, "drift-tolerance", 1e-6, 0.999999, &o.drift_tolerance))
+        goto done;
     if (!pg_option_value(&k_spec, "quiet"))
         o.progress = progress;
     const char *out_dir = pg_option_value(&k_spec, "output") ? pg_option_value(&k_spec, "output")

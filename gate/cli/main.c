@@ -17,6 +17,7 @@ static const struct {
     {"publish", pg_cmd_publish, "Publish a results.json to GitHub: summary, annotations, PR comment, check run."},
     {"merge", pg_cmd_merge, "Merge the results of check --shard i/n runs into one results.json and reports."},
     {"compare", pg_cmd_compare, "Compare two results.json (model versions, commits): transitions, fast_p, paired tests."},
+    {"baseline", pg_cmd_baseline, "Stored vendor baselines per GPU and task: refresh (on a GPU) or show."},
 };
 
 static void usage(FILE *to)
@@ -79,6 +80,17 @@ const char *pg_cli_default_tasks_dir(void)
     if (installed_dir("tasks", installed, sizeof installed))
         return installed;
     return PG_SOURCE_DIR "/tasks";
+}
+
+const char *pg_cli_default_baselines_dir(void)
+{
+    const char *env = getenv("PTXGATE_BASELINES");
+    struct stat st;
+    if (env && env[0])
+        return strcmp(env, "none") == 0 ? NULL : env;
+    if (stat("baselines", &st) == 0 && S_ISDIR(st.st_mode))
+        return "baselines";
+    return NULL;
 }
 
 int main(int argc, char **argv)

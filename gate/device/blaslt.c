@@ -1,8 +1,10 @@
 /* The cuBLASLt baseline GEMM: descriptors for row-major C = A · Bᵀ, the heuristic's candidates
- * timed on the device and the fastest kept, then enqueued on the device stream. */
+ * timed on the device and the fastest kept (or a stored algorithm re-created from its
+ * configuration attributes), then enqueued on the device stream. */
 #include "device_internal.h"
 
 #include <cublasLt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,8 @@
 #define PG_BLASLT_WARMUP 2
 #define PG_BLASLT_REPS 5
 #define PG_BLASLT_TIMEOUT_S 60.0
+/* Largest workspace a stored baseline may ask for. */
+#define PG_BLASLT_MAX_PINNED_WORKSPACE ((size_t)4 << 30)
 
 struct pg_blaslt_gemm {
     pg_device *dev;
@@ -23,6 +27,8 @@ struct pg_blaslt_gemm {
     CUdeviceptr a, b, c; /* see the layout comment in pg_blaslt_gemm_prepare */
     size_t a_bytes, b_bytes, c_bytes;
     CUdeviceptr workspace;
+    size_t workspace_bytes;
+    cudaDataType_t type;
     float alpha, beta; /* read by cublasLtMatmul at call time (host pointer mode) */
 };
 
@@ -65,7 +71,7 @@ static pg_status matmul_on(pg_blaslt_gemm *g, const cublasLtMatmulAlgo_t *algo, 
         g->dev->blaslt, g->op, &g->alpha, (const void *)(uintptr_t)b, g->a_layout,
         (const void *)(uintptr_t)a, g->b_layout, &g->beta, (const void *)(uintptr_t)c,
         g->c_layout, (void *)(uintptr_t)c, g->c_layout, algo, (void *)(uintptr_t)g->workspace,
-        PG_BLASLT_WORKSPACE, (cudaStream_t)g->dev->stream);
+        g->workspace_bytes, (cudaStream_t)g->dev->stream);
     return lt_check(s, "cublasLtMatmul", d);
 }
 
@@ -144,27 +150,84 @@ static pg_status describe_problem(pg_blaslt_gemm *g, cudaDataType_t type, int64_
     return st;
 }
 
-static void describe_algo(const cublasLtMatmulAlgo_t *algo, char *out, size_t n)
+/* The configuration attributes of algo (cublasLtMatmulAlgoConfigAttributes_t). */
+static void read_config(const cublasLtMatmulAlgo_t *algo, pg_blaslt_algo *out)
 {
-    int32_t id = -1, splitk = -1;
-    uint32_t tile = 0, stages = 0, reduction = 0, swizzle = 0, custom = 0;
     size_t w;
-    cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof(id), &w);
-    cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof(tile),
-                                         &w);
-    cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages,
-                                         sizeof(stages), &w);
-    cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk,
-                                         sizeof(splitk), &w);
-    cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &reduction,
-                                         sizeof(reduction), &w);
-    cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, &swizzle,
-                                         sizeof(swizzle), &w);
-    cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, &custom,
-                                         sizeof(custom), &w);
-    snprintf(out, n,
-             "algo_id=%d tile=%u stages=%u splitk=%d reduction=%u swizzle=%u custom=%u", (int)id,
-             tile, stages, (int)splitk, reduction, swizzle, custom);
+    memset(out, 0, sizeof *out);
+    cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_ID, &out->algo_id,
+                                         sizeof(out->algo_id), &w);
+    cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &out->tile,
+                                         sizeof(out->tile), &w);
+    cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, &out->stages,
+                                         sizeof(out->stages), &w);
+    cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &out->splitk,
+                                         sizeof(out->splitk), &w);
+    cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME,
+                                         &out->reduction, sizeof(out->reduction), &w);
+    cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, &out->swizzle,
+                                         sizeof(out->swizzle), &w);
+    cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, &out->custom,
+                                         sizeof(out->custom), &w);
+    cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID,
+                                         &out->inner_shape, sizeof(out->inner_shape), &w);
+    cublasLtMatmulAlgoConfigGetAttribute(algo, CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID,
+                                         &out->cluster_shape, sizeof(out->cluster_shape), &w);
+}
+
+/* An algorithm for g's problem re-created from its configuration: AlgoInit for the algorithm
+ * id and g's types, then every settable attribute. cuBLASLt statuses are returned as they are
+ * (the caller decides whether a refusal is an input error). */
+static cublasStatus_t build_algo(const pg_blaslt_gemm *g, const pg_blaslt_algo *c,
+                                 cublasLtMatmulAlgo_t *algo, const char **failed_call)
+{
+    memset(algo, 0, sizeof *algo);
+    *failed_call = "cublasLtMatmulAlgoInit";
+    cublasStatus_t s = cublasLtMatmulAlgoInit(g->dev->blaslt, CUBLAS_COMPUTE_32F, CUDA_R_32F,
+                                              g->type, g->type, g->type, g->type, c->algo_id,
+                                              algo);
+    const struct {
+        cublasLtMatmulAlgoConfigAttributes_t attr;
+        const void *value;
+        size_t size;
+        const char *call;
+    } set[] = {
+        {CUBLASLT_ALGO_CONFIG_TILE_ID, &c->tile, sizeof c->tile,
+         "cublasLtMatmulAlgoConfigSetAttribute(TILE_ID)"},
+        {CUBLASLT_ALGO_CONFIG_STAGES_ID, &c->stages, sizeof c->stages,
+         "cublasLtMatmulAlgoConfigSetAttribute(STAGES_ID)"},
+        {CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &c->splitk, sizeof c->splitk,
+         "cublasLtMatmulAlgoConfigSetAttribute(SPLITK_NUM)"},
+        {CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &c->reduction, sizeof c->reduction,
+         "cublasLtMatmulAlgoConfigSetAttribute(REDUCTION_SCHEME)"},
+        {CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, &c->swizzle, sizeof c->swizzle,
+         "cublasLtMatmulAlgoConfigSetAttribute(CTA_SWIZZLING)"},
+        {CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, &c->custom, sizeof c->custom,
+         "cublasLtMatmulAlgoConfigSetAttribute(CUSTOM_OPTION)"},
+        {CUBLASLT_ALGO_CONFIG_INNER_SHAPE_ID, &c->inner_shape, sizeof c->inner_shape,
+         "cublasLtMatmulAlgoConfigSetAttribute(INNER_SHAPE_ID)"},
+        {CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, &c->cluster_shape, sizeof c->cluster_shape,
+         "cublasLtMatmulAlgoConfigSetAttribute(CLUSTER_SHAPE_ID)"},
+    };
+    for (size_t i = 0; s == CUBLAS_STATUS_SUCCESS && i < sizeof set / sizeof set[0]; i++) {
+        *failed_call = set[i].call;
+        s = cublasLtMatmulAlgoConfigSetAttribute(algo, set[i].attr, set[i].value, set[i].size);
+    }
+    return s;
+}
+
+/* choice->config and ->algorithm from algo, and whether re-creating the configuration gives
+ * the same opaque bytes (then the stored form of a baseline is complete). */
+static void describe_choice(const pg_blaslt_gemm *g, const cublasLtMatmulAlgo_t *algo,
+                            pg_blaslt_choice *choice)
+{
+    read_config(algo, &choice->config);
+    pg_blaslt_algo_format(&choice->config, choice->algorithm, sizeof choice->algorithm);
+    cublasLtMatmulAlgo_t again;
+    const char *call;
+    choice->config_reproduces = build_algo(g, &choice->config, &again, &call) ==
+                                    CUBLAS_STATUS_SUCCESS &&
+                                memcmp(&again, algo, sizeof again) == 0;
 }
 
 typedef struct {
@@ -184,14 +247,12 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-pg_status pg_blaslt_gemm_prepare(pg_device *dev, pg_dtype dtype, int64_t M, int64_t N, int64_t K,
-                                 const pg_buffer *A, const pg_buffer *B, pg_buffer *C,
-                                 int max_candidates, pg_blaslt_gemm **out, pg_blaslt_choice *choice,
-                                 pg_diag *d)
+/* Checks, the handle, the workspace and the descriptors shared by both ways of preparing. */
+static pg_status setup(pg_device *dev, pg_dtype dtype, int64_t M, int64_t N, int64_t K,
+                       const pg_buffer *A, const pg_buffer *B, pg_buffer *C,
+                       size_t workspace_bytes, pg_blaslt_gemm **out, pg_diag *d)
 {
     *out = NULL;
-    memset(choice, 0, sizeof(*choice));
-    choice->chosen_index = -1;
     pg_status st = pg_dev_enter(dev, d);
     if (st != PG_OK)
         return st;
@@ -214,20 +275,11 @@ pg_status pg_blaslt_gemm_prepare(pg_device *dev, pg_dtype dtype, int64_t M, int6
         return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
                            "cuBLASLt baseline %lldx%lldx%lld: a buffer is too small",
                            (long long)M, (long long)N, (long long)K);
-    if (max_candidates < 1)
-        max_candidates = 1;
-    if (max_candidates > PG_BLASLT_MAX_CANDIDATES)
-        max_candidates = PG_BLASLT_MAX_CANDIDATES;
-
-    cublasLtMatmulPreference_t pref = NULL;
-    cublasLtMatmulHeuristicResult_t results[PG_BLASLT_MAX_CANDIDATES];
-    double times[PG_BLASLT_REPS];
     pg_blaslt_gemm *g = calloc(1, sizeof(*g));
-    if (!g) {
-        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of host memory");
-        goto done;
-    }
+    if (!g)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of host memory");
     g->dev = dev;
+    g->type = type;
     g->a = (CUdeviceptr)pg_buffer_address(A);
     g->b = (CUdeviceptr)pg_buffer_address(B);
     g->c = (CUdeviceptr)pg_buffer_address(C);
@@ -236,14 +288,42 @@ pg_status pg_blaslt_gemm_prepare(pg_device *dev, pg_dtype dtype, int64_t M, int6
     g->c_bytes = pg_buffer_bytes(C);
     g->alpha = 1.0f;
     g->beta = 0.0f;
+    g->workspace_bytes = workspace_bytes;
     st = handle(dev, d);
-    if (st == PG_OK)
-        st = pg_dev_check(dev, dev->cu->MemAlloc(&g->workspace, PG_BLASLT_WORKSPACE),
-                          PG_ERR_INFRA, "cuMemAlloc(cuBLASLt workspace)", d);
+    if (st == PG_OK && workspace_bytes > 0)
+        st = pg_dev_check(dev, dev->cu->MemAlloc(&g->workspace, workspace_bytes), PG_ERR_INFRA,
+                          "cuMemAlloc(cuBLASLt workspace)", d);
     if (st == PG_OK)
         st = describe_problem(g, type, M, N, K, d);
-    if (st == PG_OK)
-        st = lt_check(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate", d);
+    if (st != PG_OK) {
+        pg_blaslt_gemm_free(g);
+        return st;
+    }
+    *out = g;
+    return PG_OK;
+}
+
+pg_status pg_blaslt_gemm_prepare(pg_device *dev, pg_dtype dtype, int64_t M, int64_t N, int64_t K,
+                                 const pg_buffer *A, const pg_buffer *B, pg_buffer *C,
+                                 int max_candidates, pg_blaslt_gemm **out, pg_blaslt_choice *choice,
+                                 pg_diag *d)
+{
+    *out = NULL;
+    memset(choice, 0, sizeof(*choice));
+    choice->chosen_index = -1;
+    if (max_candidates < 1)
+        max_candidates = 1;
+    if (max_candidates > PG_BLASLT_MAX_CANDIDATES)
+        max_candidates = PG_BLASLT_MAX_CANDIDATES;
+
+    cublasLtMatmulPreference_t pref = NULL;
+    cublasLtMatmulHeuristicResult_t results[PG_BLASLT_MAX_CANDIDATES];
+    double times[PG_BLASLT_REPS];
+    pg_blaslt_gemm *g = NULL;
+    pg_status st = setup(dev, dtype, M, N, K, A, B, C, PG_BLASLT_WORKSPACE, &g, d);
+    if (st != PG_OK)
+        return st;
+    st = lt_check(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate", d);
     uint64_t ws = PG_BLASLT_WORKSPACE;
     if (st == PG_OK)
         st = lt_check(cublasLtMatmulPreferenceSetAttribute(
@@ -299,7 +379,7 @@ pg_status pg_blaslt_gemm_prepare(pg_device *dev, pg_dtype dtype, int64_t M, int6
         goto done;
     }
     g->algo = results[choice->chosen_index].algo;
-    describe_algo(&g->algo, choice->algorithm, sizeof(choice->algorithm));
+    describe_choice(g, &g->algo, choice);
     choice->workspace_bytes = PG_BLASLT_WORKSPACE;
     *out = g;
     g = NULL;
@@ -308,4 +388,60 @@ done:
         cublasLtMatmulPreferenceDestroy(pref);
     pg_blaslt_gemm_free(g);
     return st;
+}
+
+pg_status pg_blaslt_gemm_prepare_pinned(pg_device *dev, pg_dtype dtype, int64_t M, int64_t N,
+                                        int64_t K, const pg_buffer *A, const pg_buffer *B,
+                                        pg_buffer *C, const pg_blaslt_algo *algo,
+                                        size_t workspace_bytes, pg_blaslt_gemm **out,
+                                        pg_blaslt_choice *choice, pg_diag *d)
+{
+    *out = NULL;
+    memset(choice, 0, sizeof(*choice));
+    choice->chosen_index = -1;
+    choice->chosen_median_ms = NAN;
+    char text[256];
+    pg_blaslt_algo_format(algo, text, sizeof text);
+    if (workspace_bytes > PG_BLASLT_MAX_PINNED_WORKSPACE)
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                           "pinned cuBLASLt algorithm: a workspace of %zu bytes is above the "
+                           "%zu-byte limit", workspace_bytes, PG_BLASLT_MAX_PINNED_WORKSPACE);
+    pg_blaslt_gemm *g = NULL;
+    pg_status st = setup(dev, dtype, M, N, K, A, B, C, workspace_bytes, &g, d);
+    if (st != PG_OK)
+        return st;
+    const char *call = "";
+    cublasStatus_t s = build_algo(g, algo, &g->algo, &call);
+    cublasLtMatmulHeuristicResult_t check;
+    memset(&check, 0, sizeof check);
+    if (s == CUBLAS_STATUS_SUCCESS) {
+        call = "cublasLtMatmulAlgoCheck";
+        s = cublasLtMatmulAlgoCheck(dev->blaslt, g->op, g->a_layout, g->b_layout, g->c_layout,
+                                    g->c_layout, &g->algo, &check);
+    }
+    if (s != CUBLAS_STATUS_SUCCESS) {
+        /* Refusals of the configuration are the baseline's problem, not the device's. */
+        bool refused = s == CUBLAS_STATUS_NOT_SUPPORTED || s == CUBLAS_STATUS_INVALID_VALUE ||
+                       s == CUBLAS_STATUS_ARCH_MISMATCH;
+        st = pg_diag_set(d, refused ? PG_ERR_INPUT : PG_ERR_INFRA, NULL, 0, NULL,
+                         "cuBLASLt refuses the pinned algorithm (%s) for %lldx%lldx%lld %s: %s: "
+                         "%s (%s)",
+                         text, (long long)M, (long long)N, (long long)K, pg_dtype_name(dtype),
+                         call, cublasLtGetStatusName(s), cublasLtGetStatusString(s));
+    } else if (check.workspaceSize > workspace_bytes) {
+        st = pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                         "the pinned cuBLASLt algorithm (%s) needs %zu bytes of workspace, the "
+                         "baseline gives %zu", text, check.workspaceSize, workspace_bytes);
+    }
+    if (st != PG_OK) {
+        pg_blaslt_gemm_free(g);
+        return st;
+    }
+    describe_choice(g, &g->algo, choice);
+    /* Pinned: complete when cuBLASLt kept every attribute as it was set. */
+    choice->config_reproduces = pg_blaslt_algo_equal(&choice->config, algo);
+    choice->pinned = true;
+    choice->workspace_bytes = workspace_bytes;
+    *out = g;
+    return PG_OK;
 }

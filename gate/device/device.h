@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "../base/diag.h"
+#include "../model/blaslt_algo.h"
 #include "../model/dtype.h"
 #include "../model/tensor_map.h"
 
@@ -44,6 +45,9 @@ typedef struct {
     int sm_clock_mhz;          /* current SM clock at open time (NVML), 0 if unknown */
     int max_sm_clock_mhz;      /* maximum SM clock (NVML), 0 if unknown */
     int memory_clock_mhz;      /* current memory clock (NVML), 0 if unknown */
+    int max_memory_clock_mhz;  /* maximum memory clock (NVML), 0 if unknown */
+    double power_limit_w;      /* enforced power limit (NVML, mW / 1000), 0 if unknown */
+    int ecc;                   /* current ECC mode (NVML): 1 on, 0 off, -1 unknown */
     long long l2_bytes;
     long long memory_bytes;    /* total device memory */
     int driver_api_version;    /* cuDriverGetVersion, e.g. 13000 */
@@ -228,20 +232,41 @@ long pg_cudnn_version(char *reason, size_t n);
 
 /* cuBLASLt baseline for C[M,N] (out_dtype, row-major) = A[M,K] · B[N,K]ᵀ (row-major), fp32
  * compute. prepare asks the heuristic for up to max_candidates algorithms, times each (a few
- * launches each, median, L2 flushed) and keeps the fastest. */
+ * launches each, median, L2 flushed) and keeps the fastest; prepare_pinned re-creates a stored
+ * algorithm instead (docs/baselines.md). */
 typedef struct pg_blaslt_gemm pg_blaslt_gemm;
 typedef struct {
-    int candidates_returned; /* by the heuristic */
-    int candidates_timed;    /* that ran without error */
-    int chosen_index;        /* heuristic rank of the fastest (0 = heuristic's first) */
-    double chosen_median_ms; /* from the selection timing */
-    char algorithm[256];     /* "algo_id=.. tile=.. stages=.. splitk=.. reduction=.. swizzle=.. custom=.." */
+    int candidates_returned; /* by the heuristic (0 when pinned) */
+    int candidates_timed;    /* that ran without error (0 when pinned) */
+    int chosen_index;        /* heuristic rank of the fastest (0 = heuristic's first; -1 pinned) */
+    double chosen_median_ms; /* from the selection timing (NaN when pinned) */
+    char algorithm[256];     /* pg_blaslt_algo_format of config: "algo_id=.. tile=.. stages=..
+                                splitk=.. reduction=.. swizzle=.. custom=.. inner_shape=..
+                                cluster_shape=.." */
+    pg_blaslt_algo config;   /* the algorithm's configuration attributes */
+    bool pinned;             /* re-created from a stored configuration, not searched */
+    bool config_reproduces;  /* searched: re-creating config with cublasLtMatmulAlgoInit +
+                                ConfigSetAttribute gives the heuristic's opaque algorithm bytes,
+                                so the stored form is complete; pinned: cuBLASLt kept every
+                                attribute as it was set */
     size_t workspace_bytes;
 } pg_blaslt_choice;
 pg_status pg_blaslt_gemm_prepare(pg_device *dev, pg_dtype dtype, int64_t M, int64_t N, int64_t K,
                                  const pg_buffer *A, const pg_buffer *B, pg_buffer *C,
                                  int max_candidates, pg_blaslt_gemm **out, pg_blaslt_choice *choice,
                                  pg_diag *d);
+/* The same GEMM with a stored algorithm: cublasLtMatmulAlgoInit(algo->algo_id) for these types,
+ * every other attribute of algo set with cublasLtMatmulAlgoConfigSetAttribute, then
+ * cublasLtMatmulAlgoCheck on this problem; workspace_bytes (at most 4 GiB) of workspace are
+ * allocated and handed to cuBLASLt, as when it was stored. Nothing is timed; choice->pinned.
+ * Errors: PG_ERR_INPUT when cuBLASLt refuses the configuration for this problem and device
+ * (the message names the call and the cuBLASLt status; the caller may search instead), or when
+ * it needs more workspace than workspace_bytes; PG_ERR_INFRA for device and library failures. */
+pg_status pg_blaslt_gemm_prepare_pinned(pg_device *dev, pg_dtype dtype, int64_t M, int64_t N,
+                                        int64_t K, const pg_buffer *A, const pg_buffer *B,
+                                        pg_buffer *C, const pg_blaslt_algo *algo,
+                                        size_t workspace_bytes, pg_blaslt_gemm **out,
+                                        pg_blaslt_choice *choice, pg_diag *d);
 /* Enqueue one matmul with the chosen algorithm. */
 pg_status pg_blaslt_gemm_enqueue(pg_blaslt_gemm *g, pg_diag *d);
 /* The same matmul (same algorithm and workspace) on other buffers of at least the prepared

@@ -1,6 +1,7 @@
 /* The environment fingerprint: what the driver says about the device (name, UUID, attributes,
  * launch limits, memory), then what NVML adds when libnvidia-ml.so.1 is present (clocks,
- * driver version). NVML is optional: absent, its fields stay 0 / "". */
+ * driver version, power limit, ECC mode). NVML is optional: absent, its fields stay 0 / ""
+ * (ECC -1). */
 #include "device_internal.h"
 
 #include <dlfcn.h>
@@ -15,6 +16,8 @@ typedef int (*pg_nvml_shutdown_fn)(void);
 typedef int (*pg_nvml_by_uuid_fn)(const char *uuid, pg_nvml_device_t *device);
 typedef int (*pg_nvml_driver_version_fn)(char *version, unsigned int length);
 typedef int (*pg_nvml_clock_fn)(pg_nvml_device_t device, int type, unsigned int *clock);
+typedef int (*pg_nvml_power_limit_fn)(pg_nvml_device_t device, unsigned int *milliwatts);
+typedef int (*pg_nvml_ecc_fn)(pg_nvml_device_t device, int *current, int *pending);
 #define PG_NVML_SUCCESS 0
 #define PG_NVML_CLOCK_SM 1
 #define PG_NVML_CLOCK_MEM 2
@@ -32,6 +35,10 @@ static void read_nvml(pg_device_info *info)
         (pg_nvml_driver_version_fn)dlsym(lib, "nvmlSystemGetDriverVersion");
     pg_nvml_clock_fn clock = (pg_nvml_clock_fn)dlsym(lib, "nvmlDeviceGetClockInfo");
     pg_nvml_clock_fn max_clock = (pg_nvml_clock_fn)dlsym(lib, "nvmlDeviceGetMaxClockInfo");
+    /* Optional: a fingerprint without them is still a fingerprint. */
+    pg_nvml_power_limit_fn power_limit =
+        (pg_nvml_power_limit_fn)dlsym(lib, "nvmlDeviceGetEnforcedPowerLimit");
+    pg_nvml_ecc_fn ecc = (pg_nvml_ecc_fn)dlsym(lib, "nvmlDeviceGetEccMode");
     if (!init || !shutdown || !by_uuid || !driver || !clock || !max_clock)
         goto unload;
     if (init() != PG_NVML_SUCCESS)
@@ -48,6 +55,17 @@ static void read_nvml(pg_device_info *info)
             info->memory_clock_mhz = (int)mhz;
         if (max_clock(nd, PG_NVML_CLOCK_SM, &mhz) == PG_NVML_SUCCESS)
             info->max_sm_clock_mhz = (int)mhz;
+        if (max_clock(nd, PG_NVML_CLOCK_MEM, &mhz) == PG_NVML_SUCCESS)
+            info->max_memory_clock_mhz = (int)mhz;
+        unsigned int mw = 0;
+        if (power_limit && power_limit(nd, &mw) == PG_NVML_SUCCESS && mw > 0)
+            info->power_limit_w = mw / 1000.0;
+        /* nvmlEnableState_t: NVML_FEATURE_DISABLED 0, NVML_FEATURE_ENABLED 1. GPUs without ECC
+         * answer NVML_ERROR_NOT_SUPPORTED: unknown. */
+        int current = -1, pending = -1;
+        if (ecc && ecc(nd, &current, &pending) == PG_NVML_SUCCESS &&
+            (current == 0 || current == 1))
+            info->ecc = current;
     }
     shutdown();
 unload:
@@ -60,6 +78,7 @@ pg_status pg_fingerprint_read(pg_device *dev, int ordinal, pg_diag *d)
     pg_device_info *info = &dev->info;
     memset(info, 0, sizeof(*info));
     info->ordinal = ordinal;
+    info->ecc = -1;
 
     pg_status st = pg_dev_check(dev, cu->DeviceGetName(info->name, (int)sizeof(info->name),
                                                        dev->device),

@@ -23,6 +23,9 @@ void pg_check_options_init(pg_check_options *o)
     o->confidence = 0.95;
     o->timeout_s = 60.0;
     o->energy = true;
+    o->on_missing_baseline = PG_MISSING_MEASURE;
+    o->on_drift = PG_ON_DRIFT_WARN;
+    o->drift_tolerance = 0.05;
 }
 
 void pg_progress(pg_run *run, const pg_submission *s, const char *workload, const char *stage,
@@ -126,6 +129,8 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
     for (size_t i = 0; i < n; i++)
         run.n_comparisons += subs[i].n_workloads * (subs[i].accepted ? 2 : 1);
     st = check_device_limits(&run, subs, n, d);
+    if (st == PG_OK)
+        st = pg_baselines_resolve(&run, subs, n, d);
     if (st != PG_OK)
         goto done;
     if (o->shard_count > 0 && (st = pg_run_select_shard(&run, subs, n, &shard, d)) != PG_OK)
@@ -166,6 +171,7 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
         shard = NULL;
     }
     json_object_set_new(res, "environment", pg_environment_json(&run));
+    json_object_set_new(res, "baselines", pg_baselines_json(&run));
     json_object_set_new(res, "settings",
                         settings_json(o, run.dev ? pg_device_flush_bytes(run.dev) : 0));
     json_object_set_new(res, "duration_s", json_real(pg_now_s() - t0));
@@ -179,6 +185,7 @@ done:
     json_decref(res);
     json_decref(shard);
     pg_perf_release(&run);
+    pg_baselines_release(&run);
     if (run.dev)
         pg_device_close(run.dev);
     remove_tmpdir(run.tmpdir);

@@ -17,6 +17,15 @@ typedef void (*pg_progress_fn)(void *ctx, const char *task, const char *submissi
                                const char *workload, const char *stage, const char *status,
                                const char *message);
 
+/* What a run does when the stored baseline of a task (or one of its workloads) is missing
+ * (docs/baselines.md): search cuBLASLt's algorithm as without baselines and note it (MEASURE),
+ * the same with a warning in the stage message (WARN), or make the performance stage an
+ * infrastructure error without timing (FAIL). */
+typedef enum { PG_MISSING_MEASURE, PG_MISSING_WARN, PG_MISSING_FAIL } pg_missing_policy;
+/* Runner drift (the live cuBLASLt time differs from the stored one beyond the tolerance): a
+ * warning in the stage message (WARN) or an infrastructure error of the stage (FAIL). */
+typedef enum { PG_ON_DRIFT_WARN, PG_ON_DRIFT_FAIL } pg_drift_policy;
+
 typedef struct {
     const char *tasks_dir;         /* folder holding <task-id>/task.json */
     int device_ordinal;            /* CUDA device ordinal, default 0 */
@@ -44,6 +53,12 @@ typedef struct {
                                       "warn" or "off"; NULL = each task's gate.instructions */
     int shard_index, shard_count;  /* --shard i/n (model/shard.h): run only shard i of n of the
                                       (task, submission, workload) items; count 0 = no shards */
+    const char *baselines_dir;     /* stored baselines (<gpu-key>/<task>.json), NULL = none */
+    const char *gpu_key;           /* folder of this GPU's baselines, NULL = derived from the
+                                      device name (gate/model/gpu_key.h) */
+    pg_missing_policy on_missing_baseline; /* default PG_MISSING_MEASURE */
+    pg_drift_policy on_drift;      /* default PG_ON_DRIFT_WARN */
+    double drift_tolerance;        /* δ of the drift decision (gate/stats/drift.h), default 0.05 */
     pg_progress_fn progress;       /* may be NULL */
     void *progress_ctx;
 } pg_check_options;

@@ -1,4 +1,6 @@
-/* The environment fingerprint of a run: host, GPU, driver, CUDA, ptxas and cuBLASLt versions. */
+/* The environment fingerprint of a run: host, GPU, driver, CUDA, ptxas and cuBLASLt versions,
+ * clocks, power limit and ECC mode; as results JSON and as the model's pg_fingerprint. */
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -25,6 +27,11 @@ json_t *pg_environment_json(const pg_run *run)
                       i->sm_clock_mhz, "max_sm_clock_mhz", i->max_sm_clock_mhz,
                       "memory_clock_mhz", i->memory_clock_mhz, "l2_bytes",
                       (json_int_t)i->l2_bytes, "memory_bytes", (json_int_t)i->memory_bytes));
+        json_t *gpu = json_object_get(env, "gpu");
+        json_object_set_new(gpu, "max_memory_clock_mhz", json_integer(i->max_memory_clock_mhz));
+        json_object_set_new(gpu, "power_limit_w",
+                            i->power_limit_w > 0 ? json_real(i->power_limit_w) : json_null());
+        json_object_set_new(gpu, "ecc", i->ecc < 0 ? json_null() : json_boolean(i->ecc == 1));
         json_object_set_new(env, "gpu_skip_reason", json_null());
         json_object_set_new(env, "driver_version",
                             i->driver_version[0] ? json_string(i->driver_version) : json_null());
@@ -44,4 +51,24 @@ json_t *pg_environment_json(const pg_run *run)
     }
     json_object_set_new(env, "ptxas_version", has_ptxas ? json_string(ptxas) : json_null());
     return env;
+}
+
+void pg_run_fingerprint(const pg_run *run, pg_fingerprint *out)
+{
+    pg_fingerprint_init(out);
+    pg_toolchain_ptxas_version(out->ptxas_version, sizeof out->ptxas_version);
+    if (!run->dev)
+        return;
+    const pg_device_info *i = pg_device_get_info(run->dev);
+    snprintf(out->gpu_name, sizeof out->gpu_name, "%s", i->name);
+    snprintf(out->compute_capability, sizeof out->compute_capability, "%d.%d", i->cc_major,
+             i->cc_minor);
+    out->sm_count = i->sm_count;
+    snprintf(out->driver_version, sizeof out->driver_version, "%s", i->driver_version);
+    out->cuda_driver_api_version = i->driver_api_version;
+    out->cublaslt_version = i->cublaslt_version;
+    out->max_sm_clock_mhz = i->max_sm_clock_mhz;
+    out->max_memory_clock_mhz = i->max_memory_clock_mhz;
+    out->power_limit_w = i->power_limit_w;
+    out->ecc = i->ecc;
 }

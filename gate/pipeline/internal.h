@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "device/device.h"
+#include "model/baseline.h"
 #include "model/binding.h"
 #include "model/launch_limits.h"
 #include "model/manifest.h"
@@ -82,6 +83,7 @@ typedef struct {
     bool dev_tried;
     char gpu_skip_reason[1024];
     json_t *results;
+    struct pg_baseline_state *baselines; /* baseline_check.c; NULL before resolution */
 } pg_run;
 
 /* --- submission.c: offline validation (input errors abort the run) */
@@ -138,6 +140,10 @@ pg_status pg_run_measure_peaks(pg_run *run, pg_diag *d);
 
 /* --- environment.c */
 json_t *pg_environment_json(const pg_run *run);
+/* The run's fingerprint (gate/model/fingerprint.h) from the open device and the toolchain;
+ * only toolchain fields without a device. */
+void pg_run_fingerprint(const pg_run *run, pg_fingerprint *out);
+
 
 /* Open the GPU once per run (stage_gpu.c); false with run->gpu_skip_reason set when it is
  * unavailable, disabled or broken. */
@@ -260,28 +266,54 @@ pg_status pg_refrun_fill_inputs(pg_wctx *c, uint64_t seed, pg_diag *d);
  * NULL entries for inputs), from the current inputs; returns after the GPU finished. */
 pg_status pg_refrun_outputs(pg_wctx *c, pg_buffer *const *refs, pg_diag *d);
 
-/* baseline_arm.c: the vendor baseline a task is timed against, as one arm of the performance
+/* vendor_arm.c: the vendor baseline a task is timed against, as one arm of the performance
  * stage: cuBLASLt (gemm_nt: the fastest of the task's max_candidates heuristic algorithms) or
  * cuDNN (attention: the SDPA graphs of device.h). prepare allocates the baseline's own outputs
  * and chooses its algorithm for workload c (whose inputs it reads); *out is owned by the caller
- * (pg_baseline_free). Errors: the library's, as PG_ERR_INFRA with the operation named. */
-typedef struct pg_baseline pg_baseline;
-pg_status pg_baseline_prepare(pg_wctx *c, pg_baseline **out, pg_diag *d);
+ * (pg_vendor_free). Errors: the library's, as PG_ERR_INFRA with the operation named. */
+typedef struct pg_vendor pg_vendor;
+pg_status pg_vendor_prepare(pg_wctx *c, pg_vendor **out, pg_diag *d);
 /* The arm that enqueues one baseline run; {NULL, NULL} for a NULL baseline. */
-pg_arm pg_baseline_arm(pg_baseline *b);
+pg_arm pg_vendor_arm(pg_vendor *b);
 /* Add the baseline's record to the results object `obj`: "library" ("cublaslt" | "cudnn"),
  * the algorithm or engine and their settings (docs/results.md). */
-void pg_baseline_describe(const pg_baseline *b, json_t *obj);
+void pg_vendor_describe(const pg_vendor *b, json_t *obj);
 /* "cuBLASLt" or "cuDNN", for messages. */
-const char *pg_baseline_label(const pg_baseline *b);
+const char *pg_vendor_label(const pg_vendor *b);
 /* The cuBLASLt plan of a GEMM baseline (NULL for cuDNN), and the baseline's own output buffer
  * of task tensor `tensor` (NULL for inputs): sustained mode rebinds the plan to rotated copies. */
-pg_blaslt_gemm *pg_baseline_gemm(pg_baseline *b);
-pg_buffer *pg_baseline_output(pg_baseline *b, int tensor);
-void pg_baseline_free(pg_baseline *b);
+pg_blaslt_gemm *pg_vendor_gemm(pg_vendor *b);
+pg_buffer *pg_vendor_output(pg_vendor *b, int tensor);
+void pg_vendor_free(pg_vendor *b);
 
 /* stage_correctness.c / stage_performance.c: return true when the stage passed. */
 bool pg_stage_correctness(pg_wctx *c);
 bool pg_stage_performance(pg_wctx *c);
+
+/* --- baseline_check.c: stored baselines at check time (docs/baselines.md).
+ * resolve: once per run after the device is opened (or not): the GPU key, then per task of
+ * the run its file <baselines_dir>/<gpu-key>/<task>.json loaded and validated (a bad file is
+ * PG_ERR_INPUT naming the file and field: the run stops before any GPU work), the live
+ * fingerprint compared with the stored one, and the accepted kernel's hashes compared.
+ * Without a GPU and without --gpu-key nothing is looked up.
+ * refuses: true (with the reason) when --on-missing-baseline=fail and workload c has no usable
+ * stored entry: the performance stage is then recorded as an infrastructure error, not run.
+ * prepare_gemm: the performance stage's cuBLASLt preparation (perf_arms.c): the stored
+ * algorithm pinned when the stored and live cuBLASLt versions match and the entry describes
+ * c's workload, else the heuristic search (also when cuBLASLt refuses the pinned algorithm);
+ * how it went is written to the current performance stage's details.stored_baseline.
+ * check_stage: after the performance stage: the live cuBLASLt median and interval against the
+ * stored ones (details.baseline_drift); drift beyond --drift-tolerance is a warning or an
+ * infrastructure error per --on-drift. Verdicts stay those of the live measurement.
+ * json: the run's "baselines" section (docs/results.md). */
+pg_status pg_baselines_resolve(pg_run *run, pg_submission *subs, size_t n, pg_diag *d);
+bool pg_baseline_refuses(pg_wctx *c, char *why, size_t n);
+pg_status pg_baseline_prepare_gemm(pg_wctx *c, pg_dtype dtype, int64_t M, int64_t N, int64_t K,
+                                   const pg_buffer *A, const pg_buffer *B, pg_buffer *C,
+                                   int max_candidates, pg_blaslt_gemm **out,
+                                   pg_blaslt_choice *choice, pg_diag *d);
+void pg_baseline_check_stage(pg_wctx *c);
+json_t *pg_baselines_json(const pg_run *run);
+void pg_baselines_release(pg_run *run);
 
 #endif

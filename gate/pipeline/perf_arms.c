@@ -42,9 +42,9 @@ static pg_status rot_baseline(void *ctx, int rotation, pg_diag *d)
 {
     pg_perf_arms *p = ctx;
     int k = rotation % p->copies;
-    pg_blaslt_gemm *gemm = pg_baseline_gemm(p->baseline);
+    pg_blaslt_gemm *gemm = pg_vendor_gemm(p->baseline);
     if (!gemm || k == 0) {
-        pg_arm arm = pg_baseline_arm(p->baseline);
+        pg_arm arm = pg_vendor_arm(p->baseline);
         return arm.enqueue(arm.ctx, d);
     }
     const pg_wctx *w = cand_copy(p, k);
@@ -123,7 +123,7 @@ pg_status pg_perf_arms_setup(pg_perf_arms *p, pg_wctx *c, bool sustained, bool w
     for (int k = 1; st == PG_OK && gemm && k < p->copies; k++)
         st = pg_buffer_alloc(dev, out_bytes, &p->base_out[k], d);
     if (st == PG_OK)
-        st = pg_baseline_prepare(c, &p->baseline, d);
+        st = pg_vendor_prepare(c, &p->baseline, d);
     if (st == PG_OK)
         st = pg_wctx_init_workspaces(c, d);
     for (int k = 0; st == PG_OK && with_accepted && k < p->copies; k++)
@@ -139,7 +139,7 @@ pg_status pg_perf_arms_setup(pg_perf_arms *p, pg_wctx *c, bool sustained, bool w
         p->arms[PG_ARM_CAND] = (pg_arm){pg_wctx_enqueue, c};
         /* The canary's two arms share one baseline plan (same algorithm, same output): a second
          * heuristic search could pick another algorithm and the A/A pair would not be A/A. */
-        p->arms[PG_ARM_BASE] = p->arms[PG_ARM_CANARY] = pg_baseline_arm(p->baseline);
+        p->arms[PG_ARM_BASE] = p->arms[PG_ARM_CANARY] = pg_vendor_arm(p->baseline);
         p->arms[PG_ARM_ACCEPTED] = (pg_arm){enqueue_accepted, &p->acc[0]};
         return PG_OK;
     }
@@ -168,7 +168,7 @@ void pg_perf_arms_release(pg_perf_arms *p)
         pg_wctx_release(&p->acc[k]);
     for (int k = 1; k < p->n_cand; k++)
         pg_wctx_release(&p->cand[k]);
-    pg_baseline_free(p->baseline);
+    pg_vendor_free(p->baseline);
     for (int k = 0; k < PG_PERF_MAX_COPIES; k++)
         if (p->base_out[k])
             pg_buffer_free(p->base_out[k]);

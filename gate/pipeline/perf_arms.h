@@ -21,7 +21,7 @@ typedef struct {
     int n_cand;
     pg_wctx acc[PG_PERF_MAX_COPIES];  /* the accepted kernel per copy, inputs borrowed */
     int n_acc;
-    pg_baseline *baseline;            /* cuBLASLt or cuDNN on copy 0 (baseline_arm.c) */
+    pg_vendor *baseline;            /* cuBLASLt or cuDNN on copy 0 (vendor_arm.c) */
     pg_buffer *base_out[PG_PERF_MAX_COPIES]; /* GEMM baseline outputs of copies 1.. */
     pg_sgraph *graph[PG_PERF_MAX_ARMS];
 } pg_perf_arms;

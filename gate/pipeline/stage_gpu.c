@@ -129,15 +129,21 @@ static void run_workload(pg_run *run, pg_submission *s, int i, pg_kernel **kerne
         pg_wctx_release(&c);
         return;
     }
+    char refused[2000];
     bool correct = pg_stage_correctness(&c);
     /* The instruction verdict does not gate the timing: a kernel that misses its targets still
      * gets its speed measured and reported. */
     pg_stage_instructions(run, s, stages);
     if (correct) {
-        if (pg_run_ensure_device(run))
-            pg_stage_performance(&c);
-        else
+        if (!pg_run_ensure_device(run)) {
             record_not_run(run, s, stages, c.w->name, "performance", "error", run->gpu_skip_reason);
+        } else if (pg_baseline_refuses(&c, refused, sizeof refused)) {
+            record_not_run(run, s, stages, c.w->name, "performance", "error", refused);
+            json_object_set_new(wj, "status", json_string("INFRA_ERROR"));
+        } else {
+            pg_stage_performance(&c);
+            pg_baseline_check_stage(&c);
+        }
     } else {
         record_not_run(run, s, stages, c.w->name, "performance", "skipped",
                        "not run: the correctness stage did not pass");

@@ -1,5 +1,5 @@
 /* The performance stage (issue 4 design): the candidate, the vendor baseline (cuBLASLt for
- * GEMM, cuDNN for attention: baseline_arm.c), the baseline again as an A/A
+ * GEMM, cuDNN for attention: vendor_arm.c), the baseline again as an A/A
  * canary and, when the task has one, its accepted kernel are timed in randomized interleaved
  * blocks after a heat soak (arms: perf_arms.c, cold or sustained); per-block log ratios go to
  * the sign-flip comparisons of gate/stats/comparison.h at group-sequential looks.
@@ -269,7 +269,7 @@ bool pg_stage_performance(pg_wctx *c)
     pg_status st = p ? pg_perf_arms_setup(p, c, sustained, with_acc, o->timeout_s * 5, &d)
                      : pg_diag_set(&d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
     int n_arms = p ? p->n_arms : 0;
-    const char *L = pg_baseline_label(p ? p->baseline : NULL); /* "cuBLASLt" or "cuDNN" */
+    const char *L = pg_vendor_label(p ? p->baseline : NULL); /* "cuBLASLt" or "cuDNN" */
     double probe[PG_PERF_MAX_ARMS] = {NAN, NAN, NAN, NAN};
     if (st == PG_OK)
         st = pg_device_time(run->dev, p->arms, (size_t)n_arms, 1, 1, !sustained, o->timeout_s * 5,
@@ -392,7 +392,7 @@ bool pg_stage_performance(pg_wctx *c)
     json_object_set_new(cj, "launches_per_timed_launch", json_integer(p->launches[PG_ARM_CAND]));
     json_object_set_new(det, "candidate", cj);
     json_t *bj = summary_json(&base, flop);
-    pg_baseline_describe(p->baseline, bj);
+    pg_vendor_describe(p->baseline, bj);
     json_object_set_new(det, "baseline", bj);
     if (with_acc) {
         json_t *aj = summary_json(&acc, flop);

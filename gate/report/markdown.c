@@ -15,6 +15,7 @@
 #define ROWS_SHOWN 500              /* workload rows per submission table */
 #define SKIPPED_SHOWN 200           /* items of the "Skipped stages" list */
 #define SUBMISSION_BUDGET (128u * 1024u) /* room kept free before starting a submission */
+#define BASELINE_NOTES_SHOWN 20     /* notes of the stored-baselines section */
 
 /* ---- escaping ---- */
 
@@ -154,6 +155,68 @@ static void write_environment(pg_rtext *t, const pg_results *r)
     pg_rtext_add(t, " · host ");
     md_text_or_dash(t, e->hostname, NAME_MAX_BYTES);
     pg_rtext_add(t, "\n\n");
+}
+
+/* The stored baselines the run used (results "baselines", docs/baselines.md): the folder, the
+ * GPU key and policies, then its notes (fingerprint changes, missing files, drift). Nothing when
+ * the run used no baselines folder, or looked nothing up and has no note. */
+static pg_status write_baselines(pg_rtext *t, const json_t *root, const char *file, pg_diag *d)
+{
+    pg_jctx top = {.file = file ? file : "results.json", .path = ""};
+    const char *dir = NULL, *key = NULL, *key_source = NULL, *missing = NULL, *drift = NULL;
+    const json_t *notes = NULL;
+    pg_res_num tol;
+    pg_status st = pg_res_get_string(root, &top, "baselines.dir", &dir, d);
+    if (st == PG_OK)
+        st = pg_res_get_string(root, &top, "baselines.gpu_key", &key, d);
+    if (st == PG_OK)
+        st = pg_res_get_string(root, &top, "baselines.gpu_key_source", &key_source, d);
+    if (st == PG_OK)
+        st = pg_res_get_string(root, &top, "baselines.on_missing_baseline", &missing, d);
+    if (st == PG_OK)
+        st = pg_res_get_string(root, &top, "baselines.on_drift", &drift, d);
+    if (st == PG_OK)
+        st = pg_res_get_number(root, &top, "baselines.drift_tolerance", &tol, d);
+    if (st == PG_OK)
+        st = pg_res_get_array(root, &top, "baselines.notes", &notes, d);
+    /* Nothing was looked up (no GPU and no --gpu-key) and nothing to say: no section. */
+    if (st != PG_OK || !dir || (!key && json_array_size(notes) == 0))
+        return st;
+    pg_rtext_add(t, "**Stored baselines:** ");
+    md_text(t, dir, NAME_MAX_BYTES);
+    if (key) {
+        pg_rtext_add(t, " · GPU key ");
+        md_text(t, key, 64);
+        if (key_source) {
+            pg_rtext_add(t, " (");
+            md_text(t, key_source, NAME_MAX_BYTES);
+            pg_rtext_add(t, ")");
+        }
+    }
+    pg_rtext_add(t, " · missing baseline: ");
+    md_text_or_dash(t, missing, 16);
+    pg_rtext_add(t, " · runner drift: ");
+    md_text_or_dash(t, drift, 16);
+    if (tol.has)
+        pg_rtext_addf(t, " beyond %.1f %%", 100.0 * tol.v);
+    pg_rtext_add(t, "\n\n");
+    size_t n = json_array_size(notes);
+    for (size_t i = 0; i < n && i < BASELINE_NOTES_SHOWN; i++) {
+        const json_t *note = json_array_get(notes, i);
+        if (!json_is_string(note)) {
+            char f[64];
+            snprintf(f, sizeof f, "baselines.notes[%zu]", i);
+            return pg_diag_set(d, PG_ERR_INPUT, top.file, 0, f, "expected a string");
+        }
+        pg_rtext_add(t, "- ");
+        md_text(t, json_string_value(note), MESSAGE_MAX_BYTES);
+        pg_rtext_add(t, "\n");
+    }
+    if (n > BASELINE_NOTES_SHOWN)
+        pg_rtext_addf(t, "- … %zu more in the results json\n", n - BASELINE_NOTES_SHOWN);
+    if (n)
+        pg_rtext_add(t, "\n");
+    return PG_OK;
 }
 
 /* ---- submission stages ---- */
@@ -642,6 +705,8 @@ pg_status pg_report_markdown(const json_t *results, const char *results_file, ch
         goto done;
     write_title(&t, &r);
     write_environment(&t, &r);
+    if ((st = write_baselines(&t, results, results_file, d)) != PG_OK)
+        goto done;
     size_t i = 0;
     for (; i < r.n_subs && t.len + SUBMISSION_BUDGET < PG_MARKDOWN_MAX_BYTES; i++)
         if ((st = write_submission(&t, &r, &r.subs[i], d)) != PG_OK)

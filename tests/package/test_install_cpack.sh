@@ -22,6 +22,8 @@ check "share/ptxgate/tasks" [ -f "$p/share/ptxgate/tasks/gemm_bf16_nt/task.json"
 check "share/ptxgate/schemas" [ -f "$p/share/ptxgate/schemas/results.schema.json" ]
 check "share/ptxgate/metrics" [ -f "$p/share/ptxgate/metrics/gh100.json" ]
 check "share/ptxgate/arch" [ -f "$p/share/ptxgate/arch/sm_90a.json" ] && [ -f "$p/share/ptxgate/arch/sm_100a.json" ]
+check "share/ptxgate/baselines" [ -f "$p/share/ptxgate/baselines/README.md" ]
+check "the baseline schema" [ -f "$p/share/ptxgate/schemas/baseline.schema.json" ]
 check "share/doc/ptxgate" [ -f "$p/share/doc/ptxgate/README.md" ]
 check "the installed binary runs" "$p/bin/ptxgate" --version
 PTXGATE_TASKS="$p/share/ptxgate/tasks" "$p/bin/ptxgate" check --no-gpu --quiet --output "$out/check" \

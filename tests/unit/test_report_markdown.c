@@ -22,7 +22,7 @@
 static const char *const k_fixtures[] = {"all_pass",    "assemble_fail", "correctness_fail",
                                          "performance_fail", "gpu_skipped", "infra_error",
                                          "hostile",     "multi_task",    "attention",
-                                         "instructions_fail", "instructions_runtime",
+                                         "instructions_fail", "instructions_runtime", "baseline_drift",
                                          NULL};
 
 static json_t *load_fixture(const char *name)

@@ -29,9 +29,13 @@ art="$OUT/artifact"
 mkdir -p "$art/h200-sxm"
 echo '{"task": "gemm_bf16_nt", "median_ms": 1.0}' >"$art/h200-sxm/gemm_bf16_nt.json"
 cp "$OUT/repo/baselines/README.md" "$art/"
+printf '%s\n' 'gemm_bf16_nt on h200-sxm: baselines/h200-sxm/gemm_bf16_nt.json (updated)' \
+  '  m4096_n4096_k4096: cuBLASLt 0.1771 ms [0.1769, 0.1773] → 0.1765 ms [0.1763, 0.1767] `x`' >"$OUT/refresh.txt"
+export SUMMARY_FILE="$OUT/refresh.txt"
 refresh() { (cd "$OUT/repo" && git checkout -q main && git reset -q --hard origin/main && scripts/baseline-pr.sh "$art") >"$OUT/$1.log" 2>&1; }
 refresh first
 check "first refresh opens a pull request" grep -q "^pr create --head ptxgate/baseline-refresh --base main" "$GH_LOG"
+check "its body quotes the refresh summary, backticks removed" grep -q "m4096_n4096_k4096: cuBLASLt 0.1771 ms \[0.1769, 0.1773\] → 0.1765 ms \[0.1763, 0.1767\] x$" "$GH_LOG"
 check "the branch holds the refreshed file" bash -c "git --git-dir='$OUT/origin.git' show ptxgate/baseline-refresh:baselines/h200-sxm/gemm_bf16_nt.json | grep -q median_ms"
 echo 5 >"$GH_STATE"
 echo '{"task": "gemm_bf16_nt", "median_ms": 0.9}' >"$art/h200-sxm/gemm_bf16_nt.json"

@@ -366,3 +366,55 @@ wr2 = workload("m2048_n2048_k2048", {"M": 2048, "N": 2048, "K": 2048}, "pass", [
 write("instructions_runtime.json", top("pass", 0, [submission("wgmma_token", "gemm_bf16_nt", "pass",
       [assemble_pass(regs=168), load_pass()], [wr1, wr2],
       source="kernels/wgmma_token.ptx")], env(), duration=14.2))
+
+# 12. stored baselines: a changed driver noted, one workload pinned without drift (a warning-free
+# pass), one with runner drift under --on-drift=fail (an infrastructure error)
+def with_stored(perf_stage, drift, source="pinned"):
+    det = perf_stage["details"]
+    det["mode"] = "cold"
+    det["stored_baseline"] = {"file": "baselines/h200-sxm/gemm_bf16_nt.json", "status": "found",
+                              "algorithm_source": source, "note": "",
+                              "algorithm_config": {"algo_id": 66, "tile": 20, "stages": 35, "splitk": 1,
+                                                   "reduction": 0, "swizzle": 0, "custom": 0,
+                                                   "inner_shape": 0, "cluster_shape": 2},
+                              "algorithm_reproducible": True}
+    det["baseline_drift"] = drift
+    return perf_stage
+drift_none = {"verdict": "none", "policy": "fail", "tolerance": 0.05, "stored_median_ms": 0.7571,
+              "stored_ci_low_ms": 0.7555, "stored_ci_high_ms": 0.7589, "live_median_ms": 0.7593,
+              "live_ci_low_ms": 0.7555, "live_ci_high_ms": 0.7623, "ratio": 1.0029,
+              "ratio_low": 0.9955, "ratio_high": 1.009, "stored_confidence": 0.95}
+drift_msg = ("runner drift: cuBLASLt 0.2049 ms [0.2039, 0.2057] here vs 0.1844 ms [0.1840, 0.1848] "
+             "stored in baselines/h200-sxm/gemm_bf16_nt.json (+11.1 %, slower beyond the 5.0 % tolerance)")
+drift_slow = {"verdict": "slower", "policy": "fail", "tolerance": 0.05, "stored_median_ms": 0.1844,
+              "stored_ci_low_ms": 0.184, "stored_ci_high_ms": 0.1848, "live_median_ms": 0.2049,
+              "live_ci_low_ms": 0.2039, "live_ci_high_ms": 0.2057, "ratio": 1.1112,
+              "ratio_low": 1.1033, "ratio_high": 1.1179, "stored_confidence": 0.95}
+wb1 = workload("m8192_n7168_k5120", W1, "pass", [
+    correctness("pass", 0.0625, 0.0039, 0.0021, 0, 8192 * 7168),
+    with_stored(performance("pass", 1.019, 0.7593, flop(**W1), 0.745, 0.741, 0.750), drift_none)],
+    aliases=["gemm_n7168_k5120"], mae=0.0625, mre=0.0039, lat=1.019, ref=0.7593, sp=0.745)
+wb2 = workload("m4096_n4096_k4096", W2, "error", [
+    correctness("pass", 0.03125, 0.0021, 0.00184, 0, 4096 * 4096, dur=0.9),
+    with_stored(performance("error", 0.2461, 0.2049, flop(**W2), 0.8326, 0.8281, 0.8372, dur=3.1,
+                            msg="INFRASTRUCTURE: " + drift_msg + " (--on-drift=fail); the live measurement said: PASS: speedup 0.833x [0.828, 0.837] vs min_speedup 0.2"),
+                drift_slow)],
+    status="INFRA_ERROR", mae=0.03125, mre=0.0021, lat=0.2461, ref=0.2049, sp=0.8326)
+bl_env = env()
+bl_env["gpu"] = dict(GPU, max_memory_clock_mhz=3201, power_limit_w=700.0, ecc=True)
+bl_env["driver_version"] = "580.200.01"
+baseline_drift = top("error", 3, [submission("tiled", "gemm_bf16_nt", "error", [assemble_pass(), load_pass()],
+                                             [wb1, wb2], source="tasks/gemm_bf16_nt/examples/tiled_mma.cu")],
+                     bl_env, duration=38.0)
+baseline_drift["baselines"] = {
+    "dir": "baselines", "gpu_key": "h200-sxm", "gpu_key_source": "from the device name 'NVIDIA H200'",
+    "on_missing_baseline": "measure", "on_drift": "fail", "drift_tolerance": 0.05,
+    "tasks": [{"task": "gemm_bf16_nt", "file": "baselines/h200-sxm/gemm_bf16_nt.json", "status": "found",
+               "measured_utc": "2026-11-30T09:12:44Z",
+               "fingerprint_changes": [{"field": "driver_version", "stored": "580.159.04",
+                                        "live": "580.200.01", "gpu": False}],
+               "algorithm_pinning": True, "accepted_kernel_note": None,
+               "events": ["m4096_n4096_k4096: " + drift_msg]}],
+    "notes": ["gemm_bf16_nt: environment differs from the baseline measured 2026-11-30T09:12:44Z: driver_version 580.159.04 → 580.200.01",
+              "gemm_bf16_nt/m4096_n4096_k4096: " + drift_msg]}
+write("baseline_drift.json", baseline_drift)

@@ -8,7 +8,7 @@
 #include "model/task_ops.h"
 #include "internal.h"
 
-struct pg_baseline {
+struct pg_vendor {
     bool cudnn;
     pg_buffer *out[PG_MAX_TENSORS]; /* the baseline's own output buffers */
     pg_blaslt_gemm *gemm;
@@ -19,15 +19,15 @@ struct pg_baseline {
 
 static pg_status enqueue_gemm(void *ctx, pg_diag *d)
 {
-    return pg_blaslt_gemm_enqueue(((pg_baseline *)ctx)->gemm, d);
+    return pg_blaslt_gemm_enqueue(((pg_vendor *)ctx)->gemm, d);
 }
 
 static pg_status enqueue_sdpa(void *ctx, pg_diag *d)
 {
-    return pg_cudnn_sdpa_enqueue(((pg_baseline *)ctx)->sdpa, d);
+    return pg_cudnn_sdpa_enqueue(((pg_vendor *)ctx)->sdpa, d);
 }
 
-static pg_status alloc_output(pg_wctx *c, pg_baseline *b, int tensor, pg_diag *d)
+static pg_status alloc_output(pg_wctx *c, pg_vendor *b, int tensor, pg_diag *d)
 {
     const pg_task *t = c->s->task;
     size_t bytes =
@@ -35,13 +35,14 @@ static pg_status alloc_output(pg_wctx *c, pg_baseline *b, int tensor, pg_diag *d
     return pg_buffer_alloc(c->run->dev, bytes ? bytes : 1, &b->out[tensor], d);
 }
 
-static pg_status prepare_gemm(pg_wctx *c, pg_baseline *b, pg_diag *d)
+static pg_status prepare_gemm(pg_wctx *c, pg_vendor *b, pg_diag *d)
 {
     const pg_task *t = c->s->task;
     pg_status st = alloc_output(c, b, c->c, d);
     if (st != PG_OK)
         return st;
-    return pg_blaslt_gemm_prepare(c->run->dev, t->tensors[c->a].dtype,
+    /* The stored baseline's pinned algorithm when there is one (baseline_check.c). */
+    return pg_baseline_prepare_gemm(c, t->tensors[c->a].dtype,
                                   pg_workload_symbol(t, c->w, "M"),
                                   pg_workload_symbol(t, c->w, "N"),
                                   pg_workload_symbol(t, c->w, "K"), c->tensors[c->a],
@@ -49,7 +50,7 @@ static pg_status prepare_gemm(pg_wctx *c, pg_baseline *b, pg_diag *d)
                                   &b->gemm, &b->choice, d);
 }
 
-static pg_status prepare_sdpa(pg_wctx *c, pg_baseline *b, pg_diag *d)
+static pg_status prepare_sdpa(pg_wctx *c, pg_vendor *b, pg_diag *d)
 {
     const pg_task *t = c->s->task;
     pg_mha_tensors m;
@@ -82,23 +83,23 @@ static pg_status prepare_sdpa(pg_wctx *c, pg_baseline *b, pg_diag *d)
     return pg_cudnn_sdpa_prepare(c->run->dev, &a, &b->sdpa, &b->info, d);
 }
 
-pg_status pg_baseline_prepare(pg_wctx *c, pg_baseline **out, pg_diag *d)
+pg_status pg_vendor_prepare(pg_wctx *c, pg_vendor **out, pg_diag *d)
 {
     *out = NULL;
-    pg_baseline *b = calloc(1, sizeof *b);
+    pg_vendor *b = calloc(1, sizeof *b);
     if (!b)
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of host memory");
     b->cudnn = pg_operation_is_attention(c->s->task->op);
     pg_status st = b->cudnn ? prepare_sdpa(c, b, d) : prepare_gemm(c, b, d);
     if (st != PG_OK) {
-        pg_baseline_free(b);
+        pg_vendor_free(b);
         return st;
     }
     *out = b;
     return PG_OK;
 }
 
-pg_arm pg_baseline_arm(pg_baseline *b)
+pg_arm pg_vendor_arm(pg_vendor *b)
 {
     pg_arm arm = {NULL, NULL};
     if (b) {
@@ -108,22 +109,22 @@ pg_arm pg_baseline_arm(pg_baseline *b)
     return arm;
 }
 
-pg_blaslt_gemm *pg_baseline_gemm(pg_baseline *b)
+pg_blaslt_gemm *pg_vendor_gemm(pg_vendor *b)
 {
     return b && !b->cudnn ? b->gemm : NULL;
 }
 
-pg_buffer *pg_baseline_output(pg_baseline *b, int tensor)
+pg_buffer *pg_vendor_output(pg_vendor *b, int tensor)
 {
     return b && tensor >= 0 && tensor < PG_MAX_TENSORS ? b->out[tensor] : NULL;
 }
 
-const char *pg_baseline_label(const pg_baseline *b)
+const char *pg_vendor_label(const pg_vendor *b)
 {
     return b && b->cudnn ? "cuDNN" : "cuBLASLt";
 }
 
-void pg_baseline_describe(const pg_baseline *b, json_t *obj)
+void pg_vendor_describe(const pg_vendor *b, json_t *obj)
 {
     if (!b)
         return;
@@ -161,7 +162,7 @@ void pg_baseline_describe(const pg_baseline *b, json_t *obj)
     json_object_set_new(obj, "scratch_bytes", json_integer((json_int_t)i->scratch_bytes));
 }
 
-void pg_baseline_free(pg_baseline *b)
+void pg_vendor_free(pg_vendor *b)
 {
     if (!b)
         return;

@@ -1,0 +1,286 @@
+/* `ptxgate baseline refresh|show`: re-measure stored baselines on this GPU, or list them
+ * (docs/baselines.md). */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "model/baseline_text.h"
+#include "options.h"
+#include "pipeline/refresh.h"
+
+static pg_option k_refresh_options[] = {
+    {"baselines", "DIR", "Folder to write <gpu-key>/<task>.json into (created if missing). Default: baselines.", NULL},
+    {"tasks", "DIR", "Folder of task definitions. Default: as for ptxgate check.", NULL},
+    {"gpu-key", "KEY", "GPU key of the files. Default: derived from the device name (\"NVIDIA H200\" -> h200-sxm).", NULL},
+    {"workloads", "LIST", "Comma-separated workload names or aliases to re-measure; the other stored entries are kept when the environment is unchanged. Default: all of each task's.", NULL},
+    {"device", "N", "CUDA device ordinal. Default: 0.", NULL},
+    {"timeout", "S", "Seconds allowed for one tool run or one GPU wait. Default: 60.", NULL},
+    {"quiet", NULL, "No progress lines on stderr.", NULL},
+    {0},
+};
+
+static pg_command_spec k_refresh = {
+    "baseline refresh",
+    "ptxgate baseline refresh [options] [TASK ...]",
+    "Re-measure the stored baselines of the tasks (default: every task) on this GPU and write "
+    "them, printing what changed (old -> new medians with intervals, algorithm changes).",
+    "Each task's accepted kernel (gate.accepted_kernel) runs through correctness and performance "
+    "as in ptxgate check, with cuBLASLt's algorithm searched; the file stores that algorithm, "
+    "cuBLASLt's median with its interval, the environment fingerprint and the accepted kernel's "
+    "hashes and speedup.\n"
+    "Exit codes: 0 all written, 1 an accepted kernel failed a stage, 2 usage or input error,\n"
+    "3 no GPU or an infrastructure error (a task not measured keeps its old file).",
+    "  ptxgate baseline refresh --baselines baselines\n"
+    "  ptxgate baseline refresh --workloads m4096_n4096_k4096 --baselines /tmp/b gemm_bf16_nt",
+    k_refresh_options,
+};
+
+static pg_option k_show_options[] = {
+    {"baselines", "DIR", "Folder of stored baselines. Default: $PTXGATE_BASELINES, else baselines.", NULL},
+    {"gpu-key", "KEY", "Only this GPU key's files. Default: every GPU key in the folder.", NULL},
+    {0},
+};
+
+static pg_command_spec k_show = {
+    "baseline show",
+    "ptxgate baseline show [options] [TASK ...]",
+    "Print stored baselines readably (no GPU needed): environment, accepted kernel, and per "
+    "workload cuBLASLt's median with its interval, the pinned algorithm and the accepted kernel's "
+    "speedup.",
+    "A file that does not validate is an input error naming the file and the field (exit 2).",
+    "  ptxgate baseline show\n"
+    "  ptxgate baseline show --gpu-key h200-sxm gemm_bf16_nt",
+    k_show_options,
+};
+
+static void progress(void *ctx, const char *task, const char *sub, const char *workload,
+                     const char *stage, const char *status, const char *message)
+{
+    if (!status)
+        return;
+    fprintf(stderr, "[%s/%s] %s%s%s: %s%s%s\n", task, sub, stage, workload ? " " : "",
+            workload ? workload : "", status, message && message[0] ? " — " : "",
+            message ? message : "");
+}
+
+static int refresh(int argc, char **argv)
+{
+    char **pos = NULL;
+    int npos = 0;
+    int rc = pg_options_parse(&k_refresh, argc, argv, &pos, &npos);
+    if (rc != 0) {
+        free(pos);
+        return rc < 0 ? 0 : rc;
+    }
+    pg_refresh_options o = {
+        .tasks_dir = pg_option_value(&k_refresh, "tasks") ? pg_option_value(&k_refresh, "tasks")
+                                                          : pg_cli_default_tasks_dir(),
+        .baselines_dir = pg_option_value(&k_refresh, "baselines")
+                             ? pg_option_value(&k_refresh, "baselines")
+                             : "baselines",
+        .gpu_key = pg_option_value(&k_refresh, "gpu-key"),
+        .workloads = pg_option_value(&k_refresh, "workloads"),
+        .timeout_s = 60.0,
+        .progress = pg_option_value(&k_refresh, "quiet") ? NULL : progress,
+    };
+    long dev = 0;
+    if (!pg_option_int(&k_refresh, "device", 0, 1024, &dev) ||
+        !pg_option_double(&k_refresh, "timeout", 0.1, 86400, &o.timeout_s)) {
+        free(pos);
+        return 2;
+    }
+    o.device_ordinal = (int)dev;
+    pg_refresh_result r;
+    pg_diag d;
+    pg_diag_clear(&d);
+    if (pg_baseline_refresh(&o, (const char *const *)pos, (size_t)npos, &r, &d) != PG_OK) {
+        rc = pg_cli_fail(&d);
+        pg_refresh_result_free(&r);
+        free(pos);
+        return rc;
+    }
+    printf("GPU %s: baselines under %s/%s\n", r.gpu_name, o.baselines_dir, r.gpu_key);
+    int written = 0, worst = 0;
+    for (size_t i = 0; i < r.n; i++) {
+        const pg_refresh_task *t = &r.tasks[i];
+        if (t->updated) {
+            char *text = pg_baseline_diff_text(t->old, t->updated, t->path);
+            fputs(text ? text : "(out of memory)\n", stdout);
+            free(text);
+            if (t->dropped)
+                printf("  %d stored entr%s not re-measured and dropped (measured under another "
+                       "environment or accepted kernel, or sizes changed)\n",
+                       t->dropped, t->dropped == 1 ? "y" : "ies");
+            written++;
+        } else {
+            printf("%s: NOT written (exit %d)\n", t->task, t->exit_code);
+        }
+        if (t->message[0])
+            printf("  note: %s\n", t->message);
+        worst = t->exit_code == 3 || worst == 3 ? 3 : t->exit_code > worst ? t->exit_code : worst;
+    }
+    printf("wrote %d of %zu baseline file%s\n", written, r.n, r.n == 1 ? "" : "s");
+    pg_refresh_result_free(&r);
+    free(pos);
+    return worst;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted entries of dir whose names pass keep (owned strings); *n = 0 when dir is unreadable. */
+static char **list_dir(const char *dir, bool want_dirs, size_t *n)
+{
+    DIR *dp = opendir(dir);
+    char **v = NULL;
+    size_t cap = 0;
+    *n = 0;
+    struct dirent *e;
+    while (dp && (e = readdir(dp))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[4400];
+        struct stat sb;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (stat(path, &sb) != 0 || (want_dirs ? !S_ISDIR(sb.st_mode) : !S_ISREG(sb.st_mode)))
+            continue;
+        size_t len = strlen(e->d_name);
+        if (!want_dirs && (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0))
+            continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 8;
+            char **g = realloc(v, cap * sizeof *g);
+            if (!g)
+                break;
+            v = g;
+        }
+        v[(*n)++] = strdup(e->d_name);
+    }
+    if (dp)
+        closedir(dp);
+    if (v)
+        qsort(v, *n, sizeof *v, cmp_str);
+    return v;
+}
+
+static void free_list(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+static bool wanted(char **tasks, int n, const char *task)
+{
+    if (n == 0)
+        return true;
+    for (int i = 0; i < n; i++)
+        if (strcmp(tasks[i], task) == 0)
+            return true;
+    return false;
+}
+
+static int show(int argc, char **argv)
+{
+    char **pos = NULL;
+    int npos = 0;
+    int rc = pg_options_parse(&k_show, argc, argv, &pos, &npos);
+    if (rc != 0) {
+        free(pos);
+        return rc < 0 ? 0 : rc;
+    }
+    const char *dir = pg_option_value(&k_show, "baselines");
+    if (!dir)
+        dir = pg_cli_default_baselines_dir();
+    if (!dir)
+        dir = "baselines";
+    const char *only_key = pg_option_value(&k_show, "gpu-key");
+    struct stat sb;
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        fprintf(stderr, "ptxgate baseline show: %s: no such folder of stored baselines\n", dir);
+        free(pos);
+        return 2;
+    }
+    size_t nkeys = 0, shown = 0;
+    char **keys = list_dir(dir, true, &nkeys);
+    int *found = calloc((size_t)npos + 1, sizeof *found);
+    rc = 0;
+    for (size_t k = 0; rc == 0 && k < nkeys; k++) {
+        if (only_key && strcmp(keys[k], only_key) != 0)
+            continue;
+        char sub[4400];
+        snprintf(sub, sizeof sub, "%s/%s", dir, keys[k]);
+        size_t nfiles = 0;
+        char **files = list_dir(sub, false, &nfiles);
+        for (size_t f = 0; rc == 0 && f < nfiles; f++) {
+            char task[256];
+            snprintf(task, sizeof task, "%.*s", (int)(strlen(files[f]) - 5), files[f]);
+            if (!wanted(pos, npos, task))
+                continue;
+            for (int i = 0; i < npos; i++)
+                found[i] |= strcmp(pos[i], task) == 0;
+            char path[4700];
+            snprintf(path, sizeof path, "%s/%s", sub, files[f]);
+            pg_baseline *b = NULL;
+            pg_diag d;
+            pg_diag_clear(&d);
+            if (pg_baseline_load_file(path, task, keys[k], &b, &d) != PG_OK) {
+                rc = pg_cli_fail(&d);
+                break;
+            }
+            char *text = pg_baseline_show_text(b);
+            printf("%s%s", shown++ ? "\n" : "", text ? text : "(out of memory)\n");
+            free(text);
+            pg_baseline_free(b);
+        }
+        free_list(files, nfiles);
+    }
+    for (int i = 0; rc == 0 && i < npos; i++)
+        if (!found[i]) {
+            fprintf(stderr, "ptxgate baseline show: no stored baseline for task '%s' under %s%s%s\n",
+                    pos[i], dir, only_key ? "/" : "", only_key ? only_key : "");
+            rc = 2;
+        }
+    if (rc == 0 && shown == 0)
+        printf("no stored baselines under %s%s%s\n", dir, only_key ? "/" : "",
+               only_key ? only_key : "");
+    free(found);
+    free_list(keys, nkeys);
+    free(pos);
+    return rc;
+}
+
+static void usage(FILE *to)
+{
+    fprintf(to, "usage: ptxgate baseline <refresh|show> [options] [TASK ...]\n\n"
+                "Stored vendor baselines per GPU and task (docs/baselines.md).\n\n"
+                "subcommands:\n"
+                "  refresh  Re-measure the stored baselines on this GPU and write them.\n"
+                "  show     Print stored baselines (no GPU needed).\n\n"
+                "'ptxgate baseline <subcommand> --help' explains its options.\n");
+}
+
+int pg_cmd_baseline(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "refresh") == 0)
+        return refresh(argc - 1, argv + 1);
+    if (strcmp(argv[1], "show") == 0)
+        return show(argc - 1, argv + 1);
+    fprintf(stderr, "ptxgate baseline: unknown subcommand '%s'\n\n", argv[1]);
+    usage(stderr);
+    return 2;
+}
