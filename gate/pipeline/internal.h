@@ -166,6 +166,12 @@ json_t *pg_stage_instructions(pg_run *run, pg_submission *s, json_t *stages);
  * coverage < min_coverage, else null; a runtime reason fails the target unless a static reason
  * already did; then the stage's status and message are derived again under its policy.
  * NaN executed records null (not measured). An unknown target name changes nothing. */
+/* instr_runtime.c: the runtime half for workload c (correct, on the GPU): one CUPTI
+ * range-profiler run over the submission's launches, counts and coverage recorded into the
+ * workload's instructions stage (pg_instr_record_runtime); profiling that cannot run makes
+ * the targets "unknown" and the stage an infrastructure error (policy warn: a warning). */
+struct pg_wctx;
+void pg_instr_runtime(struct pg_wctx *c, json_t *stage);
 void pg_instr_record_runtime(json_t *stage, const char *target, double executed,
                              double coverage, double min_coverage);
 /* Runs load, then correctness, instructions and performance per workload. */

@@ -133,7 +133,10 @@ static void run_workload(pg_run *run, pg_submission *s, int i, pg_kernel **kerne
     bool correct = pg_stage_correctness(&c);
     /* The instruction verdict does not gate the timing: a kernel that misses its targets still
      * gets its speed measured and reported. */
-    pg_stage_instructions(run, s, stages);
+    json_t *instr = pg_stage_instructions(run, s, stages);
+    /* Executed counts: a verification run of its own, before any timing (issue 3). */
+    if (correct && pg_run_ensure_device(run))
+        pg_instr_runtime(&c, instr);
     if (correct) {
         if (!pg_run_ensure_device(run)) {
             record_not_run(run, s, stages, c.w->name, "performance", "error", run->gpu_skip_reason);

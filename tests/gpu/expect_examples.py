@@ -176,5 +176,49 @@ if s:
               f"naive {w['name']} vs accepted kernel FAILs: ratio "
               f"{c and c.get('ratio_estimate')} after {c and c.get('blocks')} blocks")
 
+# The instructions stage with executed counts (CUPTI range profiler, issue 3): wgmma_tma
+# executes HGMMA and UTMALDG and covers >= 0.99 of 2·M·N·K; the ghost branch has wgmma in its
+# code but never executes it; the token kernel executes one wgmma per CTA (coverage far below
+# 0.99); tiled_mma fails statically (absent in the PTX) and names the nearest instructions.
+def targets(w):
+    ins = stage(w["stages"], "instructions")
+    return ins, {t["target"]: t for t in ins["details"].get("targets", [])}
+
+
+s = subs.get(("gemm_bf16_nt", "wgmma_tma"))
+if s:
+    for w in s["workloads"]:
+        ins, ts = targets(w)
+        hg, tma = ts.get("wgmma.mma_async", {}), ts.get("cp.async.bulk.tensor", {})
+        rt = ins["details"].get("runtime", {})
+        check(ins["status"] == "pass" and hg.get("runtime", {}).get("executed_count", 0) > 0
+              and tma.get("runtime", {}).get("executed_count", 0) > 0
+              and (hg.get("runtime", {}).get("coverage") or 0) >= 0.99,
+              f"wgmma_tma {w['name']} instructions pass: HGMMA executed "
+              f"{hg.get('runtime', {}).get('executed_count')}, UTMALDG executed "
+              f"{tma.get('runtime', {}).get('executed_count')}, coverage "
+              f"{hg.get('runtime', {}).get('coverage')}, {rt.get('passes')} passes, "
+              f"{rt.get('wall_s')} s: {ins['message'][:160]}")
+        check((rt.get("wall_s") or 99) <= 2.0,
+              f"wgmma_tma {w['name']} verification run {rt.get('wall_s')} s (<= 2 s)")
+for name, reason in (("ghost_branch", "never_executed"), ("token_wgmma", "coverage_too_low")):
+    s = subs.get(("gemm_bf16_nt", name))
+    if s:
+        for w in s["workloads"]:
+            ins, ts = targets(w)
+            hg = ts.get("wgmma.mma_async", {})
+            check(ins["status"] == "fail" and hg.get("reason") == reason
+                  and hg.get("ptx", {}).get("count", 0) > 0,
+                  f"{name} {w['name']}: static wgmma present (PTX x{hg.get('ptx', {}).get('count')}, "
+                  f"SASS x{hg.get('sass', {}).get('count')}) but {hg.get('reason')} at run time "
+                  f"(executed {hg.get('runtime', {}).get('executed_count')}, coverage "
+                  f"{hg.get('runtime', {}).get('coverage')})")
+s = subs.get(("gemm_bf16_nt", "tiled_mma"))
+if s:
+    ins, ts = targets(s["workloads"][0])
+    check(ins["status"] == "fail" and all(t.get("reason") == "absent_in_ptx" for t in ts.values())
+          and "nearest: mma.sync" in ins["message"],
+          f"tiled_mma fails the sm_90a set statically: {ins['message'][:200]}")
+
 print(f"{failures} failed checks")
 sys.exit(1 if failures else 0)

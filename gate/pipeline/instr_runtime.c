@@ -1,0 +1,183 @@
+/* The runtime half of the instructions stage (issue 3, items 4, 5, 9): one verification run per
+ * workload, separate from every timing run, that counts with CUPTI's range profiler how often
+ * the target instructions' SASS families executed over all of the submission's launches, and
+ * how much tensor work they did against the task's required FLOPs (work coverage). The profiler
+ * is torn down before the call returns, so the performance stage that follows times without
+ * it (tests/gpu/rangeprof_calibration.c checks that). Counts go into the stage through
+ * pg_instr_record_runtime; profiling that cannot run is "unknown", never a pass. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/expr.h"
+#include "model/metric_table.h"
+#include "stats/instr_counts.h"
+#include "internal.h"
+
+/* Work coverage a kernel must reach (issue 3: >= 0.99 of 2·M·N·K for GEMM). */
+#define PG_INSTR_MIN_COVERAGE 0.99
+#define PG_INSTR_MAX_FAMILIES 16
+
+static pg_status restore_workspaces(void *ctx, pg_diag *d)
+{
+    return pg_wctx_init_workspaces(ctx, d);
+}
+
+/* FLOPs the target instructions must execute: the task's coverage_flops, else its flops. */
+static double required_flops(const pg_wctx *c)
+{
+    const pg_task *t = c->s->task;
+    if (!t->coverage_flops[0])
+        return c->plan->flop;
+    const char *names[PG_MAX_SYMBOLS];
+    pg_symtab syms;
+    pg_task_symtab(t, c->w, names, &syms);
+    int64_t v = 0;
+    return pg_expr_eval(t->coverage_flops, &syms, &v, NULL, 0) == PG_OK ? (double)v
+                                                                      : c->plan->flop;
+}
+
+/* The metrics folder sits next to the arch tables (data/arch and data/metrics in the source
+ * tree; share/ptxgate/arch and share/ptxgate/metrics installed). */
+static void metrics_dir(const pg_run *run, char *out, size_t n)
+{
+    const char *env = getenv("PTXGATE_METRICS_DATA");
+    if (env && env[0])
+        snprintf(out, n, "%s", env);
+    else
+        snprintf(out, n, "%s/../metrics", run->o->arch_dir ? run->o->arch_dir : "data/arch");
+}
+
+/* The task's input dtype decides the tensor path (bf16, fp16, tf32, fp8). */
+static const char *tensor_path(const pg_task *t)
+{
+    for (int i = 0; i < t->n_tensors; i++)
+        if (!t->tensors[i].is_output)
+            return pg_metric_path_for_dtype(pg_dtype_name(t->tensors[i].dtype));
+    return NULL;
+}
+
+/* Mark every target's runtime "unknown" with the reason; the stage becomes an infrastructure
+ * error unless the policy only warns. */
+static void record_unknown(json_t *stage, const char *why)
+{
+    json_t *det = pg_stage_details(stage), *t;
+    size_t i;
+    json_array_foreach(json_object_get(det, "targets"), i, t) {
+        json_object_set_new(t, "runtime",
+                            json_pack("{s:s, s:n, s:n, s:n, s:o}", "status", "unknown",
+                                      "executed_count", "coverage", "min_coverage", "reason",
+                                      pg_jstr(why)));
+    }
+    const char *policy = json_string_value(json_object_get(det, "policy"));
+    const char *status = pg_stage_status(stage);
+    char msg[4096];
+    snprintf(msg, sizeof msg, "%s; executed counts unknown: %s",
+             json_string_value(json_object_get(stage, "message")), why);
+    bool warn = policy && strcmp(policy, "warn") == 0;
+    json_object_set_new(stage, "status",
+                        json_string(strcmp(status, "fail") == 0 || warn ? status : "error"));
+    json_object_set_new(stage, "message", pg_jstr(msg));
+}
+
+void pg_instr_runtime(pg_wctx *c, json_t *stage)
+{
+    json_t *det = pg_stage_details(stage);
+    json_t *targets = json_object_get(det, "targets");
+    const char *policy = json_string_value(json_object_get(det, "policy"));
+    if (!json_array_size(targets) || (policy && strcmp(policy, "off") == 0))
+        return;
+    pg_run *run = c->run;
+    double t0 = pg_now_s();
+    pg_diag d;
+    pg_diag_clear(&d);
+    char chip[64] = "", dir[4200], why[2400] = "";
+    pg_metric_table *table = NULL;
+    const char *families[PG_INSTR_MAX_FAMILIES];
+    size_t nf = 0, i, j;
+    json_t *t, *f;
+    /* The distinct SASS families of all targets, in target order. */
+    json_array_foreach(targets, i, t) {
+        json_array_foreach(json_object_get(t, "sass_families"), j, f) {
+            const char *name = json_string_value(f);
+            bool seen = false;
+            for (size_t k = 0; k < nf; k++)
+                seen |= strcmp(families[k], name) == 0;
+            if (name && !seen && nf < PG_INSTR_MAX_FAMILIES)
+                families[nf++] = name;
+        }
+    }
+    const char *path = tensor_path(c->s->task);
+    const char *metrics[PG_RANGEPROF_MAX_METRICS];
+    double values[PG_RANGEPROF_MAX_METRICS];
+    size_t nm = 0;
+    int passes = 0;
+    pg_instr_result r;
+    pg_status st = pg_device_chip_name(run->dev, chip, sizeof chip, &d);
+    if (st == PG_OK) {
+        metrics_dir(run, dir, sizeof dir);
+        st = pg_metric_table_load_chip(dir, chip, &table, &d);
+    }
+    if (st == PG_OK)
+        st = pg_metric_table_request(table, families, nf, path, metrics,
+                                     PG_RANGEPROF_MAX_METRICS, &nm, &d);
+    if (st == PG_OK)
+        st = pg_wctx_init_workspaces(c, &d);
+    if (st == PG_OK)
+        st = pg_device_count_metrics(run->dev, pg_wctx_enqueue, c, restore_workspaces, c,
+                                     metrics, nm, run->o->timeout_s, values, &passes, &d);
+    double required = required_flops(c);
+    if (st == PG_OK)
+        st = pg_instr_evaluate(table, families, nf, path, metrics, values, nm, required,
+                               PG_INSTR_MIN_COVERAGE, &r, &d);
+    double wall = pg_now_s() - t0;
+    if (st != PG_OK) {
+        pg_diag_format(&d, why, sizeof why);
+        if (st == PG_FAIL_KERNEL) {
+            pg_stage_finish(stage, "fail", wall, "the kernel failed in the verification run: %s",
+                            why);
+        } else {
+            record_unknown(stage, why);
+        }
+        json_object_set_new(det, "runtime", json_pack("{s:s, s:o, s:f}", "chip", chip,
+                                                      "error", pg_jstr(why), "wall_s", wall));
+        pg_metric_table_free(table);
+        pg_progress(run, c->s, c->w->name, "instructions", pg_stage_status(stage),
+                    json_string_value(json_object_get(stage, "message")));
+        return;
+    }
+    json_t *vals = json_object();
+    for (size_t k = 0; k < nm; k++)
+        json_object_set_new(vals, metrics[k], json_real(values[k]));
+    json_object_set_new(
+        det, "runtime",
+        json_pack("{s:s, s:s?, s:o, s:i, s:f, s:o, s:o, s:o, s:f, s:s}", "chip", chip, "path",
+                  path, "metrics", vals, "passes", passes, "wall_s", wall, "tensor_flops",
+                  pg_json_real_or_null(r.has_coverage ? r.tensor_flops : NAN), "required_flops",
+                  pg_json_real_or_null(required), "coverage",
+                  pg_json_real_or_null(r.has_coverage ? r.coverage : NAN), "min_coverage",
+                  PG_INSTR_MIN_COVERAGE, "method",
+                  "CUPTI range profiler, one user range around all launches of the workload, "
+                  "replayed once per counter pass (workspaces restored between passes)"));
+    /* Per target: executed warp instructions of its families; coverage for tensor families. */
+    json_array_foreach(targets, i, t) {
+        double executed = 0, coverage = NAN;
+        json_array_foreach(json_object_get(t, "sass_families"), j, f) {
+            for (int k = 0; k < r.n_families; k++) {
+                if (strcmp(r.families[k].family, json_string_value(f)) != 0)
+                    continue;
+                executed += r.families[k].count;
+                if (r.families[k].has_math_ops && r.has_coverage)
+                    coverage = r.coverage;
+            }
+        }
+        pg_instr_record_runtime(stage, json_string_value(json_object_get(t, "target")), executed,
+                                coverage, isfinite(coverage) ? PG_INSTR_MIN_COVERAGE : NAN);
+    }
+    json_object_set_new(stage, "duration_s",
+                        json_real(json_real_value(json_object_get(stage, "duration_s")) + wall));
+    pg_metric_table_free(table);
+    pg_progress(run, c->s, c->w->name, "instructions", pg_stage_status(stage),
+                json_string_value(json_object_get(stage, "message")));
+}
