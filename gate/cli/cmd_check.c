@@ -26,6 +26,8 @@ static pg_option k_options[] = {
     {"repetitions", "N", "Most timed launches per arm and timing block, 1-10; the block statistic is their median. Default: 10 (fewer for kernels over 0.2 ms).", NULL},
     {"confidence", "X", "Confidence level of the speedup interval, in (0.5, 1). Default: 0.95.", NULL},
     {"timeout", "S", "Seconds allowed for one tool run or one GPU wait. Default: 60.", NULL},
+    {"no-isolation", NULL, "Run the GPU stages in this process instead of one worker process per submission (for debugging: a kernel that faults or hangs then ends the whole run's GPU work).", NULL},
+    {"watchdog", "LIST", "Watchdog limits of the worker processes as STAGE=SECONDS,... for startup, load, correctness, performance, verify and exit (correctness, performance and verify per workload). Default: startup=120,load=300,correctness=900,performance=1800,verify=300,exit=30.", NULL},
     {"quiet", NULL, "No progress lines on stderr.", NULL},
     {0},
 };
@@ -43,6 +45,34 @@ static pg_command_spec k_spec = {
     "  ptxgate check --if-no-gpu skip tasks/gemm_bf16_nt/examples   # offline stages only on a GPU-less machine",
     k_options,
 };
+
+/* --watchdog STAGE=SECONDS,...; false after printing what is wrong. */
+static bool parse_watchdog(const char *list, pg_watchdog *w)
+{
+    char buf[512];
+    if (strlen(list) >= sizeof buf) {
+        fprintf(stderr, "ptxgate check: --watchdog: list too long\n");
+        return false;
+    }
+    snprintf(buf, sizeof buf, "%s", list);
+    char *save = NULL;
+    for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(item, '='), *end = NULL;
+        double v = eq ? strtod(eq + 1, &end) : 0;
+        if (eq)
+            *eq = '\0';
+        if (!eq || end == eq + 1 || *end || !(v >= 0.1 && v <= 604800) ||
+            !pg_watchdog_set(w, item, v)) {
+            fprintf(stderr,
+                    "ptxgate check: --watchdog: expected STAGE=SECONDS with STAGE one of startup, "
+                    "load, correctness, performance, verify, exit and 0.1 <= SECONDS <= 604800, "
+                    "got '%s%s%s'\n",
+                    item, eq ? "=" : "", eq ? eq + 1 : "");
+            return false;
+        }
+    }
+    return true;
+}
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -205,6 +235,30 @@ int pg_cmd_check(int argc, char **argv)
         fprintf(stderr, "ptxgate check: --arch: expected sm_ followed by 2-3 digits and an optional "
                         "'a' (e.g. sm_90a), got '%s'\n", o.arch);
         goto done;
+    }
+    if (pg_option_value(&k_spec, "watchdog") &&
+        !parse_watchdog(pg_option_value(&k_spec, "watchdog"), &o.watchdog))
+        goto done;
+    /* Isolation runs this very binary as `ptxgate worker`. */
+    static char self[4096];
+    ssize_t self_len = readlink("/proc/self/exe", self, sizeof self - 1);
+    const char *forced = getenv("PTXGATE_WORKER");
+    if (!pg_option_value(&k_spec, "no-isolation") && forced && forced[0]) {
+        if (access(forced, X_OK) != 0) {
+            fprintf(stderr, "ptxgate check: PTXGATE_WORKER is set to '%s', which is not an "
+                            "executable\n", forced);
+            goto done;
+        }
+        o.worker_exe = forced;
+    } else if (!pg_option_value(&k_spec, "no-isolation")) {
+        if (self_len <= 0) {
+            fprintf(stderr, "ptxgate check: cannot find this program's own path (/proc/self/exe) "
+                            "to start workers; use --no-isolation\n");
+            rc = 3;
+            goto done;
+        }
+        self[self_len] = '\0';
+        o.worker_exe = self;
     }
     if (!pg_option_value(&k_spec, "quiet"))
         o.progress = progress;

@@ -15,6 +15,8 @@ static const struct {
     {"check", pg_cmd_check, "Check kernel submissions on the GPU and write the reports."},
     {"report", pg_cmd_report, "Regenerate JUnit XML and markdown from a results.json."},
     {"publish", pg_cmd_publish, "Publish a results.json to GitHub: summary, annotations, PR comment, check run."},
+    /* Hidden (no summary): the process an isolated check runs per submission. */
+    {"worker", pg_cmd_worker, NULL},
 };
 
 static void usage(FILE *to)
@@ -23,7 +25,8 @@ static void usage(FILE *to)
                 "A CI gate for GPU kernels written in PTX: does it assemble, is it correct, and\n"
                 "is it fast against the vendor library.\n\ncommands:\n");
     for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++)
-        fprintf(to, "  %-8s %s\n", k_commands[i].name, k_commands[i].summary);
+        if (k_commands[i].summary)
+            fprintf(to, "  %-8s %s\n", k_commands[i].name, k_commands[i].summary);
     fprintf(to, "\n'ptxgate <command> --help' explains each command's options.\n"
                 "'ptxgate --version' prints the version.\n"
                 "\nexample:\n  ptxgate check --if-no-gpu skip tasks/gemm_bf16_nt/examples\n");

@@ -161,6 +161,8 @@ pg_status pg_device_time(pg_device *dev, const pg_arm *arms, size_t n_arms, int 
                          bool flush_l2, double timeout_s, double *times_ms, pg_diag *d);
 /* Bytes of the L2 flush buffer pg_device_time uses. */
 size_t pg_device_flush_bytes(const pg_device *dev);
+/* The same for a device with l2_bytes of L2: max(2 × L2, 256 MiB). */
+size_t pg_flush_bytes_for_l2(long long l2_bytes);
 
 /* ---- Measurement primitives of the performance protocol (docs: gate/device/README.md) ----
  * Three instruments the block protocol combines: an environment watch (NVML), GPU time from

@@ -20,6 +20,34 @@ void pg_check_options_init(pg_check_options *o)
     o->repetitions = 10;
     o->confidence = 0.95;
     o->timeout_s = 60.0;
+    o->watchdog = (pg_watchdog){.startup_s = 120, .load_s = 300, .correctness_s = 900,
+                                .performance_s = 1800, .verify_s = 300, .exit_s = 30};
+}
+
+static double *watchdog_slot(pg_watchdog *w, const char *stage)
+{
+    static const char *const names[] = {"startup", "load", "correctness", "performance",
+                                        "verify", "exit"};
+    double *slots[] = {&w->startup_s, &w->load_s, &w->correctness_s, &w->performance_s,
+                       &w->verify_s, &w->exit_s};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (stage && strcmp(stage, names[i]) == 0)
+            return slots[i];
+    return NULL;
+}
+
+bool pg_watchdog_set(pg_watchdog *w, const char *stage, double seconds)
+{
+    double *slot = watchdog_slot(w, stage);
+    if (slot)
+        *slot = seconds;
+    return slot != NULL;
+}
+
+double pg_watchdog_limit(const pg_watchdog *w, const char *stage)
+{
+    double *slot = watchdog_slot((pg_watchdog *)w, stage);
+    return slot ? *slot : w->startup_s;
 }
 
 void pg_progress(pg_run *run, const pg_submission *s, const char *workload, const char *stage,
@@ -108,12 +136,24 @@ static void remove_tmpdir(const char *dir)
 
 static json_t *settings_json(const pg_check_options *o, size_t flush_bytes)
 {
-    return json_pack("{s:i, s:I, s:i, s:i, s:I, s:f, s:o, s:f}", "correctness_sets",
-                     o->correctness_sets, "seed", (json_int_t)o->seed, "warmup", o->warmup,
-                     "repetitions", o->repetitions, "flush_l2_bytes", (json_int_t)flush_bytes,
-                     "confidence", o->confidence, "min_speedup_override",
-                     o->min_speedup_override > 0 ? json_real(o->min_speedup_override) : json_null(),
-                     "timeout_s", o->timeout_s);
+    json_t *j = json_pack("{s:i, s:I, s:i, s:i, s:I, s:f, s:o, s:f}", "correctness_sets",
+                          o->correctness_sets, "seed", (json_int_t)o->seed, "warmup", o->warmup,
+                          "repetitions", o->repetitions, "flush_l2_bytes",
+                          (json_int_t)flush_bytes, "confidence", o->confidence,
+                          "min_speedup_override",
+                          o->min_speedup_override > 0 ? json_real(o->min_speedup_override)
+                                                      : json_null(),
+                          "timeout_s", o->timeout_s);
+    json_object_set_new(j, "isolation", json_string(o->worker_exe ? "process" : "none"));
+    const pg_watchdog *w = &o->watchdog;
+    json_object_set_new(j, "watchdog_s",
+                        o->worker_exe
+                            ? json_pack("{s:f, s:f, s:f, s:f, s:f, s:f}", "startup", w->startup_s,
+                                        "load", w->load_s, "correctness", w->correctness_s,
+                                        "performance", w->performance_s, "verify", w->verify_s,
+                                        "exit", w->exit_s)
+                            : json_null());
+    return j;
 }
 
 /* With a GPU at hand, a launch it cannot take is an input error found before anything runs. */
@@ -125,7 +165,9 @@ static pg_status check_device_limits(pg_run *run, pg_submission *subs, size_t n,
                           .max_block_dim = {1024, 1024, 64},
                           .max_grid_dim = {2147483647, 65535, 65535},
                           .max_shared_per_block_optin = 2147483647, .cc_major = 9};
-    const pg_device_info *info = pg_run_ensure_device(run) ? pg_device_get_info(run->dev) : &any;
+    const pg_device_info *info = pg_run_device_info(run);
+    if (!info)
+        info = &any;
     pg_launch_limits lim = {.max_threads_per_block = info->max_threads_per_block,
                             .max_shared_per_block_optin = info->max_shared_per_block_optin,
                             .cc_major = info->cc_major};
@@ -196,12 +238,16 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
         json_object_set_new(s->json, "workloads", json_array());
         json_array_append_new(subs_json, s->json);
         pg_stage_assemble(&run, s);
-        pg_stages_gpu(&run, s);
+        if (o->worker_exe)
+            pg_worker_stages_gpu(&run, s);
+        else
+            pg_stages_gpu(&run, s);
     }
     pg_perf_holm_finalize(&run);
     json_object_set_new(res, "environment", pg_environment_json(&run));
     json_object_set_new(res, "settings",
-                        settings_json(o, run.dev ? pg_device_flush_bytes(run.dev) : 0));
+                        settings_json(o, run.have_info ? pg_flush_bytes_for_l2(run.info.l2_bytes)
+                                                       : 0));
     json_object_set_new(res, "duration_s", json_real(pg_now_s() - t0));
     finish_verdicts(res);
     *results = res;

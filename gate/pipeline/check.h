@@ -17,6 +17,24 @@ typedef void (*pg_progress_fn)(void *ctx, const char *task, const char *submissi
                                const char *workload, const char *stage, const char *status,
                                const char *message);
 
+/* Watchdog limits of an isolated worker, seconds of wall time. Each limit counts from the
+ * moment the worker announces the step; when it passes, the worker's process group is killed
+ * and the step is recorded as TIMEOUT. Defaults (pg_check_options_init) in brackets. */
+typedef struct {
+    double startup_s;     /* spawn until the GPU is open, and any gap between stages [120] */
+    double load_s;        /* the load stage [300] */
+    double correctness_s; /* the correctness stage of one workload [900] */
+    double performance_s; /* the performance stage of one workload [1800] */
+    double verify_s;      /* the post-timing verification of one workload [300] */
+    double exit_s;        /* from the worker's last report until it has exited [30] */
+} pg_watchdog;
+
+/* Set the limit named `stage` ("startup", "load", "correctness", "performance", "verify",
+ * "exit") to seconds; false for an unknown name. */
+bool pg_watchdog_set(pg_watchdog *w, const char *stage, double seconds);
+/* The limit of `stage`; startup_s for names without their own limit. */
+double pg_watchdog_limit(const pg_watchdog *w, const char *stage);
+
 typedef struct {
     const char *tasks_dir;         /* folder holding <task-id>/task.json */
     int device_ordinal;            /* CUDA device ordinal, default 0 */
@@ -35,6 +53,10 @@ typedef struct {
                                       NULL = each manifest's arch, else its task's default */
     pg_progress_fn progress;       /* may be NULL */
     void *progress_ctx;
+    /* Process isolation (docs/isolation.md): the path of the ptxgate binary to run as
+     * `ptxgate worker` for each submission's GPU stages; NULL runs them in this process. */
+    const char *worker_exe;
+    pg_watchdog watchdog;          /* per-stage limits of a worker (isolated runs only) */
 } pg_check_options;
 
 /* Defaults as documented above. */

@@ -13,8 +13,8 @@ json_t *pg_environment_json(const pg_run *run)
     bool has_ptxas = pg_toolchain_ptxas_version(ptxas, sizeof ptxas);
     json_t *env = json_object();
     json_object_set_new(env, "hostname", json_string(host));
-    if (run->dev) {
-        const pg_device_info *i = pg_device_get_info(run->dev);
+    if (run->have_info) {
+        const pg_device_info *i = &run->info;
         char cc[16];
         snprintf(cc, sizeof cc, "%d.%d", i->cc_major, i->cc_minor);
         json_object_set_new(

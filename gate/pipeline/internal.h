@@ -56,11 +56,23 @@ typedef struct {
     bool dev_tried;
     char gpu_skip_reason[1024];
     json_t *results;
+    /* The GPU's fingerprint and limits: read from the device in process, or reported by the
+     * probe worker of an isolated run (worker.c); have_info false when no GPU was opened. */
+    pg_device_info info;
+    bool have_info;
+    int workers;                  /* workers started so far (names their temporary files) */
 } pg_run;
 
 /* --- submission.c: offline validation (input errors abort the run) */
 pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int index,
                                 pg_submission *s, pg_diag *d);
+/* The worker's copy of a submission its parent prepared: manifest and task read again, the PTX
+ * and cubin the parent made (cubin_path "" = the driver JIT), and the given task workload
+ * indices, in order. */
+pg_status pg_submission_prepare_worker(pg_run *run, const char *manifest_path, const char *arch,
+                                       const char *ptx_path, const char *cubin_path,
+                                       const int *workloads, int n_workloads, pg_submission *s,
+                                       pg_diag *d);
 void pg_submission_release(pg_submission *s);
 
 /* --- results_json.c: building the results model */
@@ -93,11 +105,48 @@ json_t *pg_environment_json(const pg_run *run);
 /* Open the GPU once per run (stage_gpu.c); false with run->gpu_skip_reason set when it is
  * unavailable, disabled or broken. */
 bool pg_run_ensure_device(pg_run *run);
+/* The GPU's fingerprint and limits, or NULL with run->gpu_skip_reason set: opens the device in
+ * process, or asks a probe worker in an isolated run (so the parent never creates a CUDA
+ * context). */
+const pg_device_info *pg_run_device_info(pg_run *run);
 
 /* --- stages */
 void pg_stage_assemble(pg_run *run, pg_submission *s);
-/* Runs load, then correctness and performance per workload. */
+/* Runs load, then correctness and performance per workload, in this process. */
 void pg_stages_gpu(pg_run *run, pg_submission *s);
+
+/* --- stage_gpu.c, the pieces pg_stages_gpu and the worker share */
+/* Append a skeleton record per selected workload to s->json "workloads". */
+void pg_gpu_workloads_init(pg_submission *s);
+/* Why the GPU stages cannot run (NULL when they can): the assemble stage did not pass (status
+ * "skipped"), or no GPU ("skipped" or "error" per --if-no-gpu). Asks for the device. */
+const char *pg_gpu_why_not(pg_run *run, pg_submission *s, const char **status,
+                           bool *compile_error);
+/* Record load and every workload's GPU stages as not run with status and reason. */
+void pg_gpu_record_not_run(pg_run *run, pg_submission *s, const char *status, const char *why,
+                           bool compile_error);
+/* Record `name` as not run in `stages`, with status and reason (progress for non-skips). */
+void pg_record_not_run(pg_run *run, pg_submission *s, json_t *stages, const char *workload,
+                       const char *name, const char *status, const char *reason);
+/* The load stage record (submission level): the module loads and every entry is found. */
+bool pg_gpu_stage_load(pg_run *run, pg_submission *s);
+/* Correctness, then (when correct) performance of workload i (position in s->workloads),
+ * filling its record wj. */
+void pg_gpu_run_workload(pg_run *run, pg_submission *s, int i, json_t *wj);
+
+/* --- worker.c: the parent side of process isolation (docs/isolation.md) */
+/* Open the GPU in a probe worker: fills run->info, or run->gpu_skip_reason. */
+bool pg_worker_probe(pg_run *run);
+/* The GPU stages of one submission in worker processes, merged into s->json; a worker that
+ * hangs or dies costs only the step it was in. */
+void pg_worker_stages_gpu(pg_run *run, pg_submission *s);
+
+/* --- worker_json.c: what crosses the process boundary */
+json_t *pg_device_info_to_json(const pg_device_info *i);
+bool pg_device_info_from_json(const json_t *j, pg_device_info *out);
+/* Every field; non-finite numbers as the strings "nan", "inf", "-inf". */
+json_t *pg_cmp_result_to_json(const pg_cmp_result *r);
+bool pg_cmp_result_from_json(const json_t *j, pg_cmp_result *out);
 
 /* Progress helper. */
 void pg_progress(pg_run *run, const pg_submission *s, const char *workload, const char *stage,

@@ -29,6 +29,9 @@ bool pg_run_ensure_device(pg_run *run)
         if (pg_device_open(run->o->device_ordinal, &run->dev, &d) != PG_OK) {
             snprintf(run->gpu_skip_reason, sizeof run->gpu_skip_reason, "%s", d.message);
             run->dev = NULL;
+        } else {
+            run->info = *pg_device_get_info(run->dev);
+            run->have_info = true;
         }
     }
     if (run->dev && pg_device_is_broken(run->dev))
@@ -37,9 +40,23 @@ bool pg_run_ensure_device(pg_run *run)
     return run->dev && !pg_device_is_broken(run->dev);
 }
 
-/* Record `stage` as not run, with status and reason. */
-static void record_not_run(pg_run *run, pg_submission *s, json_t *stages, const char *workload,
-                           const char *name, const char *status, const char *reason)
+const pg_device_info *pg_run_device_info(pg_run *run)
+{
+    if (!run->o->worker_exe)
+        return pg_run_ensure_device(run) ? &run->info : NULL;
+    if (!run->dev_tried) {
+        run->dev_tried = true;
+        if (run->o->no_gpu)
+            snprintf(run->gpu_skip_reason, sizeof run->gpu_skip_reason,
+                     "GPU stages disabled by --no-gpu");
+        else
+            pg_worker_probe(run);
+    }
+    return run->have_info ? &run->info : NULL;
+}
+
+void pg_record_not_run(pg_run *run, pg_submission *s, json_t *stages, const char *workload,
+                       const char *name, const char *status, const char *reason)
 {
     json_t *st = pg_stage_new(name);
     pg_stage_finish(st, status, 0.0, "%s", reason);
@@ -64,25 +81,66 @@ static json_t *workload_json(const pg_submission *s, int i)
                      "max_relative_error", "latency_ms", "reference_latency_ms", "speedup_factor");
 }
 
-/* The load stage: module from the cubin (or the PTX for the driver JIT), then every entry. */
-static bool stage_load(pg_run *run, pg_submission *s, pg_module **mod, pg_kernel **kernels)
+void pg_gpu_workloads_init(pg_submission *s)
+{
+    json_t *wls = json_object_get(s->json, "workloads");
+    for (int i = 0; i < s->n_workloads; i++)
+        json_array_append_new(wls, workload_json(s, i));
+}
+
+/* A freshly loaded module of the submission with its kernels, one per launch. Every phase that
+ * runs the kernel (correctness, timing) loads its own, so module-level .global state never
+ * carries anything from one phase into the next. */
+typedef struct {
+    pg_module *mod;
+    pg_kernel **kernels;
+} loaded_module;
+
+static void module_release(loaded_module *m)
+{
+    if (m->mod)
+        pg_module_unload(m->mod);
+    free(m->kernels);
+    m->mod = NULL;
+    m->kernels = NULL;
+}
+
+/* Load the cubin (or the PTX for the driver JIT) and look every launch's entry up. log (may be
+ * NULL) receives the driver's logs. */
+static pg_status module_load(pg_run *run, pg_submission *s, loaded_module *m, char *log,
+                             size_t log_len, pg_diag *d)
+{
+    memset(m, 0, sizeof *m);
+    m->kernels = calloc((size_t)s->manifest->n_launches, sizeof *m->kernels);
+    if (!m->kernels)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    const char *path = s->cubin_path[0] ? s->cubin_path : s->ptx_path;
+    char *image = NULL;
+    size_t len = 0;
+    pg_status st = pg_file_read(path, PG_CUBIN_MAX_BYTES, &image, &len, d);
+    if (st == PG_OK)
+        st = pg_module_load(run->dev, image, len + (s->cubin_path[0] ? 0 : 1), &m->mod, log,
+                            log_len, d);
+    for (int l = 0; st == PG_OK && l < s->manifest->n_launches; l++)
+        st = pg_module_get_kernel(m->mod, s->manifest->launches[l].entry, &m->kernels[l], d);
+    free(image);
+    if (st != PG_OK)
+        module_release(m);
+    return st;
+}
+
+bool pg_gpu_stage_load(pg_run *run, pg_submission *s)
 {
     json_t *stage = pg_stage_new("load");
     json_array_append_new(json_object_get(s->json, "stages"), stage);
     pg_progress(run, s, NULL, "load", NULL, NULL);
     double t0 = pg_now_s();
-    const char *path = s->cubin_path[0] ? s->cubin_path : s->ptx_path;
-    char *image = NULL, log[16384] = "";
-    size_t len = 0;
+    char log[16384] = "";
     pg_diag d;
     pg_diag_clear(&d);
-    pg_status st = pg_file_read(path, PG_CUBIN_MAX_BYTES, &image, &len, &d);
-    if (st == PG_OK)
-        st = pg_module_load(run->dev, image, len + (s->cubin_path[0] ? 0 : 1), mod, log,
-                            sizeof log, &d);
-    for (int l = 0; st == PG_OK && l < s->manifest->n_launches; l++)
-        st = pg_module_get_kernel(*mod, s->manifest->launches[l].entry, &kernels[l], &d);
-    free(image);
+    loaded_module m;
+    pg_status st = module_load(run, s, &m, log, sizeof log, &d);
+    module_release(&m);
     json_object_set_new(pg_stage_details(stage), "log", pg_jstr(log));
     json_object_set_new(pg_stage_details(stage), "image",
                         json_string(s->cubin_path[0] ? "cubin (ptxas)" : "PTX (driver JIT)"));
@@ -99,86 +157,112 @@ static bool stage_load(pg_run *run, pg_submission *s, pg_module **mod, pg_kernel
     return st == PG_OK;
 }
 
-static void run_workload(pg_run *run, pg_submission *s, int i, pg_kernel **kernels, json_t *wj)
+void pg_gpu_run_workload(pg_run *run, pg_submission *s, int i, json_t *wj)
 {
     const pg_task *t = s->task;
+    loaded_module m;
     pg_wctx c = {.run = run, .s = s, .index = i, .w = &t->workloads[s->workloads[i]],
-                 .plan = &s->plans[i], .kernels = kernels, .json = wj,
-                 .a = pg_task_find_tensor(t, "A"), .b = pg_task_find_tensor(t, "B"),
-                 .c = pg_task_find_tensor(t, "C")};
+                 .plan = &s->plans[i], .json = wj, .a = pg_task_find_tensor(t, "A"),
+                 .b = pg_task_find_tensor(t, "B"), .c = pg_task_find_tensor(t, "C")};
     json_t *stages = json_object_get(wj, "stages");
     pg_diag d;
     pg_diag_clear(&d);
-    if (pg_wctx_setup(&c, &d) != PG_OK) {
+    pg_status st = module_load(run, s, &m, NULL, 0, &d);
+    c.kernels = m.kernels;
+    if (st == PG_OK)
+        st = pg_wctx_setup(&c, &d);
+    if (st != PG_OK) {
         char msg[2400];
         pg_diag_format(&d, msg, sizeof msg);
-        record_not_run(run, s, stages, c.w->name, "correctness", "error", msg);
-        record_not_run(run, s, stages, c.w->name, "performance", "skipped",
-                       "not run: the correctness stage did not pass");
+        pg_record_not_run(run, s, stages, c.w->name, "correctness", "error", msg);
+        pg_record_not_run(run, s, stages, c.w->name, "performance", "skipped",
+                          "not run: the correctness stage did not pass");
         json_object_set_new(wj, "status", json_string("INFRA_ERROR"));
         pg_wctx_release(&c);
+        module_release(&m);
         return;
     }
     if (pg_stage_correctness(&c)) {
         if (pg_run_ensure_device(run))
             pg_stage_performance(&c);
         else
-            record_not_run(run, s, stages, c.w->name, "performance", "error", run->gpu_skip_reason);
+            pg_record_not_run(run, s, stages, c.w->name, "performance", "error",
+                              run->gpu_skip_reason);
     } else {
-        record_not_run(run, s, stages, c.w->name, "performance", "skipped",
-                       "not run: the correctness stage did not pass");
+        pg_record_not_run(run, s, stages, c.w->name, "performance", "skipped",
+                          "not run: the correctness stage did not pass");
     }
     pg_wctx_release(&c);
+    module_release(&m);
+}
+
+const char *pg_gpu_why_not(pg_run *run, pg_submission *s, const char **status,
+                           bool *compile_error)
+{
+    json_t *sub_stages = json_object_get(s->json, "stages");
+    const char *assembled = pg_stage_status(json_array_get(sub_stages, 0));
+    *status = "skipped";
+    *compile_error = false;
+    if (strcmp(assembled, "pass") != 0 && strcmp(assembled, "skipped") != 0) {
+        *compile_error = true;
+        return "not run: the assemble stage did not pass";
+    }
+    if (!pg_run_device_info(run)) {
+        *status = gpu_unavailable_status(run);
+        return run->gpu_skip_reason;
+    }
+    return NULL;
+}
+
+/* One workload's GPU stages as not run. */
+static void workload_not_run(pg_run *run, pg_submission *s, json_t *wj, const char *status,
+                             const char *why, bool compile_error)
+{
+    const char *wname = json_string_value(json_object_get(wj, "name"));
+    json_t *stages = json_object_get(wj, "stages");
+    pg_record_not_run(run, s, stages, wname, "correctness", status, why);
+    pg_record_not_run(run, s, stages, wname, "performance", status, why);
+    if (compile_error)
+        json_object_set_new(wj, "status", json_string("COMPILE_ERROR"));
+    else if (strcmp(status, "error") == 0)
+        json_object_set_new(wj, "status", json_string("INFRA_ERROR"));
+}
+
+void pg_gpu_record_not_run(pg_run *run, pg_submission *s, const char *status, const char *why,
+                           bool compile_error)
+{
+    pg_record_not_run(run, s, json_object_get(s->json, "stages"), NULL, "load", status, why);
+    json_t *wls = json_object_get(s->json, "workloads");
+    for (size_t i = 0; i < json_array_size(wls); i++)
+        workload_not_run(run, s, json_array_get(wls, i), status, why, compile_error);
 }
 
 void pg_stages_gpu(pg_run *run, pg_submission *s)
 {
+    pg_gpu_workloads_init(s);
+    const char *status;
+    bool compile_error;
+    const char *why = pg_gpu_why_not(run, s, &status, &compile_error);
+    if (why) {
+        pg_gpu_record_not_run(run, s, status, why, compile_error);
+        return;
+    }
+    bool load_failed = !pg_gpu_stage_load(run, s);
+    if (load_failed) {
+        why = "not run: the load stage did not pass";
+        status = "skipped";
+    }
     json_t *wls = json_object_get(s->json, "workloads");
-    for (int i = 0; i < s->n_workloads; i++)
-        json_array_append_new(wls, workload_json(s, i));
-
-    json_t *sub_stages = json_object_get(s->json, "stages");
-    const char *assembled = pg_stage_status(json_array_get(sub_stages, 0));
-    bool offline_ok = strcmp(assembled, "pass") == 0 || strcmp(assembled, "skipped") == 0;
-    const char *why = NULL, *status = "skipped";
-    bool load_failed = false;
-    if (!offline_ok) {
-        why = "not run: the assemble stage did not pass";
-    } else if (!pg_run_ensure_device(run)) {
-        why = run->gpu_skip_reason;
-        status = gpu_unavailable_status(run);
-    }
-
-    pg_module *mod = NULL;
-    pg_kernel **kernels = calloc((size_t)s->manifest->n_launches, sizeof *kernels);
-    if (!why) {
-        if (!stage_load(run, s, &mod, kernels)) {
-            why = "not run: the load stage did not pass";
-            load_failed = true;
-        }
-    } else {
-        record_not_run(run, s, sub_stages, NULL, "load", status, why);
-    }
     for (int i = 0; i < s->n_workloads; i++) {
         json_t *wj = json_array_get(wls, (size_t)i);
-        const char *wname = json_string_value(json_object_get(wj, "name"));
-        json_t *stages = json_object_get(wj, "stages");
         if (!why && !pg_run_ensure_device(run)) {
             why = run->gpu_skip_reason;
             status = "error";
         }
         if (why) {
-            record_not_run(run, s, stages, wname, "correctness", status, why);
-            record_not_run(run, s, stages, wname, "performance", status, why);
-            if (!offline_ok || load_failed)
-                json_object_set_new(wj, "status", json_string("COMPILE_ERROR"));
-            else if (strcmp(status, "error") == 0)
-                json_object_set_new(wj, "status", json_string("INFRA_ERROR"));
+            workload_not_run(run, s, wj, status, why, load_failed);
             continue;
         }
-        run_workload(run, s, i, kernels, wj);
+        pg_gpu_run_workload(run, s, i, wj);
     }
-    if (mod)
-        pg_module_unload(mod);
-    free(kernels);
 }

@@ -78,10 +78,25 @@ static pg_status compile_cu(pg_run *run, pg_submission *s, int index, pg_diag *d
     return PG_OK;
 }
 
-pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int index,
-                                pg_submission *s, pg_diag *d)
+/* One plan per selected workload. */
+static pg_status build_plans(pg_submission *s, pg_diag *d)
 {
-    memset(s, 0, sizeof *s);
+    s->plans = calloc((size_t)(s->n_workloads ? s->n_workloads : 1), sizeof(pg_plan));
+    if (!s->plans)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    for (int i = 0; i < s->n_workloads; i++) {
+        pg_status st = pg_plan_build(s->task, s->manifest, &s->task->workloads[s->workloads[i]],
+                                     &s->plans[i], d);
+        if (st != PG_OK)
+            return st; /* the message names the workload */
+    }
+    return PG_OK;
+}
+
+/* Manifest, its task, and the manifest checked against the task. */
+static pg_status load_manifest_and_task(pg_run *run, const char *manifest_path, pg_submission *s,
+                                        pg_diag *d)
+{
     pg_status st = pg_manifest_load(manifest_path, &s->manifest, d);
     if (st != PG_OK)
         return st;
@@ -95,7 +110,40 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
         }
         return st;
     }
-    st = pg_manifest_check_task(s->manifest, s->task, d);
+    return pg_manifest_check_task(s->manifest, s->task, d);
+}
+
+pg_status pg_submission_prepare_worker(pg_run *run, const char *manifest_path, const char *arch,
+                                       const char *ptx_path, const char *cubin_path,
+                                       const int *workloads, int n_workloads, pg_submission *s,
+                                       pg_diag *d)
+{
+    memset(s, 0, sizeof *s);
+    pg_status st = load_manifest_and_task(run, manifest_path, s, d);
+    if (st != PG_OK)
+        return st;
+    snprintf(s->arch, sizeof s->arch, "%s", arch);
+    snprintf(s->ptx_path, sizeof s->ptx_path, "%s", ptx_path);
+    snprintf(s->cubin_path, sizeof s->cubin_path, "%s", cubin_path);
+    s->cu_compiled = true;
+    s->workloads = calloc((size_t)(n_workloads ? n_workloads : 1), sizeof(int));
+    if (!s->workloads)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    for (int i = 0; i < n_workloads; i++) {
+        if (workloads[i] < 0 || workloads[i] >= s->task->n_workloads)
+            return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "workloads",
+                               "workload index %d outside the task's %d workloads", workloads[i],
+                               s->task->n_workloads);
+        s->workloads[s->n_workloads++] = workloads[i];
+    }
+    return build_plans(s, d);
+}
+
+pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int index,
+                                pg_submission *s, pg_diag *d)
+{
+    memset(s, 0, sizeof *s);
+    pg_status st = load_manifest_and_task(run, manifest_path, s, d);
     if (st != PG_OK)
         return st;
     snprintf(s->arch, sizeof s->arch, "%s",
@@ -142,16 +190,7 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
     st = select_workloads(run, s, d);
     if (st != PG_OK)
         return st;
-    s->plans = calloc((size_t)s->n_workloads, sizeof(pg_plan));
-    if (!s->plans)
-        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
-    for (int i = 0; i < s->n_workloads; i++) {
-        st = pg_plan_build(s->task, s->manifest, &s->task->workloads[s->workloads[i]],
-                           &s->plans[i], d);
-        if (st != PG_OK)
-            return st; /* the message names the workload */
-    }
-    return PG_OK;
+    return build_plans(s, d);
 }
 
 void pg_submission_release(pg_submission *s)
