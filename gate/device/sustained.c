@@ -114,7 +114,9 @@ pg_status pg_device_time_arm(pg_device *dev, const pg_arm *arm, int warmup, int 
     }
     for (int round = 0; st == PG_OK && round < warmup + reps; round++) {
         bool timed = round >= warmup;
-        if (cupti && timed)
+        if (arm->prepare)
+            st = arm->prepare(arm->ctx, d);
+        if (st == PG_OK && cupti && timed)
             st = pg_act_now(&bounds[round - warmup], d);
         if (st == PG_OK && flush_l2)
             st = pg_tm_flush_l2(dev, d);

@@ -91,7 +91,9 @@ static pg_status run_round(pg_device *dev, const pg_arm *arms, size_t n_arms, in
     pg_status st = PG_OK;
     for (size_t j = 0; j < n_arms && st == PG_OK; j++) {
         size_t a = round % 2 == 0 ? j : n_arms - 1 - j;
-        if (flush)
+        if (arms[a].prepare)
+            st = arms[a].prepare(arms[a].ctx, d);
+        if (st == PG_OK && flush)
             st = pg_tm_flush_l2(dev, d);
         if (st == PG_OK && timed)
             st = record(dev, dev->events[2 * a], d);

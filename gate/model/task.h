@@ -67,6 +67,12 @@ typedef struct {
     char baseline_compute[16];   /* "fp32" */
     int baseline_max_candidates; /* 1..64, default 16 */
     double min_speedup;          /* > 0 */
+    /* gate.nondeterminism: two runs on identical inputs that differ bitwise fail the
+     * correctness stage (true, "fail") or pass it with a warning (false, "warn", the default). */
+    bool nondeterminism_fails;
+    /* gate.sanitizer: compute-sanitizer findings in the submission's kernels fail the sanitize
+     * stage (true, "fail", the default) or pass it with a warning (false, "warn"). */
+    bool sanitizer_fails;
     char default_arch[32];       /* sm_XX or sm_XXa */
 } pg_task;
 
@@ -88,7 +94,8 @@ pg_status pg_task_load(const char *tasks_dir, const char *task_id, pg_task **out
  * positive integer and nothing else, names and aliases unique and made of [A-Za-z0-9_.-]);
  * tolerances (dtype keys, atol/rtol/max_rel_l2 finite >= 0, one for every output dtype);
  * targets shape and arch names; baseline (library "cublaslt", compute "fp32",
- * max_candidates 1..64); gate.min_speedup > 0; default_arch sm_XX[a]. */
+ * max_candidates 1..64); gate.min_speedup > 0; gate.nondeterminism "warn" (default) or "fail";
+ * gate.sanitizer "fail" (default) or "warn"; default_arch sm_XX[a]. */
 pg_status pg_task_load_file(const char *path, pg_task **out, pg_diag *d);
 
 /* Free t and what it owns. t may be NULL. */

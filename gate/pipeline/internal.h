@@ -13,6 +13,7 @@
 #include "model/plan.h"
 #include "model/task.h"
 #include "ptx/signature.h"
+#include "stats/accuracy.h"
 #include "stats/comparison.h"
 #include "tool/assemble.h"
 
@@ -170,6 +171,7 @@ typedef struct {
     pg_launch *launches;
     int a, b, c;              /* gemm_nt operand tensor indices */
     json_t *json;             /* the workload's results object */
+    uint64_t input_sum[PG_MAX_TENSORS]; /* checksums of the inputs as last filled */
 } pg_wctx;
 
 /* workload.c */
@@ -181,6 +183,30 @@ void pg_wctx_release(pg_wctx *c);
 pg_status pg_wctx_init_workspaces(pg_wctx *c, pg_diag *d);
 /* Enqueue all launches of the submission (a pg_enqueue_fn over pg_wctx). */
 pg_status pg_wctx_enqueue(void *wctx, pg_diag *d);
+/* Before every launch (a pg_enqueue_fn, the candidate arm's prepare): outputs poisoned with
+ * PG_POISON_BYTE and workspaces re-initialized (zero or poison, per manifest), so a launch
+ * that does not compute its whole output leaves poison, whatever earlier launches wrote. */
+pg_status pg_wctx_prepare_launch(void *wctx, pg_diag *d);
+/* Fill every input tensor with N(0,1) from seed (tensor i: seed + i), wait, and record the
+ * inputs' checksums. */
+pg_status pg_wctx_fill_inputs(pg_wctx *c, uint64_t seed, pg_diag *d);
+/* After launches: every canary of the tensors and workspaces intact, every input's checksum
+ * unchanged. A violation is written to why (one line naming the buffer; "" when none) and the
+ * canaries are re-armed; the return is PG_OK either way unless the GPU fails. */
+pg_status pg_wctx_check_guards(pg_wctx *c, char *why, size_t n, pg_diag *d);
+/* {"A": "0x7f...", ..., "ws": "0x..."}: the device addresses of this context's buffers. */
+json_t *pg_wctx_addresses_json(const pg_wctx *c);
+/* {"A": {"vmm", "front_canary_bytes", "back_canary_bytes", "guard_bytes"}, ...}. */
+json_t *pg_wctx_guards_json(const pg_wctx *c);
+
+/* stage_correctness.c: run ptxgate's reference on the current inputs and compare the output
+ * tensor with it (host_out: output bytes, host_ref: count floats, caller-owned). */
+pg_status pg_wctx_compare(pg_wctx *c, pg_buffer *ref, void *host_out, float *host_ref,
+                          pg_accuracy *acc, pg_diag *d);
+/* Seed of input set `set` of task workload `wl` (docs/correctness.md). Sets 0 .. sets-1 are
+ * the correctness sets; set `sets` feeds the timing, set `sets + 1` the post-timing run on new
+ * inputs. */
+uint64_t pg_set_seed(uint64_t base, int wl, int set);
 
 /* blocks.c: the block protocol and the heat soak of the performance stage. */
 #define PG_BLOCK_MAX_ARMS 8
@@ -231,3 +257,8 @@ pg_status pg_heat_soak(pg_device *dev, const pg_arm *arms, size_t n_arms, double
 /* stage_correctness.c / stage_performance.c: return true when the stage passed. */
 bool pg_stage_correctness(pg_wctx *c);
 bool pg_stage_performance(pg_wctx *c);
+/* stage_verify.c: after the performance stage, on the context it timed (its inputs from
+ * pg_set_seed(.., sets)): the last timed launch's output against the reference, inputs and
+ * canaries intact, then one launch on new inputs (set sets + 1) with poisoned outputs. True
+ * when all hold. */
+bool pg_stage_verify(pg_wctx *c);

@@ -157,43 +157,94 @@ bool pg_gpu_stage_load(pg_run *run, pg_submission *s)
     return st == PG_OK;
 }
 
-void pg_gpu_run_workload(pg_run *run, pg_submission *s, int i, json_t *wj)
+/* A context for workload i of s on a freshly loaded module with freshly allocated guarded
+ * buffers. */
+static pg_status phase_open(pg_run *run, pg_submission *s, int i, json_t *wj, loaded_module *m,
+                            pg_wctx *c, pg_diag *d)
 {
     const pg_task *t = s->task;
-    loaded_module m;
-    pg_wctx c = {.run = run, .s = s, .index = i, .w = &t->workloads[s->workloads[i]],
-                 .plan = &s->plans[i], .json = wj, .a = pg_task_find_tensor(t, "A"),
-                 .b = pg_task_find_tensor(t, "B"), .c = pg_task_find_tensor(t, "C")};
+    *c = (pg_wctx){.run = run, .s = s, .index = i, .w = &t->workloads[s->workloads[i]],
+                   .plan = &s->plans[i], .json = wj, .a = pg_task_find_tensor(t, "A"),
+                   .b = pg_task_find_tensor(t, "B"), .c = pg_task_find_tensor(t, "C")};
+    pg_status st = module_load(run, s, m, NULL, 0, d);
+    c->kernels = m->kernels;
+    if (st == PG_OK)
+        st = pg_wctx_setup(c, d);
+    return st;
+}
+
+static void phase_close(pg_wctx *c, loaded_module *m)
+{
+    if (c->run)
+        pg_wctx_release(c);
+    module_release(m);
+}
+
+/* The verify stage runs when the candidate's timed launches completed: the performance stage
+ * passed or failed on its numbers, not on an error or a kernel failure. */
+static bool timing_completed(json_t *wj)
+{
     json_t *stages = json_object_get(wj, "stages");
+    json_t *perf = json_array_get(stages, json_array_size(stages) - 1);
+    const char *status = pg_stage_status(perf), *msg = json_string_value(json_object_get(perf, "message"));
+    return perf && strcmp(json_string_value(json_object_get(perf, "stage")), "performance") == 0 &&
+           (strcmp(status, "pass") == 0 ||
+            (strcmp(status, "fail") == 0 && strncmp(msg, "kernel failed", 13) != 0));
+}
+
+void pg_gpu_run_workload(pg_run *run, pg_submission *s, int i, json_t *wj)
+{
+    const char *wname = s->task->workloads[s->workloads[i]].name;
+    json_t *stages = json_object_get(wj, "stages");
+    loaded_module m1 = {0}, m2 = {0};
+    pg_wctx c1 = {0}, c2 = {0};
+    char msg[2400];
     pg_diag d;
     pg_diag_clear(&d);
-    pg_status st = module_load(run, s, &m, NULL, 0, &d);
-    c.kernels = m.kernels;
-    if (st == PG_OK)
-        st = pg_wctx_setup(&c, &d);
-    if (st != PG_OK) {
-        char msg[2400];
-        pg_diag_format(&d, msg, sizeof msg);
-        pg_record_not_run(run, s, stages, c.w->name, "correctness", "error", msg);
-        pg_record_not_run(run, s, stages, c.w->name, "performance", "skipped",
+    if (phase_open(run, s, i, wj, &m1, &c1, &d) != PG_OK) {
+        pg_record_not_run(run, s, stages, wname, "correctness", "error",
+                          pg_diag_format(&d, msg, sizeof msg));
+        pg_record_not_run(run, s, stages, wname, "performance", "skipped",
                           "not run: the correctness stage did not pass");
         json_object_set_new(wj, "status", json_string("INFRA_ERROR"));
-        pg_wctx_release(&c);
-        module_release(&m);
-        return;
+        goto done;
     }
-    if (pg_stage_correctness(&c)) {
-        if (pg_run_ensure_device(run))
-            pg_stage_performance(&c);
-        else
-            pg_record_not_run(run, s, stages, c.w->name, "performance", "error",
-                              run->gpu_skip_reason);
-    } else {
-        pg_record_not_run(run, s, stages, c.w->name, "performance", "skipped",
+    if (!pg_stage_correctness(&c1)) {
+        pg_record_not_run(run, s, stages, wname, "performance", "skipped",
                           "not run: the correctness stage did not pass");
+        goto done;
     }
-    pg_wctx_release(&c);
-    module_release(&m);
+    if (!pg_run_ensure_device(run)) {
+        pg_record_not_run(run, s, stages, wname, "performance", "error", run->gpu_skip_reason);
+        goto done;
+    }
+    /* Anti-replay: the timing runs on a module loaded again (its .global state back to the
+     * image's) and on buffers allocated before the correctness ones are freed, so at other
+     * addresses; nothing a kernel kept from the correctness phase reaches the timed launches. */
+    pg_status st = phase_open(run, s, i, wj, &m2, &c2, &d);
+    phase_close(&c1, &m1);
+    c1.run = NULL;
+    uint64_t timing_seed =
+        pg_set_seed(run->o->seed, s->workloads[i], run->o->correctness_sets);
+    if (st == PG_OK)
+        st = pg_wctx_fill_inputs(&c2, timing_seed, &d);
+    /* No L2 line a kernel marked persisting survives into the timed launches. */
+    if (st == PG_OK)
+        st = pg_device_reset_l2_persistence(run->dev, &d);
+    if (st != PG_OK) {
+        pg_record_not_run(run, s, stages, wname, "performance", "error",
+                          pg_diag_format(&d, msg, sizeof msg));
+        goto done;
+    }
+    pg_stage_performance(&c2);
+    if (timing_completed(wj) && pg_run_ensure_device(run))
+        pg_stage_verify(&c2);
+    else
+        pg_record_not_run(run, s, stages, wname, "verify", "skipped",
+                          "not run: the timed launches did not complete");
+done:
+    phase_close(&c1, &m1);
+    phase_close(&c2, &m2);
 }
 
 const char *pg_gpu_why_not(pg_run *run, pg_submission *s, const char **status,

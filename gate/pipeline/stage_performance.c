@@ -160,8 +160,12 @@ bool pg_stage_performance(pg_wctx *c)
         st = pg_wctx_init_workspaces(c, &d);
     /* The canary's two arms share one cuBLASLt plan (same algorithm, same output): a second
      * heuristic search could pick another algorithm and the A/A pair would not be A/A. */
-    pg_arm arms[N_ARMS] = {{pg_wctx_enqueue, c}, {enqueue_baseline, gemm},
-                           {enqueue_baseline, gemm}};
+    /* The candidate's outputs are poisoned and its workspaces re-initialized before each of its
+     * launches, outside the timed events (pg_wctx_prepare_launch): every timed launch must
+     * compute the whole output; pg_stage_verify checks the last one after the timing. */
+    pg_arm arms[N_ARMS] = {{.enqueue = pg_wctx_enqueue, .ctx = c, .prepare = pg_wctx_prepare_launch},
+                           {.enqueue = enqueue_baseline, .ctx = gemm},
+                           {.enqueue = enqueue_baseline, .ctx = gemm}};
     double probe[N_ARMS] = {NAN, NAN, NAN};
     if (st == PG_OK)
         st = pg_device_time(run->dev, arms, N_ARMS, 1, 1, true, o->timeout_s * 5, probe, &d);
