@@ -26,6 +26,7 @@ static pg_option k_options[] = {
     {"repetitions", "N", "Most timed launches per arm and timing block, 1-10; the block statistic is their median. Default: 10 (fewer for kernels over 0.2 ms).", NULL},
     {"confidence", "X", "Confidence level of the speedup interval, in (0.5, 1). Default: 0.95.", NULL},
     {"timeout", "S", "Seconds allowed for one tool run or one GPU wait. Default: 60.", NULL},
+    {"max-ptx-bytes", "N", "Largest kernel source (.ptx or .cu) and PTX accepted, in bytes; a larger one is an input error (exit 2). Default: 67108864 (64 MiB).", NULL},
     {"no-isolation", NULL, "Run the GPU stages in this process instead of one worker process per submission (for debugging: a kernel that faults or hangs then ends the whole run's GPU work).", NULL},
     {"watchdog", "LIST", "Watchdog limits of the worker processes as STAGE=SECONDS,... for startup, load, correctness, performance, verify and exit (correctness, performance and verify per workload). Default: startup=120,load=300,correctness=900,performance=1800,verify=300,exit=30.", NULL},
     {"quiet", NULL, "No progress lines on stderr.", NULL},
@@ -229,6 +230,10 @@ int pg_cmd_check(int argc, char **argv)
     if (!pg_option_int(&k_spec, "seed", 0, 0x7fffffffL, &v))
         goto done;
     o.seed = (uint64_t)v;
+    v = (long)o.max_ptx_bytes;
+    if (!pg_option_int(&k_spec, "max-ptx-bytes", 1, 1L << 40, &v))
+        goto done;
+    o.max_ptx_bytes = (size_t)v;
     o.workloads = pg_option_value(&k_spec, "workloads");
     o.arch = pg_option_value(&k_spec, "arch");
     if (o.arch && !pg_arch_name_valid(o.arch)) {

@@ -20,6 +20,7 @@ void pg_check_options_init(pg_check_options *o)
     o->repetitions = 10;
     o->confidence = 0.95;
     o->timeout_s = 60.0;
+    o->max_ptx_bytes = (size_t)64 << 20;
     o->watchdog = (pg_watchdog){.startup_s = 120, .load_s = 300, .correctness_s = 900,
                                 .performance_s = 1800, .verify_s = 300, .exit_s = 30};
 }

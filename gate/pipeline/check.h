@@ -57,6 +57,8 @@ typedef struct {
      * `ptxgate worker` for each submission's GPU stages; NULL runs them in this process. */
     const char *worker_exe;
     pg_watchdog watchdog;          /* per-stage limits of a worker (isolated runs only) */
+    size_t max_ptx_bytes;          /* largest kernel source or PTX accepted (default 64 MiB);
+                                      larger is an input error */
 } pg_check_options;
 
 /* Defaults as documented above. */

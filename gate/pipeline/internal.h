@@ -32,6 +32,8 @@ typedef struct {
     bool has_sig;
     pg_ptx_module_info sig;
     char sig_error[2048];         /* PTX signature parse failure: an assemble failure */
+    char refusal[1024];           /* why the module must not be loaded (a device-heap call):
+                                     the load stage fails with it, GPU or not; "" = none */
     int *workloads;               /* indices into task->workloads */
     int n_workloads;
     pg_plan *plans;               /* one per selected workload */

@@ -258,6 +258,15 @@ const char *pg_gpu_why_not(pg_run *run, pg_submission *s, const char **status,
         *compile_error = true;
         return "not run: the assemble stage did not pass";
     }
+    if (s->refusal[0]) {
+        /* Found offline, so reported with or without a GPU. */
+        json_t *load = pg_stage_new("load");
+        pg_stage_finish(load, "fail", 0.0, "%s", s->refusal);
+        json_array_append_new(sub_stages, load);
+        pg_progress(run, s, NULL, "load", "fail", s->refusal);
+        *compile_error = true;
+        return "not run: the load stage did not pass";
+    }
     if (!pg_run_device_info(run)) {
         *status = gpu_unavailable_status(run);
         return run->gpu_skip_reason;
@@ -282,7 +291,13 @@ static void workload_not_run(pg_run *run, pg_submission *s, json_t *wj, const ch
 void pg_gpu_record_not_run(pg_run *run, pg_submission *s, const char *status, const char *why,
                            bool compile_error)
 {
-    pg_record_not_run(run, s, json_object_get(s->json, "stages"), NULL, "load", status, why);
+    json_t *stages = json_object_get(s->json, "stages");
+    bool have_load = false;
+    for (size_t i = 0; i < json_array_size(stages); i++)
+        have_load |= strcmp(json_string_value(json_object_get(json_array_get(stages, i), "stage")),
+                            "load") == 0;
+    if (!have_load)
+        pg_record_not_run(run, s, stages, NULL, "load", status, why);
     json_t *wls = json_object_get(s->json, "workloads");
     for (size_t i = 0; i < json_array_size(wls); i++)
         workload_not_run(run, s, json_array_get(wls, i), status, why, compile_error);

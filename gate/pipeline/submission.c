@@ -9,8 +9,22 @@
 #include "base/fileio.h"
 #include "internal.h"
 
-/* Largest kernel source accepted (bytes). */
-#define PG_SOURCE_MAX_BYTES (32u * 1024u * 1024u)
+#include <sys/stat.h>
+
+#include "ptx/heap_calls.h"
+
+/* A source or PTX above --max-ptx-bytes is an input error, found before anything reads it. */
+static pg_status check_size(const pg_run *run, const char *path, const char *what, pg_diag *d)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return PG_OK; /* reading it reports what is wrong */
+    if ((unsigned long long)sb.st_size > (unsigned long long)run->o->max_ptx_bytes)
+        return pg_diag_set(d, PG_ERR_INPUT, path, 0, NULL,
+                           "the %s is %lld bytes, above the limit of %zu bytes (--max-ptx-bytes)",
+                           what, (long long)sb.st_size, run->o->max_ptx_bytes);
+    return PG_OK;
+}
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -153,6 +167,9 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
     snprintf(s->cubin_path, sizeof s->cubin_path, "%s/submission%d.cubin", run->tmpdir, index);
 
     s->from_cu = ends_with(s->manifest->source, ".cu");
+    st = check_size(run, s->manifest->source, s->from_cu ? "CUDA source" : "PTX", d);
+    if (st != PG_OK)
+        return st;
     if (s->from_cu) {
         st = compile_cu(run, s, index, d);
         if (st != PG_OK)
@@ -165,9 +182,21 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
     if (s->cu_compiled) {
         char *text = NULL;
         size_t len = 0;
-        st = pg_file_read(s->ptx_path, PG_SOURCE_MAX_BYTES, &text, &len, d);
+        st = check_size(run, s->ptx_path, "PTX nvcc made of the CUDA source", d);
+        if (st == PG_OK)
+            st = pg_file_read(s->ptx_path, run->o->max_ptx_bytes, &text, &len, d);
         if (st != PG_OK)
             return st;
+        int line = 0;
+        char callee[64];
+        if (pg_ptx_find_heap_call(text, callee, sizeof callee, &line))
+            snprintf(s->refusal, sizeof s->refusal,
+                     "refused: %s%s line %d calls %s: device-heap allocations outlive the "
+                     "launch, so a kernel that allocates per call leaks device memory on every "
+                     "launch (and can keep state between calls); allocate scratch memory as a "
+                     "manifest workspace instead",
+                     s->from_cu ? "the PTX nvcc made of " : "", s->manifest->source, line,
+                     callee);
         pg_diag sd;
         pg_diag_clear(&sd);
         const char *nul = memchr(text, '\0', len);
