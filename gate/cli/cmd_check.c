@@ -28,7 +28,8 @@ static pg_option k_options[] = {
     {"timeout", "S", "Seconds allowed for one tool run or one GPU wait. Default: 60.", NULL},
     {"max-ptx-bytes", "N", "Largest kernel source (.ptx or .cu) and PTX accepted, in bytes; a larger one is an input error (exit 2). Default: 67108864 (64 MiB).", NULL},
     {"no-isolation", NULL, "Run the GPU stages in this process instead of one worker process per submission (for debugging: a kernel that faults or hangs then ends the whole run's GPU work).", NULL},
-    {"watchdog", "LIST", "Watchdog limits of the worker processes as STAGE=SECONDS,... for startup, load, correctness, performance, verify and exit (correctness, performance and verify per workload). Default: startup=120,load=300,correctness=900,performance=1800,verify=300,exit=30.", NULL},
+    {"watchdog", "LIST", "Watchdog limits of the worker processes as STAGE=SECONDS,... for startup, load, correctness, performance, verify, exit and sanitize (correctness, performance and verify per workload; sanitize per compute-sanitizer run). Default: startup=120,load=300,correctness=900,performance=1800,verify=300,exit=30,sanitize=3600.", NULL},
+    {"sanitize", "TOOLS", "Also run each submission's smallest workload under compute-sanitizer with these tools, comma-separated from memcheck, racecheck, synccheck, initcheck: a sanitize stage with the findings per kernel, failing per the task's gate.sanitizer policy. Skipped, saying so, when compute-sanitizer is not found.", NULL},
     {"quiet", NULL, "No progress lines on stderr.", NULL},
     {0},
 };
@@ -66,7 +67,7 @@ static bool parse_watchdog(const char *list, pg_watchdog *w)
             !pg_watchdog_set(w, item, v)) {
             fprintf(stderr,
                     "ptxgate check: --watchdog: expected STAGE=SECONDS with STAGE one of startup, "
-                    "load, correctness, performance, verify, exit and 0.1 <= SECONDS <= 604800, "
+                    "load, correctness, performance, verify, exit, sanitize and 0.1 <= SECONDS <= 604800, "
                     "got '%s%s%s'\n",
                     item, eq ? "=" : "", eq ? eq + 1 : "");
             return false;
@@ -247,6 +248,17 @@ int pg_cmd_check(int argc, char **argv)
     /* Isolation runs this very binary as `ptxgate worker`. */
     static char self[4096];
     ssize_t self_len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (self_len > 0) {
+        self[self_len] = '\0';
+        o.self_exe = self;
+    }
+    o.sanitize = pg_option_value(&k_spec, "sanitize");
+    if (o.sanitize && !pg_sanitize_tools_valid(o.sanitize)) {
+        fprintf(stderr, "ptxgate check: --sanitize: expected a comma-separated list of "
+                        "memcheck, racecheck, synccheck, initcheck (each once), got '%s'\n",
+                o.sanitize);
+        goto done;
+    }
     const char *forced = getenv("PTXGATE_WORKER");
     if (!pg_option_value(&k_spec, "no-isolation") && forced && forced[0]) {
         if (access(forced, X_OK) != 0) {
@@ -262,7 +274,6 @@ int pg_cmd_check(int argc, char **argv)
             rc = 3;
             goto done;
         }
-        self[self_len] = '\0';
         o.worker_exe = self;
     }
     if (!pg_option_value(&k_spec, "quiet"))

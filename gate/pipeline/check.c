@@ -22,19 +22,45 @@ void pg_check_options_init(pg_check_options *o)
     o->timeout_s = 60.0;
     o->max_ptx_bytes = (size_t)64 << 20;
     o->watchdog = (pg_watchdog){.startup_s = 120, .load_s = 300, .correctness_s = 900,
-                                .performance_s = 1800, .verify_s = 300, .exit_s = 30};
+                                .performance_s = 1800, .verify_s = 300, .exit_s = 30,
+                                .sanitize_s = 3600};
 }
 
 static double *watchdog_slot(pg_watchdog *w, const char *stage)
 {
-    static const char *const names[] = {"startup", "load", "correctness", "performance",
-                                        "verify", "exit"};
+    static const char *const names[] = {"startup", "load",  "correctness", "performance",
+                                        "verify",  "exit", "sanitize"};
     double *slots[] = {&w->startup_s, &w->load_s, &w->correctness_s, &w->performance_s,
-                       &w->verify_s, &w->exit_s};
+                       &w->verify_s,  &w->exit_s, &w->sanitize_s};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (stage && strcmp(stage, names[i]) == 0)
             return slots[i];
     return NULL;
+}
+
+bool pg_sanitize_tools_valid(const char *list)
+{
+    static const char *const tools[] = {"memcheck", "racecheck", "synccheck", "initcheck"};
+    bool seen[4] = {false, false, false, false};
+    const char *p = list;
+    if (!p || !*p)
+        return false;
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        bool known = false;
+        for (int i = 0; i < 4; i++)
+            if (len == strlen(tools[i]) && strncmp(p, tools[i], len) == 0) {
+                if (seen[i])
+                    return false;
+                seen[i] = known = true;
+            }
+        if (!known)
+            return false;
+        p += len;
+        if (*p == ',' && *++p == '\0')
+            return false;
+    }
+    return true;
 }
 
 bool pg_watchdog_set(pg_watchdog *w, const char *stage, double seconds)
@@ -146,13 +172,16 @@ static json_t *settings_json(const pg_check_options *o, size_t flush_bytes)
                                                       : json_null(),
                           "timeout_s", o->timeout_s);
     json_object_set_new(j, "isolation", json_string(o->worker_exe ? "process" : "none"));
+    json_object_set_new(j, "sanitize", o->sanitize ? json_string(o->sanitize) : json_null());
+    json_object_set_new(j, "max_ptx_bytes", json_integer((json_int_t)o->max_ptx_bytes));
     const pg_watchdog *w = &o->watchdog;
     json_object_set_new(j, "watchdog_s",
                         o->worker_exe
-                            ? json_pack("{s:f, s:f, s:f, s:f, s:f, s:f}", "startup", w->startup_s,
-                                        "load", w->load_s, "correctness", w->correctness_s,
-                                        "performance", w->performance_s, "verify", w->verify_s,
-                                        "exit", w->exit_s)
+                            ? json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "startup",
+                                        w->startup_s, "load", w->load_s, "correctness",
+                                        w->correctness_s, "performance", w->performance_s,
+                                        "verify", w->verify_s, "exit", w->exit_s, "sanitize",
+                                        w->sanitize_s)
                             : json_null());
     return j;
 }
@@ -243,6 +272,8 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
             pg_worker_stages_gpu(&run, s);
         else
             pg_stages_gpu(&run, s);
+        if (o->sanitize)
+            pg_stage_sanitize(&run, s);
     }
     pg_perf_holm_finalize(&run);
     json_object_set_new(res, "environment", pg_environment_json(&run));

@@ -27,10 +27,15 @@ typedef struct {
     double performance_s; /* the performance stage of one workload [1800] */
     double verify_s;      /* the post-timing verification of one workload [300] */
     double exit_s;        /* from the worker's last report until it has exited [30] */
+    double sanitize_s;    /* one compute-sanitizer run, from spawn to exit [3600] */
 } pg_watchdog;
 
+/* True when list is a comma-separated list of known compute-sanitizer tools (memcheck,
+ * racecheck, synccheck, initcheck), each at most once. */
+bool pg_sanitize_tools_valid(const char *list);
+
 /* Set the limit named `stage` ("startup", "load", "correctness", "performance", "verify",
- * "exit") to seconds; false for an unknown name. */
+ * "exit", "sanitize") to seconds; false for an unknown name. */
 bool pg_watchdog_set(pg_watchdog *w, const char *stage, double seconds);
 /* The limit of `stage`; startup_s for names without their own limit. */
 double pg_watchdog_limit(const pg_watchdog *w, const char *stage);
@@ -59,6 +64,11 @@ typedef struct {
     pg_watchdog watchdog;          /* per-stage limits of a worker (isolated runs only) */
     size_t max_ptx_bytes;          /* largest kernel source or PTX accepted (default 64 MiB);
                                       larger is an input error */
+    /* --sanitize: compute-sanitizer tools to run, a comma-separated subset of memcheck,
+     * racecheck, synccheck, initcheck (validated by pg_sanitize_tools_valid); NULL = none.
+     * Runs `self_exe worker` under the tool, isolated or not. */
+    const char *sanitize;
+    const char *self_exe;          /* this program (for --sanitize); NULL disables it */
 } pg_check_options;
 
 /* Defaults as documented above. */

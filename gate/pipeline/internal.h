@@ -64,6 +64,9 @@ typedef struct {
     pg_device_info info;
     bool have_info;
     int workers;                  /* workers started so far (names their temporary files) */
+    /* A worker in sanitize mode (under compute-sanitizer): correctness only, plain buffers
+     * (the tool's own bounds checks see the exact allocation). */
+    bool sanitize_mode;
 } pg_run;
 
 /* --- submission.c: offline validation (input errors abort the run) */
@@ -143,6 +146,17 @@ bool pg_worker_probe(pg_run *run);
 /* The GPU stages of one submission in worker processes, merged into s->json; a worker that
  * hangs or dies costs only the step it was in. */
 void pg_worker_stages_gpu(pg_run *run, pg_submission *s);
+
+/* The job file of one worker (gate/pipeline/worker.h): the submission, the workloads at the
+ * given positions in s->workloads, the run's settings. mode "check" runs the GPU stages;
+ * "sanitize" loads and runs one correctness set per workload on plain (unguarded) buffers,
+ * for a worker run under compute-sanitizer. */
+pg_status pg_worker_write_job(pg_run *run, pg_submission *s, const int *positions, int n,
+                              bool load_stage, const char *mode, const char *path, pg_diag *d);
+
+/* --- stage_sanitize.c: with --sanitize, the submission-level sanitize stage: a worker under
+ * compute-sanitizer per tool, on the submission's smallest workload, findings per kernel. */
+void pg_stage_sanitize(pg_run *run, pg_submission *s);
 
 /* --- worker_json.c: what crosses the process boundary */
 json_t *pg_device_info_to_json(const pg_device_info *i);

@@ -206,10 +206,8 @@ bool pg_worker_probe(pg_run *run)
     return run->have_info;
 }
 
-/* The job file of one worker: the submission, the workloads at the given positions, the run's
- * settings. */
-static pg_status write_job(pg_run *run, pg_submission *s, const int *positions, int n,
-                           bool load_stage, const char *path, pg_diag *d)
+pg_status pg_worker_write_job(pg_run *run, pg_submission *s, const int *positions, int n,
+                              bool load_stage, const char *mode, const char *path, pg_diag *d)
 {
     const pg_check_options *o = run->o;
     json_t *wls = json_array();
@@ -220,14 +218,15 @@ static pg_status write_job(pg_run *run, pg_submission *s, const int *positions, 
                                     "write_gbps", pg_json_real_or_null(run->peak_write_gbps))
                         : json_null();
     json_t *job = json_pack(
-        "{s:o, s:o, s:s, s:o, s:o, s:o, s:b, s:i, s:o, s:{s:i, s:i, s:I, s:i, s:i, s:f, s:f, s:f}}",
-        "manifest", pg_jstr(s->manifest->file), "tasks_dir", pg_jstr(o->tasks_dir), "arch",
-        s->arch, "ptx_path", pg_jstr(s->ptx_path), "cubin_path", pg_jstr(s->cubin_path),
+        "{s:s, s:o, s:o, s:s, s:o, s:o, s:o, s:b, s:i, s:o, "
+        "s:{s:i, s:i, s:I, s:i, s:i, s:f, s:f, s:f}}",
+        "mode", mode, "manifest", pg_jstr(s->manifest->file), "tasks_dir", pg_jstr(o->tasks_dir),
+        "arch", s->arch, "ptx_path", pg_jstr(s->ptx_path), "cubin_path", pg_jstr(s->cubin_path),
         "workloads", wls, "load_stage", load_stage, "n_comparisons", run->n_comparisons, "peaks",
-        peaks, "options", "device", o->device_ordinal, "sets", o->correctness_sets, "seed",
-        (json_int_t)o->seed, "warmup", o->warmup, "repetitions", o->repetitions, "confidence",
-        o->confidence, "timeout_s", o->timeout_s, "min_speedup_override",
-        o->min_speedup_override);
+        peaks, "options", "device", o->device_ordinal, "sets",
+        strcmp(mode, "sanitize") == 0 ? 1 : o->correctness_sets, "seed", (json_int_t)o->seed,
+        "warmup", o->warmup, "repetitions", o->repetitions, "confidence", o->confidence,
+        "timeout_s", o->timeout_s, "min_speedup_override", o->min_speedup_override);
     char *text = job ? json_dumps(job, JSON_INDENT(1) | JSON_REAL_PRECISION(17)) : NULL;
     json_decref(job);
     if (!text)
@@ -404,7 +403,7 @@ void pg_worker_stages_gpu(pg_run *run, pg_submission *s)
         snprintf(fifo, sizeof fifo, "%s/status%d.fifo", run->tmpdir, run->workers);
         pg_diag d;
         pg_diag_clear(&d);
-        if (write_job(run, s, positions, k, !have_load, job, &d) != PG_OK) {
+        if (pg_worker_write_job(run, s, positions, k, !have_load, "check", job, &d) != PG_OK) {
             fail_submission(&w, have_load, d.message);
             break;
         }

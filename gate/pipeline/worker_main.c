@@ -168,6 +168,7 @@ typedef struct {
     int *workloads;
     int n_workloads;
     bool load_stage;
+    bool sanitize;
     int64_t n_comparisons;
     json_t *peaks;
 } job_fields;
@@ -186,6 +187,13 @@ static pg_status read_job(const json_t *job, const char *file, job_fields *f, pg
         (st = pg_jget_int(job, &top, "n_comparisons", true, &f->n_comparisons, d)) != PG_OK ||
         (st = pg_jget_array(job, &top, "workloads", true, &wls, d)) != PG_OK)
         return st;
+    const char *mode = "check";
+    if ((st = pg_jget_string(job, &top, "mode", false, &mode, d)) != PG_OK)
+        return st;
+    if (strcmp(mode, "check") != 0 && strcmp(mode, "sanitize") != 0)
+        return pg_diag_set(d, PG_ERR_INPUT, file, 0, "mode",
+                           "expected \"check\" or \"sanitize\", found \"%s\"", mode);
+    f->sanitize = strcmp(mode, "sanitize") == 0;
     f->peaks = json_object_get(job, "peaks");
     f->workloads = calloc(json_array_size(wls) + 1, sizeof(int));
     if (!f->workloads)
@@ -231,6 +239,7 @@ pg_status pg_worker_main(const char *job_path, const char *status_path, pg_diag 
     o.progress = on_progress;
     o.progress_ctx = &w;
     run.n_comparisons = (int)f.n_comparisons;
+    run.sanitize_mode = f.sanitize;
     if (json_is_object(f.peaks)) {
         run.peaks_measured = true;
         json_t *t = json_object_get(f.peaks, "tflops"), *g = json_object_get(f.peaks, "write_gbps");
