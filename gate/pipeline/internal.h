@@ -188,6 +188,12 @@ typedef struct {
     int a, b, c;              /* gemm_nt operand tensor indices */
     json_t *json;             /* the workload's results object */
     uint64_t input_sum[PG_MAX_TENSORS]; /* checksums of the inputs as last filled */
+    /* Timing: before each launch pg_wctx_prepare_launch also fills the inputs anew, from
+     * pg_wctx_refill_seed(c), so no two timed launches see the same inputs and no cache of
+     * earlier answers can ever hit. refills counts those fills. */
+    bool refresh_inputs;
+    uint64_t timing_seed;
+    long long refills;
 } pg_wctx;
 
 /* workload.c */
@@ -201,8 +207,12 @@ pg_status pg_wctx_init_workspaces(pg_wctx *c, pg_diag *d);
 pg_status pg_wctx_enqueue(void *wctx, pg_diag *d);
 /* Before every launch (a pg_enqueue_fn, the candidate arm's prepare): outputs poisoned with
  * PG_POISON_BYTE and workspaces re-initialized (zero or poison, per manifest), so a launch
- * that does not compute its whole output leaves poison, whatever earlier launches wrote. */
+ * that does not compute its whole output leaves poison, whatever earlier launches wrote; with
+ * refresh_inputs also new inputs (enqueued fills, no wait, no checksum). */
 pg_status pg_wctx_prepare_launch(void *wctx, pg_diag *d);
+/* The seed of the inputs the last timed launch saw: timing_seed + 64·refills (tensor i adds i;
+ * 64 keeps the tensors' seeds apart). */
+uint64_t pg_wctx_refill_seed(const pg_wctx *c);
 /* Fill every input tensor with N(0,1) from seed (tensor i: seed + i), wait, and record the
  * inputs' checksums. */
 pg_status pg_wctx_fill_inputs(pg_wctx *c, uint64_t seed, pg_diag *d);

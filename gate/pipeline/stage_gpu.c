@@ -233,6 +233,9 @@ void pg_gpu_run_workload(pg_run *run, pg_submission *s, int i, json_t *wj)
         pg_set_seed(run->o->seed, s->workloads[i], run->o->correctness_sets);
     if (st == PG_OK)
         st = pg_wctx_fill_inputs(&c2, timing_seed, &d);
+    /* Every timed launch gets inputs of its own (pg_wctx_prepare_launch). */
+    c2.refresh_inputs = true;
+    c2.timing_seed = timing_seed;
     /* No L2 line a kernel marked persisting survives into the timed launches. */
     if (st == PG_OK)
         st = pg_device_reset_l2_persistence(run->dev, &d);

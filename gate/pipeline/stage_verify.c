@@ -1,10 +1,12 @@
 /* The verify stage, right after the performance stage on the buffers and module it timed: what
  * the timed launches left must be what a correct kernel leaves, so a kernel that computes only
  * while it is checked (first calls, cached answers, work skipped once warm) fails here.
- *   1. The output of the last timed launch equals the reference on the timing inputs (set
- *      `sets`); the performance stage poisoned the outputs before each of its launches, so an
- *      output left by an earlier launch cannot pass.
- *   2. The inputs are unchanged (checksums) and every canary is intact.
+ *   1. The inputs the last timed launch saw are intact: their checksums now equal those of the
+ *      same inputs generated again from their seed (every timed launch got new inputs from
+ *      the timing seed and its launch count, pg_wctx_prepare_launch), and every canary is.
+ *   2. The output of the last timed launch equals the reference on those inputs; the outputs
+ *      were poisoned before each timed launch, so an output left by an earlier launch, or an
+ *      answer replayed for earlier inputs, cannot pass.
  *   3. New inputs (set `sets + 1`, a seed the kernel has never seen), outputs poisoned, one
  *      launch, compared again, with the guards checked again. */
 #include <stdlib.h>
@@ -48,7 +50,6 @@ bool pg_stage_verify(pg_wctx *c)
     pg_progress(run, c->s, c->w->name, "verify", NULL, NULL);
     double t0 = pg_now_s();
     int wl = c->s->workloads[c->index];
-    uint64_t timing_seed = pg_set_seed(run->o->seed, wl, run->o->correctness_sets);
     uint64_t fresh_seed = pg_set_seed(run->o->seed, wl, run->o->correctness_sets + 1);
     pg_dtype odt = t->tensors[c->c].dtype;
     size_t count = (size_t)c->plan->tensor_elements[c->c];
@@ -67,15 +68,35 @@ bool pg_stage_verify(pg_wctx *c)
     json_object_set_new(det, "addresses", pg_wctx_addresses_json(c));
     pg_accuracy acc;
     memset(&acc, 0, sizeof acc);
-    /* 1 and 2: what the timing left. */
+    /* 1: the inputs of the last timed launch, against the same inputs made again. */
+    uint64_t now_sum[PG_MAX_TENSORS] = {0};
+    uint64_t last_seed = pg_wctx_refill_seed(c);
+    json_object_set_new(det, "timed_launches", json_integer(c->refills));
+    json_object_set_new(det, "last_inputs_seed", json_integer((json_int_t)last_seed));
+    for (int i = 0; i < t->n_tensors && st == PG_OK; i++)
+        if (!t->tensors[i].is_output)
+            st = pg_buffer_checksum(c->tensors[i], &now_sum[i], &d);
     if (st == PG_OK)
-        st = pg_wctx_check_guards(c, violation, sizeof violation, &d);
+        st = pg_wctx_fill_inputs(c, last_seed, &d);
+    size_t vused = 0;
+    for (int i = 0; i < t->n_tensors && st == PG_OK; i++)
+        if (!t->tensors[i].is_output && now_sum[i] != c->input_sum[i] && vused < sizeof violation)
+            vused += (size_t)snprintf(violation + vused, sizeof violation - vused,
+                                      "%sinput %s was modified by the timed launches", vused ? "; " : "",
+                                      t->tensors[i].name);
+    char canaries[768] = "";
+    if (st == PG_OK)
+        st = pg_wctx_check_guards(c, canaries, sizeof canaries, &d);
+    if (canaries[0] && vused < sizeof violation)
+        snprintf(violation + vused, sizeof violation - vused, "%s%s", vused ? "; " : "", canaries);
+    /* 2: the output of the last timed launch. */
     if (st == PG_OK)
         st = pg_wctx_compare(c, ref, host_out, host_ref, &acc, &d);
     if (st == PG_OK)
-        json_array_append_new(checks, check_json("last timed launch", timing_seed, &acc,
+        json_array_append_new(checks, check_json("last timed launch", last_seed, &acc,
                                                  violation, why, sizeof why, &used));
     /* 3: new inputs, poisoned outputs, one launch. */
+    c->refresh_inputs = false;
     if (st == PG_OK)
         st = pg_wctx_fill_inputs(c, fresh_seed, &d);
     if (st == PG_OK)
@@ -107,10 +128,10 @@ bool pg_stage_verify(pg_wctx *c)
                         why);
     } else {
         pg_stage_finish(stage, "pass", dt,
-                        "the last timed launch's output matches the reference (seed %llu); new "
-                        "inputs (seed %llu) give correct results; inputs unchanged, guards "
-                        "intact",
-                        (unsigned long long)timing_seed, (unsigned long long)fresh_seed);
+                        "the last of %lld timed launches, each on new inputs, left the correct "
+                        "output (seed %llu); new inputs (seed %llu) give correct results; inputs "
+                        "unchanged, guards intact",
+                        c->refills, (unsigned long long)last_seed, (unsigned long long)fresh_seed);
     }
     if (ref)
         pg_buffer_free(ref);

@@ -95,14 +95,26 @@ pg_status pg_wctx_enqueue(void *wctx, pg_diag *d)
     return pg_device_launch(c->run->dev, c->launches, (size_t)c->plan->n_launches, d);
 }
 
+uint64_t pg_wctx_refill_seed(const pg_wctx *c)
+{
+    return c->timing_seed + 64u * (uint64_t)c->refills;
+}
+
 pg_status pg_wctx_prepare_launch(void *wctx, pg_diag *d)
 {
     pg_wctx *c = wctx;
     const pg_task *t = c->s->task;
     pg_status st = PG_OK;
-    for (int i = 0; i < t->n_tensors && st == PG_OK; i++)
+    if (c->refresh_inputs)
+        c->refills++;
+    for (int i = 0; i < t->n_tensors && st == PG_OK; i++) {
         if (t->tensors[i].is_output)
             st = pg_buffer_fill_poison(c->tensors[i], d);
+        else if (c->refresh_inputs)
+            st = pg_buffer_fill_normal(c->tensors[i], t->tensors[i].dtype,
+                                       (size_t)c->plan->tensor_elements[i],
+                                       pg_wctx_refill_seed(c) + (uint64_t)i, d);
+    }
     return st == PG_OK ? pg_wctx_init_workspaces(c, d) : st;
 }
 
