@@ -61,6 +61,13 @@ print(r.stdout.splitlines()[-1])
 mutations = 0
 honest = base["submissions"][-1]
 for i, sub in enumerate(base["submissions"]):
+    for k, st in enumerate(sub["stages"]):
+        for field, value in (("status", "pass"), ("message", "something else")):
+            bad = copy.deepcopy(base)
+            bad["submissions"][i]["stages"][k][field] = value
+            if run(bad).returncode == 0:
+                sys.exit(f"FAIL: {sub['name']} {st['stage']}: changing its {field} went unnoticed")
+            mutations += 1
     for j, w in enumerate(sub["workloads"]):
         for k, st in enumerate(w["stages"]):
             fields = (("status", "skipped"),) if sub is honest else (("status", "skipped"), ("message", "something else"))
