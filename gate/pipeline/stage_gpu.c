@@ -186,8 +186,10 @@ static bool timing_completed(json_t *wj)
 {
     json_t *stages = json_object_get(wj, "stages");
     json_t *perf = json_array_get(stages, json_array_size(stages) - 1);
-    const char *status = pg_stage_status(perf), *msg = json_string_value(json_object_get(perf, "message"));
-    return perf && strcmp(json_string_value(json_object_get(perf, "stage")), "performance") == 0 &&
+    const char *name = json_string_value(json_object_get(perf, "stage"));
+    const char *status = json_string_value(json_object_get(perf, "status"));
+    const char *msg = json_string_value(json_object_get(perf, "message"));
+    return name && status && msg && strcmp(name, "performance") == 0 &&
            (strcmp(status, "pass") == 0 ||
             (strcmp(status, "fail") == 0 && strncmp(msg, "kernel failed", 13) != 0));
 }
