@@ -123,7 +123,8 @@ int main(int argc, char **argv)
     if (pg_blaslt_gemm_prepare(dev, PG_DTYPE_BF16, M, N, K, A, B, C, 8, &gemm, &choice, &d))
         die(&d);
     gemm_arm plain = {gemm, dev, 0}, slow = {gemm, dev, 0};
-    pg_arm a_plain = {enqueue_gemm, &plain}, a_slow = {enqueue_gemm_spin, &slow};
+    pg_arm a_plain = {.enqueue = enqueue_gemm, .ctx = &plain},
+           a_slow = {.enqueue = enqueue_gemm_spin, .ctx = &slow};
 
     printf("ptxgate_bench on %s: cuBLASLt bf16 %lldx%lldx%lld (%s)\n",
            pg_device_get_info(dev)->name, (long long)M, (long long)N, (long long)K,

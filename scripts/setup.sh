@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config libjansson-dev libxml2-dev libxml2-utils libcmocka-dev python3
-          libcurl4-openssl-dev libssl-dev python3-venv)
+          libcurl4-openssl-dev libssl-dev python3-venv python3-jsonschema)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -13,6 +13,7 @@ int pg_cmd_publish(int argc, char **argv);
 int pg_cmd_compare(int argc, char **argv);
 int pg_cmd_merge(int argc, char **argv);
 int pg_cmd_baseline(int argc, char **argv);
+int pg_cmd_worker(int argc, char **argv);
 
 /* Print "ptxgate: <located message>" to stderr and return d->status as exit code. */
 int pg_cli_fail(const pg_diag *d);

@@ -38,6 +38,10 @@ static pg_option k_options[] = {
     {"timeout", "S", "Seconds allowed for one tool run or one GPU wait. Default: 60.", NULL},
     {"recursive", NULL, "A DIR argument also stands for the manifests in its subfolders, down to 32 levels (e.g. submissions/<model-version>/<task>/*.json): one run, one combined report.", NULL},
     {"shard", "i/n", "Run only shard i of n (1 <= i <= n) of the (task, submission, workload) items: round-robin over the sorted items (docs/shards.md). Every manifest is still validated; the results record the shard and its items; combine the shards' results with 'ptxgate merge'.", NULL},
+    {"max-ptx-bytes", "N", "Largest kernel source (.ptx or .cu) and PTX accepted, in bytes; a larger one is an input error (exit 2). Default: 67108864 (64 MiB).", NULL},
+    {"no-isolation", NULL, "Run the GPU stages in this process instead of one worker process per submission (for debugging: a kernel that faults or hangs then ends the whole run's GPU work).", NULL},
+    {"watchdog", "LIST", "Watchdog limits of the worker processes as STAGE=SECONDS,... for startup, load, correctness, performance, verify, exit and sanitize (correctness, performance and verify per workload; sanitize per compute-sanitizer run). Default: startup=120,load=300,correctness=900,performance=1800,verify=300,exit=30,sanitize=3600.", NULL},
+    {"sanitize", "TOOLS", "Also run each submission's smallest workload under compute-sanitizer with these tools, comma-separated from memcheck, racecheck, synccheck, initcheck: a sanitize stage with the findings per kernel, failing per the task's gate.sanitizer policy. Skipped, saying so, when compute-sanitizer is not found.", NULL},
     {"quiet", NULL, "No progress lines on stderr.", NULL},
     {0},
 };
@@ -61,6 +65,34 @@ static pg_command_spec k_spec = {
     "  ptxgate check --shard 2/4 --output shard2 submissions/     # then: ptxgate merge reports shard*/results.json",
     k_options,
 };
+
+/* --watchdog STAGE=SECONDS,...; false after printing what is wrong. */
+static bool parse_watchdog(const char *list, pg_watchdog *w)
+{
+    char buf[512];
+    if (strlen(list) >= sizeof buf) {
+        fprintf(stderr, "ptxgate check: --watchdog: list too long\n");
+        return false;
+    }
+    snprintf(buf, sizeof buf, "%s", list);
+    char *save = NULL;
+    for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(item, '='), *end = NULL;
+        double v = eq ? strtod(eq + 1, &end) : 0;
+        if (eq)
+            *eq = '\0';
+        if (!eq || end == eq + 1 || *end || !(v >= 0.1 && v <= 604800) ||
+            !pg_watchdog_set(w, item, v)) {
+            fprintf(stderr,
+                    "ptxgate check: --watchdog: expected STAGE=SECONDS with STAGE one of startup, "
+                    "load, correctness, performance, verify, exit, sanitize and 0.1 <= SECONDS <= 604800, "
+                    "got '%s%s%s'\n",
+                    item, eq ? "=" : "", eq ? eq + 1 : "");
+            return false;
+        }
+    }
+    return true;
+}
 
 static void progress(void *ctx, const char *task, const char *sub, const char *workload,
                      const char *stage, const char *status, const char *message)
@@ -180,6 +212,10 @@ int pg_cmd_check(int argc, char **argv)
     if (!pg_option_int(&k_spec, "seed", 0, 0x7fffffffL, &v))
         goto done;
     o.seed = (uint64_t)v;
+    v = (long)o.max_ptx_bytes;
+    if (!pg_option_int(&k_spec, "max-ptx-bytes", 1, 1L << 40, &v))
+        goto done;
+    o.max_ptx_bytes = (size_t)v;
     o.workloads = pg_option_value(&k_spec, "workloads");
     o.timing_mode = pg_option_value(&k_spec, "mode");
     if (o.timing_mode && !pg_timing_mode_valid(o.timing_mode)) {
@@ -237,6 +273,40 @@ int pg_cmd_check(int argc, char **argv)
     o.on_drift = drift && strcmp(drift, "fail") == 0 ? PG_ON_DRIFT_FAIL : PG_ON_DRIFT_WARN;
     if (!pg_option_double(&k_spec, "drift-tolerance", 1e-6, 0.999999, &o.drift_tolerance))
         goto done;
+    if (pg_option_value(&k_spec, "watchdog") &&
+        !parse_watchdog(pg_option_value(&k_spec, "watchdog"), &o.watchdog))
+        goto done;
+    /* Isolation runs this very binary as `ptxgate worker`. */
+    static char self[4096];
+    ssize_t self_len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (self_len > 0) {
+        self[self_len] = '\0';
+        o.self_exe = self;
+    }
+    o.sanitize = pg_option_value(&k_spec, "sanitize");
+    if (o.sanitize && !pg_sanitize_tools_valid(o.sanitize)) {
+        fprintf(stderr, "ptxgate check: --sanitize: expected a comma-separated list of "
+                        "memcheck, racecheck, synccheck, initcheck (each once), got '%s'\n",
+                o.sanitize);
+        goto done;
+    }
+    const char *forced = getenv("PTXGATE_WORKER");
+    if (!pg_option_value(&k_spec, "no-isolation") && forced && forced[0]) {
+        if (access(forced, X_OK) != 0) {
+            fprintf(stderr, "ptxgate check: PTXGATE_WORKER is set to '%s', which is not an "
+                            "executable\n", forced);
+            goto done;
+        }
+        o.worker_exe = forced;
+    } else if (!pg_option_value(&k_spec, "no-isolation")) {
+        if (self_len <= 0) {
+            fprintf(stderr, "ptxgate check: cannot find this program's own path (/proc/self/exe) "
+                            "to start workers; use --no-isolation\n");
+            rc = 3;
+            goto done;
+        }
+        o.worker_exe = self;
+    }
     if (!pg_option_value(&k_spec, "quiet"))
         o.progress = progress;
     const char *out_dir = pg_option_value(&k_spec, "output") ? pg_option_value(&k_spec, "output")

@@ -18,6 +18,8 @@ static const struct {
     {"merge", pg_cmd_merge, "Merge the results of check --shard i/n runs into one results.json and reports."},
     {"compare", pg_cmd_compare, "Compare two results.json (model versions, commits): transitions, fast_p, paired tests."},
     {"baseline", pg_cmd_baseline, "Stored vendor baselines per GPU and task: refresh (on a GPU) or show."},
+    /* Hidden (no summary): the process an isolated check runs per submission. */
+    {"worker", pg_cmd_worker, NULL},
 };
 
 static void usage(FILE *to)
@@ -26,7 +28,8 @@ static void usage(FILE *to)
                 "A CI gate for GPU kernels written in PTX: does it assemble, is it correct, and\n"
                 "is it fast against the vendor library.\n\ncommands:\n");
     for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++)
-        fprintf(to, "  %-8s %s\n", k_commands[i].name, k_commands[i].summary);
+        if (k_commands[i].summary)
+            fprintf(to, "  %-8s %s\n", k_commands[i].name, k_commands[i].summary);
     fprintf(to, "\n'ptxgate <command> --help' explains each command's options.\n"
                 "'ptxgate --version' prints the version.\n"
                 "\nexample:\n  ptxgate check --if-no-gpu skip tasks/gemm_bf16_nt/examples\n");

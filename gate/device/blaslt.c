@@ -347,7 +347,7 @@ pg_status pg_blaslt_gemm_prepare(pg_device *dev, pg_dtype dtype, int64_t M, int6
         if (results[i].state != CUBLAS_STATUS_SUCCESS || results[i].workspaceSize > ws)
             continue;
         candidate_arm arm_ctx = {g, &results[i].algo};
-        pg_arm arm = {enqueue_candidate, &arm_ctx};
+        pg_arm arm = {.enqueue = enqueue_candidate, .ctx = &arm_ctx};
         pg_diag_clear(&cand_diag);
         pg_status cs = pg_device_time(dev, &arm, 1, PG_BLASLT_WARMUP, PG_BLASLT_REPS, true,
                                       PG_BLASLT_TIMEOUT_S, times, &cand_diag);

@@ -52,6 +52,15 @@ pg_status pg_device_open(int ordinal, pg_device **out, pg_diag *d)
                       "cuStreamCreate", d);
     if (st != PG_OK)
         goto done;
+    /* Launch hygiene (device.h): bounded printf output, no persisting L2 lines. The printf
+     * limit must be set before any kernel that prints is launched. */
+    st = pg_dev_check(dev, cu->CtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE, PG_PRINTF_FIFO_BYTES),
+                      PG_ERR_INFRA, "cuCtxSetLimit(PRINTF_FIFO_SIZE)", d);
+    if (st != PG_OK)
+        goto done;
+    st = pg_device_reset_l2_persistence(dev, d);
+    if (st != PG_OK)
+        goto done;
     st = pg_fingerprint_read(dev, ordinal, d);
     if (st != PG_OK)
         goto done;
@@ -96,6 +105,23 @@ void pg_device_close(pg_device *dev)
     }
     free(dev->events);
     free(dev);
+}
+
+pg_status pg_device_reset_l2_persistence(pg_device *dev, pg_diag *d)
+{
+    pg_status st = pg_dev_enter(dev, d);
+    if (st != PG_OK)
+        return st;
+    /* Devices without persisting L2 (before compute capability 8.0) refuse the limit: then
+     * there is nothing to reset either. */
+    CUresult r = dev->cu->CtxSetLimit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE, 0);
+    if (r == CUDA_ERROR_UNSUPPORTED_LIMIT || r == CUDA_ERROR_NOT_SUPPORTED)
+        return PG_OK;
+    st = pg_dev_check(dev, r, PG_ERR_INFRA, "cuCtxSetLimit(PERSISTING_L2_CACHE_SIZE, 0)", d);
+    if (st == PG_OK)
+        st = pg_dev_check(dev, dev->cu->CtxResetPersistingL2Cache(), PG_ERR_INFRA,
+                          "cuCtxResetPersistingL2Cache", d);
+    return st;
 }
 
 const pg_device_info *pg_device_get_info(const pg_device *dev)

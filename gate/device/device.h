@@ -108,6 +108,55 @@ pg_status pg_buffer_download(pg_buffer *b, void *host, size_t bytes, pg_diag *d)
 pg_status pg_tensor_map_encode(pg_device *dev, const pg_tensor_map_desc *m, uint64_t address,
                                void *out, pg_diag *d);
 
+/* ---- Guarded buffers: the tensors and workspaces a submitted kernel touches ----
+ * pg_buffer_alloc_guarded places the buffer in its own virtual-memory mapping (CUDA VMM:
+ * cuMemAddressReserve, cuMemCreate, cuMemMap, cuMemSetAccess) with PG_GUARD_BYTES of reserved,
+ * unmapped addresses before and after it, and the buffer's end at the mapping's end when its
+ * size is a multiple of 256 (layout: gate/base/guard.h). The mapped bytes around the buffer
+ * are canaries, set to PG_CANARY_BYTE at allocation. A kernel writing past either end of the
+ * buffer thus faults (CUDA_ERROR_ILLEGAL_ADDRESS) or changes a canary. Without VMM support the
+ * buffer gets PG_CANARY_FALLBACK_BYTES of canary on each side of a cuMemAlloc allocation
+ * instead (guard.vmm false). The start is 256-byte aligned either way. Free with
+ * pg_buffer_free. Errors as pg_buffer_alloc. */
+#define PG_CANARY_BYTE 0xC3
+#define PG_GUARD_BYTES ((size_t)64 << 20)
+#define PG_CANARY_FALLBACK_BYTES ((size_t)64 << 10)
+pg_status pg_buffer_alloc_guarded(pg_device *dev, size_t bytes, pg_buffer **out, pg_diag *d);
+typedef struct {
+    bool guarded;              /* allocated by pg_buffer_alloc_guarded */
+    bool vmm;                  /* unmapped guard regions around the mapping */
+    size_t front_canary_bytes; /* canary bytes right before the buffer */
+    size_t back_canary_bytes;  /* canary bytes right after its end (0: the end is the
+                                  mapping's end, the next byte faults) */
+    size_t guard_bytes;        /* unmapped bytes reserved on each side (0 without VMM) */
+} pg_buffer_guard;
+void pg_buffer_guard_info(const pg_buffer *b, pg_buffer_guard *out);
+/* Canary bytes that changed since allocation (or the last re-arm). front_nearest: distance
+ * before the buffer's start of the changed byte nearest to it (1 = the byte just before);
+ * back_first / back_last: offsets after the buffer's end of the first and last changed byte
+ * (0 = the byte right after the end). */
+typedef struct {
+    size_t front_changed, back_changed;
+    size_t front_nearest, back_first, back_last;
+} pg_canary_report;
+/* Wait for the device stream, download both canaries and scan them. Not guarded: all zero.
+ * Errors: PG_FAIL_KERNEL / PG_ERR_INFRA from the wait, as pg_buffer_download. */
+pg_status pg_buffer_check_canaries(pg_buffer *b, pg_canary_report *r, pg_diag *d);
+/* Set every canary byte back to PG_CANARY_BYTE (enqueued). */
+pg_status pg_buffer_rearm_canaries(pg_buffer *b, pg_diag *d);
+/* The 64-bit checksum (gate/base/hash.h) of the buffer's bytes: waits for the stream, then
+ * downloads in chunks. */
+pg_status pg_buffer_checksum(pg_buffer *b, uint64_t *sum, pg_diag *d);
+
+/* ---- Launch hygiene ----
+ * pg_device_open sets CU_LIMIT_PRINTF_FIFO_SIZE to PG_PRINTF_FIFO_BYTES (device printf output
+ * per synchronisation is bounded; the rest is dropped by the driver) and the persisting-L2
+ * limit to 0 where the device has one. pg_device_reset_l2_persistence sets that limit to 0
+ * again and resets every persisting L2 line to normal (cuCtxResetPersistingL2Cache), so no
+ * line a kernel marked persisting can survive into timed launches. Errors: PG_ERR_INFRA. */
+#define PG_PRINTF_FIFO_BYTES ((size_t)64 << 10)
+pg_status pg_device_reset_l2_persistence(pg_device *dev, pg_diag *d);
+
 /* One kernel launch. args[i] points at the value of parameter i, laid out as the PTX .param
  * expects (cuLaunchKernel's kernelParams). cluster {0,0,0} or {1,1,1} means no cluster. */
 typedef struct {
@@ -293,11 +342,19 @@ typedef pg_status (*pg_enqueue_fn)(void *ctx, pg_diag *d);
 typedef struct {
     pg_enqueue_fn enqueue;
     void *ctx;
+    /* Optional (NULL: none): enqueued before each launch of the arm, warm-up and timed, outside
+     * its events and before the L2 flush, so it is never timed and leaves nothing in L2. The
+     * candidate's poisons its outputs and re-initializes its workspaces here, so every launch
+     * must compute its result afresh. pg_device_time and pg_device_time_arm call it; sustained
+     * mode does not. */
+    pg_enqueue_fn prepare;
 } pg_arm;
 pg_status pg_device_time(pg_device *dev, const pg_arm *arms, size_t n_arms, int warmup, int reps,
                          bool flush_l2, double timeout_s, double *times_ms, pg_diag *d);
 /* Bytes of the L2 flush buffer pg_device_time uses. */
 size_t pg_device_flush_bytes(const pg_device *dev);
+/* The same for a device with l2_bytes of L2: max(2 × L2, 256 MiB). */
+size_t pg_flush_bytes_for_l2(long long l2_bytes);
 
 /* ---- Measurement primitives of the performance protocol (docs: gate/device/README.md) ----
  * Three instruments the block protocol combines: an environment watch (NVML), GPU time from

@@ -58,7 +58,19 @@
     X(GraphLaunch, cuGraphLaunch, PFN_cuGraphLaunch_v10000)                                   \
     X(GraphExecDestroy, cuGraphExecDestroy, PFN_cuGraphExecDestroy_v10000)                    \
     X(GraphDestroy, cuGraphDestroy, PFN_cuGraphDestroy_v10000)                                \
-    X(TensorMapEncodeTiled, cuTensorMapEncodeTiled, PFN_cuTensorMapEncodeTiled_v12000)
+    X(TensorMapEncodeTiled, cuTensorMapEncodeTiled, PFN_cuTensorMapEncodeTiled_v12000)        \
+    X(MemAddressReserve, cuMemAddressReserve, PFN_cuMemAddressReserve_v10020)                 \
+    X(MemAddressFree, cuMemAddressFree, PFN_cuMemAddressFree_v10020)                          \
+    X(MemCreate, cuMemCreate, PFN_cuMemCreate_v10020)                                         \
+    X(MemRelease, cuMemRelease, PFN_cuMemRelease_v10020)                                      \
+    X(MemMap, cuMemMap, PFN_cuMemMap_v10020)                                                  \
+    X(MemUnmap, cuMemUnmap, PFN_cuMemUnmap_v10020)                                            \
+    X(MemSetAccess, cuMemSetAccess, PFN_cuMemSetAccess_v10020)                                \
+    X(MemGetAllocationGranularity, cuMemGetAllocationGranularity,                             \
+      PFN_cuMemGetAllocationGranularity_v10020)                                                \
+    X(CtxSetLimit, cuCtxSetLimit, PFN_cuCtxSetLimit_v3010)                                    \
+    X(CtxResetPersistingL2Cache, cuCtxResetPersistingL2Cache,                                 \
+      PFN_cuCtxResetPersistingL2Cache_v11000)
 
 typedef struct {
 #define PG_CU_FIELD(field, sym, type) type field;

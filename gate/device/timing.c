@@ -13,10 +13,15 @@
  * 0.29 % spread, measurements on the H200 test machine). */
 #define PG_FLUSH_MIN_BYTES ((size_t)256 << 20)
 
+size_t pg_flush_bytes_for_l2(long long l2_bytes)
+{
+    size_t twice_l2 = l2_bytes > 0 ? (size_t)l2_bytes * 2 : 0;
+    return twice_l2 > PG_FLUSH_MIN_BYTES ? twice_l2 : PG_FLUSH_MIN_BYTES;
+}
+
 size_t pg_device_flush_bytes(const pg_device *dev)
 {
-    size_t twice_l2 = (size_t)dev->info.l2_bytes * 2;
-    return twice_l2 > PG_FLUSH_MIN_BYTES ? twice_l2 : PG_FLUSH_MIN_BYTES;
+    return pg_flush_bytes_for_l2(dev->info.l2_bytes);
 }
 
 /* Events are created once per device and reused (creating them in the loop costs host time
@@ -86,7 +91,9 @@ static pg_status run_round(pg_device *dev, const pg_arm *arms, size_t n_arms, in
     pg_status st = PG_OK;
     for (size_t j = 0; j < n_arms && st == PG_OK; j++) {
         size_t a = round % 2 == 0 ? j : n_arms - 1 - j;
-        if (flush)
+        if (arms[a].prepare)
+            st = arms[a].prepare(arms[a].ctx, d);
+        if (st == PG_OK && flush)
             st = pg_tm_flush_l2(dev, d);
         if (st == PG_OK && timed)
             st = record(dev, dev->events[2 * a], d);

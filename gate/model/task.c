@@ -510,16 +510,36 @@ static pg_status parse_baseline(pg_task *t, const json_t *root, const pg_jctx *c
     return PG_OK;
 }
 
+/* An optional policy string: "fail" sets *fails, the other allowed word clears it. */
+static pg_status get_policy(const json_t *obj, const pg_jctx *c, const char *key,
+                            const char *other, bool *fails, pg_diag *d)
+{
+    const char *v = NULL;
+    pg_status st = pg_jget_string(obj, c, key, false, &v, d);
+    if (st != PG_OK || !v)
+        return st;
+    if (strcmp(v, "fail") != 0 && strcmp(v, other) != 0) {
+        char f[300];
+        return pg_diag_set(d, PG_ERR_INPUT, c->file, 0, pg_jctx_field(c, key, f, sizeof f),
+                           "expected \"fail\" or \"%s\", found \"%s\"", other, v);
+    }
+    *fails = strcmp(v, "fail") == 0;
+    return PG_OK;
+}
+
 static pg_status parse_gate(pg_task *t, const json_t *root, const pg_jctx *ctx, pg_diag *d)
 {
-    static const char *const keys[] = {"min_speedup", "timing_mode", "accepted_kernel",
-                                       "regression_tolerance", "instructions", NULL};
+    static const char *const keys[] = {"min_speedup",    "timing_mode",  "accepted_kernel",
+                                       "regression_tolerance", "instructions",
+                                       "nondeterminism", "sanitizer",    NULL};
     json_t *obj;
     char f[300];
     pg_status st = pg_jget_object(root, ctx, "gate", true, &obj, d);
     if (st != PG_OK)
         return st;
     pg_jctx c = pg_jctx_member(ctx, "gate");
+    t->nondeterminism_fails = false;
+    t->sanitizer_fails = true;
     st = pg_jcheck_keys(obj, &c, keys, d);
     if (st == PG_OK)
         st = get_limit(obj, &c, "min_speedup", true, &t->min_speedup, d);
@@ -556,6 +576,10 @@ static pg_status parse_gate(pg_task *t, const json_t *root, const pg_jctx *ctx, 
         strcmp(t->instructions, "warn") != 0 && strcmp(t->instructions, "off") != 0)
         st = pg_diag_set(d, PG_ERR_INPUT, c.file, 0, pg_jctx_field(&c, "instructions", f, sizeof f),
                          "unknown policy '%s'; accepted: require, warn, off", t->instructions);
+    if (st == PG_OK)
+        st = get_policy(obj, &c, "nondeterminism", "warn", &t->nondeterminism_fails, d);
+    if (st == PG_OK)
+        st = get_policy(obj, &c, "sanitizer", "warn", &t->sanitizer_fails, d);
     return st;
 }
 

@@ -90,6 +90,12 @@ typedef struct {
     char instructions[16];       /* gate.instructions: "require" (default), "warn" or "off":
                                     whether a failed instruction stage fails the submission
                                     (docs/instructions.md) */
+    /* gate.nondeterminism: two runs on identical inputs that differ bitwise fail the
+     * correctness stage (true, "fail") or pass it with a warning (false, "warn", the default). */
+    bool nondeterminism_fails;
+    /* gate.sanitizer: compute-sanitizer findings in the submission's kernels fail the sanitize
+     * stage (true, "fail", the default) or pass it with a warning (false, "warn"). */
+    bool sanitizer_fails;
     char default_arch[32];       /* sm_XX or sm_XXa */
 } pg_task;
 
@@ -115,7 +121,8 @@ pg_status pg_task_load(const char *tasks_dir, const char *task_id, pg_task **out
  * shape and arch names; baseline (library "cublaslt" for gemm_nt, "cudnn" for attention,
  * compute "fp32", max_candidates 1..64); gate.min_speedup > 0, gate.timing_mode
  * "cold"/"sustained", gate.accepted_kernel a relative path, gate.regression_tolerance in
- * (0, 1); gate.instructions require|warn|off (optional); default_arch sm_XX[a]. Targets
+ * (0, 1); gate.instructions require|warn|off (optional); gate.nondeterminism "warn" (default)
+ * or "fail"; gate.sanitizer "fail" (default) or "warn"; default_arch sm_XX[a]. Targets
  * are checked against the per-architecture instruction tables separately (model/targets.h),
  * since those live outside the task. */
 pg_status pg_task_load_file(const char *path, pg_task **out, pg_diag *d);

@@ -119,13 +119,14 @@ static bool choose_key(pg_run *run, struct pg_baseline_state *s, pg_diag *d, pg_
         snprintf(s->key_source, sizeof s->key_source, "--gpu-key");
         return true;
     }
-    if (!run->dev) {
+    /* The device's name: from the open device, or from the probe worker of an isolated run. */
+    if (!run->have_info) {
         snprintf(s->why_not, sizeof s->why_not,
                  "no GPU (%s) and no --gpu-key: no stored baseline looked up",
                  run->gpu_skip_reason);
         return false;
     }
-    const char *name = pg_device_get_info(run->dev)->name;
+    const char *name = run->info.name;
     if (!pg_gpu_key_from_name(name, s->gpu_key, sizeof s->gpu_key)) {
         snprintf(s->why_not, sizeof s->why_not,
                  "no GPU key can be derived from the device name '%s': give --gpu-key", name);
@@ -164,7 +165,7 @@ pg_status pg_baselines_resolve(pg_run *run, pg_submission *subs, size_t n, pg_di
     pg_status st;
     if (!choose_key(run, s, d, &st))
         return st;
-    s->have_live = run->dev != NULL;
+    s->have_live = run->have_info;
     if (s->have_live)
         pg_run_fingerprint(run, &s->live);
     for (int i = 0; i < s->n; i++) {
@@ -405,7 +406,7 @@ json_t *pg_baselines_json(const pg_run *run)
                           "on_missing_baseline", missing_name(o->on_missing_baseline), "on_drift",
                           o->on_drift == PG_ON_DRIFT_FAIL ? "fail" : "warn", "drift_tolerance",
                           o->drift_tolerance);
-    if (s && s->why_not[0] && o->baselines_dir && run->dev)
+    if (s && s->why_not[0] && o->baselines_dir && run->have_info)
         json_array_append_new(notes, pg_jstr(s->why_not));
     for (int i = 0; s && i < s->n; i++) {
         const bl_entry *e = &s->e[i];
@@ -462,6 +463,30 @@ json_t *pg_baselines_json(const pg_run *run)
     json_object_set_new(j, "tasks", tasks);
     json_object_set_new(j, "notes", notes);
     return j;
+}
+
+json_t *pg_baselines_events_since(const pg_run *run, const char *task, size_t *from)
+{
+    const bl_entry *e = entry_for(run, task);
+    json_t *out = json_array();
+    size_t n = e ? json_array_size(e->events) : 0;
+    for (size_t i = *from; i < n; i++)
+        json_array_append(out, json_array_get(e->events, i));
+    if (n > *from)
+        *from = n;
+    return out;
+}
+
+void pg_baselines_add_events(pg_run *run, const char *task, const json_t *events)
+{
+    bl_entry *e = entry_for(run, task);
+    size_t i;
+    json_t *ev;
+    if (!e)
+        return;
+    json_array_foreach(events, i, ev)
+        if (json_is_string(ev))
+            json_array_append(e->events, ev);
 }
 
 void pg_baselines_release(pg_run *run)

@@ -26,6 +26,61 @@ void pg_check_options_init(pg_check_options *o)
     o->on_missing_baseline = PG_MISSING_MEASURE;
     o->on_drift = PG_ON_DRIFT_WARN;
     o->drift_tolerance = 0.05;
+    o->max_ptx_bytes = (size_t)64 << 20;
+    o->watchdog = (pg_watchdog){.startup_s = 120, .load_s = 300, .correctness_s = 900,
+                                .performance_s = 1800, .verify_s = 300, .exit_s = 30,
+                                .sanitize_s = 3600};
+}
+
+static double *watchdog_slot(pg_watchdog *w, const char *stage)
+{
+    static const char *const names[] = {"startup", "load",  "correctness", "performance",
+                                        "verify",  "exit", "sanitize"};
+    double *slots[] = {&w->startup_s, &w->load_s, &w->correctness_s, &w->performance_s,
+                       &w->verify_s,  &w->exit_s, &w->sanitize_s};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (stage && strcmp(stage, names[i]) == 0)
+            return slots[i];
+    return NULL;
+}
+
+bool pg_sanitize_tools_valid(const char *list)
+{
+    static const char *const tools[] = {"memcheck", "racecheck", "synccheck", "initcheck"};
+    bool seen[4] = {false, false, false, false};
+    const char *p = list;
+    if (!p || !*p)
+        return false;
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        bool known = false;
+        for (int i = 0; i < 4; i++)
+            if (len == strlen(tools[i]) && strncmp(p, tools[i], len) == 0) {
+                if (seen[i])
+                    return false;
+                seen[i] = known = true;
+            }
+        if (!known)
+            return false;
+        p += len;
+        if (*p == ',' && *++p == '\0')
+            return false;
+    }
+    return true;
+}
+
+bool pg_watchdog_set(pg_watchdog *w, const char *stage, double seconds)
+{
+    double *slot = watchdog_slot(w, stage);
+    if (slot)
+        *slot = seconds;
+    return slot != NULL;
+}
+
+double pg_watchdog_limit(const pg_watchdog *w, const char *stage)
+{
+    double *slot = watchdog_slot((pg_watchdog *)w, stage);
+    return slot ? *slot : w->startup_s;
 }
 
 void pg_progress(pg_run *run, const pg_submission *s, const char *workload, const char *stage,
@@ -55,17 +110,31 @@ static void remove_tmpdir(const char *dir)
 
 static json_t *settings_json(const pg_check_options *o, size_t flush_bytes)
 {
-    return json_pack("{s:i, s:I, s:i, s:i, s:I, s:f, s:o, s:f, s:o, s:o, s:b}",
-                     "correctness_sets", o->correctness_sets, "seed", (json_int_t)o->seed,
-                     "warmup", o->warmup, "repetitions", o->repetitions, "flush_l2_bytes",
-                     (json_int_t)flush_bytes, "confidence", o->confidence,
-                     "min_speedup_override",
-                     o->min_speedup_override > 0 ? json_real(o->min_speedup_override) : json_null(),
-                     "timeout_s", o->timeout_s, "timing_mode_override",
-                     o->timing_mode ? json_string(o->timing_mode) : json_null(),
-                     "accepted_kernel_override",
-                     o->accepted_kernel ? pg_jstr(o->accepted_kernel) : json_null(), "energy",
-                     o->energy);
+    json_t *j = json_pack("{s:i, s:I, s:i, s:i, s:I, s:f, s:o, s:f, s:o, s:o, s:b}",
+                          "correctness_sets", o->correctness_sets, "seed", (json_int_t)o->seed,
+                          "warmup", o->warmup, "repetitions", o->repetitions, "flush_l2_bytes",
+                          (json_int_t)flush_bytes, "confidence", o->confidence,
+                          "min_speedup_override",
+                          o->min_speedup_override > 0 ? json_real(o->min_speedup_override)
+                                                      : json_null(),
+                          "timeout_s", o->timeout_s, "timing_mode_override",
+                          o->timing_mode ? json_string(o->timing_mode) : json_null(),
+                          "accepted_kernel_override",
+                          o->accepted_kernel ? pg_jstr(o->accepted_kernel) : json_null(),
+                          "energy", o->energy);
+    json_object_set_new(j, "isolation", json_string(o->worker_exe ? "process" : "none"));
+    json_object_set_new(j, "sanitize", o->sanitize ? json_string(o->sanitize) : json_null());
+    json_object_set_new(j, "max_ptx_bytes", json_integer((json_int_t)o->max_ptx_bytes));
+    const pg_watchdog *w = &o->watchdog;
+    json_object_set_new(j, "watchdog_s",
+                        o->worker_exe
+                            ? json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "startup",
+                                        w->startup_s, "load", w->load_s, "correctness",
+                                        w->correctness_s, "performance", w->performance_s,
+                                        "verify", w->verify_s, "exit", w->exit_s, "sanitize",
+                                        w->sanitize_s)
+                            : json_null());
+    return j;
 }
 
 /* With a GPU at hand, a launch it cannot take is an input error found before anything runs. */
@@ -77,7 +146,9 @@ static pg_status check_device_limits(pg_run *run, pg_submission *subs, size_t n,
                           .max_block_dim = {1024, 1024, 64},
                           .max_grid_dim = {2147483647, 65535, 65535},
                           .max_shared_per_block_optin = 2147483647, .cc_major = 9};
-    const pg_device_info *info = pg_run_ensure_device(run) ? pg_device_get_info(run->dev) : &any;
+    const pg_device_info *info = pg_run_device_info(run);
+    if (!info)
+        info = &any;
     pg_launch_limits lim = {.max_threads_per_block = info->max_threads_per_block,
                             .max_shared_per_block_optin = info->max_shared_per_block_optin,
                             .cc_major = info->cc_major};
@@ -158,7 +229,12 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
         pg_stage_assemble(&run, s);
         pg_accepted_assemble(&run, s);
         pg_instr_static(&run, s);
-        pg_stages_gpu(&run, s);
+        if (o->worker_exe)
+            pg_worker_stages_gpu(&run, s);
+        else
+            pg_stages_gpu(&run, s);
+        if (o->sanitize)
+            pg_stage_sanitize(&run, s);
     }
     pg_perf_holm_finalize(&run);
     /* Holm's family: m_planned sized each comparison's level, m comparisons were made (merge
@@ -173,7 +249,8 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
     json_object_set_new(res, "environment", pg_environment_json(&run));
     json_object_set_new(res, "baselines", pg_baselines_json(&run));
     json_object_set_new(res, "settings",
-                        settings_json(o, run.dev ? pg_device_flush_bytes(run.dev) : 0));
+                        settings_json(o, run.have_info ? pg_flush_bytes_for_l2(run.info.l2_bytes)
+                                                       : 0));
     json_object_set_new(res, "duration_s", json_real(pg_now_s() - t0));
     pg_results_fold(res, o->shard_count > 0);
     *results = res;

@@ -25,6 +25,28 @@ typedef enum { PG_MISSING_MEASURE, PG_MISSING_WARN, PG_MISSING_FAIL } pg_missing
 /* Runner drift (the live cuBLASLt time differs from the stored one beyond the tolerance): a
  * warning in the stage message (WARN) or an infrastructure error of the stage (FAIL). */
 typedef enum { PG_ON_DRIFT_WARN, PG_ON_DRIFT_FAIL } pg_drift_policy;
+/* Watchdog limits of an isolated worker, seconds of wall time. Each limit counts from the
+ * moment the worker announces the step; when it passes, the worker's process group is killed
+ * and the step is recorded as TIMEOUT. Defaults (pg_check_options_init) in brackets. */
+typedef struct {
+    double startup_s;     /* spawn until the GPU is open, and any gap between stages [120] */
+    double load_s;        /* the load stage [300] */
+    double correctness_s; /* the correctness stage of one workload [900] */
+    double performance_s; /* the performance stage of one workload [1800] */
+    double verify_s;      /* the post-timing verification of one workload [300] */
+    double exit_s;        /* from the worker's last report until it has exited [30] */
+    double sanitize_s;    /* one compute-sanitizer run, from spawn to exit [3600] */
+} pg_watchdog;
+
+/* True when list is a comma-separated list of known compute-sanitizer tools (memcheck,
+ * racecheck, synccheck, initcheck), each at most once. */
+bool pg_sanitize_tools_valid(const char *list);
+
+/* Set the limit named `stage` ("startup", "load", "correctness", "performance", "verify",
+ * "exit", "sanitize") to seconds; false for an unknown name. */
+bool pg_watchdog_set(pg_watchdog *w, const char *stage, double seconds);
+/* The limit of `stage`; startup_s for names without their own limit. */
+double pg_watchdog_limit(const pg_watchdog *w, const char *stage);
 
 typedef struct {
     const char *tasks_dir;         /* folder holding <task-id>/task.json */
@@ -61,6 +83,17 @@ typedef struct {
     double drift_tolerance;        /* δ of the drift decision (gate/stats/drift.h), default 0.05 */
     pg_progress_fn progress;       /* may be NULL */
     void *progress_ctx;
+    /* Process isolation (docs/isolation.md): the path of the ptxgate binary to run as
+     * `ptxgate worker` for each submission's GPU stages; NULL runs them in this process. */
+    const char *worker_exe;
+    pg_watchdog watchdog;          /* per-stage limits of a worker (isolated runs only) */
+    size_t max_ptx_bytes;          /* largest kernel source or PTX accepted (default 64 MiB);
+                                      larger is an input error */
+    /* --sanitize: compute-sanitizer tools to run, a comma-separated subset of memcheck,
+     * racecheck, synccheck, initcheck (validated by pg_sanitize_tools_valid); NULL = none.
+     * Runs `self_exe worker` under the tool, isolated or not. */
+    const char *sanitize;
+    const char *self_exe;          /* this program (for --sanitize); NULL disables it */
 } pg_check_options;
 
 /* Defaults as documented above. */

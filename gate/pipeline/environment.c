@@ -15,8 +15,8 @@ json_t *pg_environment_json(const pg_run *run)
     bool has_ptxas = pg_toolchain_ptxas_version(ptxas, sizeof ptxas);
     json_t *env = json_object();
     json_object_set_new(env, "hostname", json_string(host));
-    if (run->dev) {
-        const pg_device_info *i = pg_device_get_info(run->dev);
+    if (run->have_info) {
+        const pg_device_info *i = &run->info;
         char cc[16];
         snprintf(cc, sizeof cc, "%d.%d", i->cc_major, i->cc_minor);
         json_object_set_new(
@@ -57,9 +57,9 @@ void pg_run_fingerprint(const pg_run *run, pg_fingerprint *out)
 {
     pg_fingerprint_init(out);
     pg_toolchain_ptxas_version(out->ptxas_version, sizeof out->ptxas_version);
-    if (!run->dev)
+    if (!run->have_info)
         return;
-    const pg_device_info *i = pg_device_get_info(run->dev);
+    const pg_device_info *i = &run->info;
     snprintf(out->gpu_name, sizeof out->gpu_name, "%s", i->name);
     snprintf(out->compute_capability, sizeof out->compute_capability, "%d.%d", i->cc_major,
              i->cc_minor);

@@ -16,6 +16,7 @@
 #include "model/task.h"
 #include "ptx/inventory.h"
 #include "ptx/signature.h"
+#include "stats/accuracy.h"
 #include "stats/comparison.h"
 #include "tool/assemble.h"
 
@@ -42,6 +43,8 @@ struct pg_submission {
     char refusal[2048];           /* PTX refused before assembly (ptx/refusals.h): an assemble
                                      failure; "" when accepted */
     long refusal_line;
+    char heap_refusal[1024];      /* why the module must not be loaded (a device-heap call):
+                                     the load stage fails with it, GPU or not; "" = none */
     char instr_policy[16];        /* "require", "warn" or "off" (--instructions, else the task) */
     bool has_targets;             /* the task lists targets for arch (and the policy is not off) */
     pg_target_set targets;
@@ -84,11 +87,27 @@ typedef struct {
     char gpu_skip_reason[1024];
     json_t *results;
     struct pg_baseline_state *baselines; /* baseline_check.c; NULL before resolution */
+    /* The GPU's fingerprint and limits: read from the device in process, or reported by the
+     * probe worker of an isolated run (worker.c); have_info false when no GPU was opened. */
+    pg_device_info info;
+    bool have_info;
+    int workers;                  /* workers started so far (names their temporary files) */
+    /* A worker in sanitize mode (under compute-sanitizer): correctness only, plain buffers
+     * (the tool's own bounds checks see the exact allocation). */
+    bool sanitize_mode;
 } pg_run;
 
 /* --- submission.c: offline validation (input errors abort the run) */
 pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int index,
                                 pg_submission *s, pg_diag *d);
+/* The worker's copy of a submission its parent prepared: manifest and task read again, the
+ * instruction targets resolved again (for the instructions stage), the PTX and cubin the parent
+ * made (cubin_path "" = the driver JIT), and the given task workload indices, in order. No
+ * accepted kernel: the worker prepares that one with this function too (worker_main.c). */
+pg_status pg_submission_prepare_worker(pg_run *run, const char *manifest_path, const char *arch,
+                                       const char *ptx_path, const char *cubin_path,
+                                       const int *workloads, int n_workloads, pg_submission *s,
+                                       pg_diag *d);
 void pg_submission_release(pg_submission *s);
 
 /* --- accepted.c: the task's accepted kernel, the arm of the regression comparison (issue 4:
@@ -123,7 +142,10 @@ json_t *pg_json_real_or_null(double v);
 double pg_now_s(void);
 
 /* --- stage_performance.c: record a main comparison for the run-level Holm step, and apply it
- * at the end of the run (FAILs Holm does not keep become INCONCLUSIVE warnings). */
+ * at the end of the run (FAILs Holm does not keep become INCONCLUSIVE warnings). cmp_index is
+ * the comparison's position in the stage's details.comparisons (0: candidate_vs_<library>,
+ * 2: candidate_vs_accepted). In an isolated run the worker reports its records and the parent
+ * records them again on its copy of the stage (worker.c). */
 void pg_perf_record(pg_run *run, json_t *stage, int cmp_index, const pg_cmp_result *r);
 void pg_perf_holm_finalize(pg_run *run);
 void pg_perf_release(pg_run *run);
@@ -148,6 +170,10 @@ void pg_run_fingerprint(const pg_run *run, pg_fingerprint *out);
 /* Open the GPU once per run (stage_gpu.c); false with run->gpu_skip_reason set when it is
  * unavailable, disabled or broken. */
 bool pg_run_ensure_device(pg_run *run);
+/* The GPU's fingerprint and limits, or NULL with run->gpu_skip_reason set: opens the device in
+ * process, or asks a probe worker in an isolated run (so the parent never creates a CUDA
+ * context). */
+const pg_device_info *pg_run_device_info(pg_run *run);
 
 /* --- stages */
 void pg_stage_assemble(pg_run *run, pg_submission *s);
@@ -174,8 +200,56 @@ struct pg_wctx;
 void pg_instr_runtime(struct pg_wctx *c, json_t *stage);
 void pg_instr_record_runtime(json_t *stage, const char *target, double executed,
                              double coverage, double min_coverage);
-/* Runs load, then correctness, instructions and performance per workload. */
+/* Runs load, then correctness, instructions, performance and verify per workload, in this
+ * process. */
 void pg_stages_gpu(pg_run *run, pg_submission *s);
+
+/* --- stage_gpu.c, the pieces pg_stages_gpu and the worker share */
+/* Append a skeleton record per selected workload to s->json "workloads". */
+void pg_gpu_workloads_init(pg_submission *s);
+/* Why the GPU stages cannot run (NULL when they can): the assemble stage did not pass (status
+ * "skipped"), the PTX calls the device heap (the load stage is recorded as failed), or no GPU
+ * ("skipped" or "error" per --if-no-gpu). Asks for the device. */
+const char *pg_gpu_why_not(pg_run *run, pg_submission *s, const char **status,
+                           bool *compile_error);
+/* Record load and every workload's GPU stages as not run with status and reason (the
+ * instructions stage, which needs no GPU, as computed). */
+void pg_gpu_record_not_run(pg_run *run, pg_submission *s, const char *status, const char *why,
+                           bool compile_error);
+/* Record `name` as not run in `stages`, with status and reason (progress for non-skips). */
+void pg_record_not_run(pg_run *run, pg_submission *s, json_t *stages, const char *workload,
+                       const char *name, const char *status, const char *reason);
+/* The load stage record (submission level): the module loads and every entry is found; then
+ * the accepted kernel is loaded (pg_accepted_load). */
+bool pg_gpu_stage_load(pg_run *run, pg_submission *s);
+/* Correctness and instructions, then (when correct) performance and verify of workload i
+ * (position in s->workloads), filling its record wj. */
+void pg_gpu_run_workload(pg_run *run, pg_submission *s, int i, json_t *wj);
+
+/* --- worker.c: the parent side of process isolation (docs/isolation.md) */
+/* Open the GPU in a probe worker: fills run->info, or run->gpu_skip_reason. */
+bool pg_worker_probe(pg_run *run);
+/* The GPU stages of one submission in worker processes, merged into s->json; a worker that
+ * hangs or dies costs only the step it was in. */
+void pg_worker_stages_gpu(pg_run *run, pg_submission *s);
+/* The job file of one worker (gate/pipeline/worker.h): the submission (with its accepted
+ * kernel and its instructions stage as computed after assemble), the workloads at the given
+ * positions in s->workloads, the run's settings. mode "check" runs the GPU stages; "sanitize"
+ * loads and runs one correctness set per workload on plain (unguarded) buffers, for a worker
+ * run under compute-sanitizer. */
+pg_status pg_worker_write_job(pg_run *run, pg_submission *s, const int *positions, int n,
+                              bool load_stage, const char *mode, const char *path, pg_diag *d);
+
+/* --- stage_sanitize.c: with --sanitize, the submission-level sanitize stage: a worker under
+ * compute-sanitizer per tool, on the submission's smallest workload, findings per kernel. */
+void pg_stage_sanitize(pg_run *run, pg_submission *s);
+
+/* --- worker_json.c: what crosses the process boundary */
+json_t *pg_device_info_to_json(const pg_device_info *i);
+bool pg_device_info_from_json(const json_t *j, pg_device_info *out);
+/* Every field; non-finite numbers as the strings "nan", "inf", "-inf". */
+json_t *pg_cmp_result_to_json(const pg_cmp_result *r);
+bool pg_cmp_result_from_json(const json_t *j, pg_cmp_result *out);
 
 /* Progress helper. */
 void pg_progress(pg_run *run, const pg_submission *s, const char *workload, const char *stage,
@@ -201,6 +275,13 @@ struct pg_wctx {
     const pg_wctx *inputs_from; /* set before setup: borrow its input tensors (arms share
                                    inputs, each has its own outputs); NULL = allocate all */
     bool borrowed[PG_MAX_TENSORS];
+    uint64_t input_sum[PG_MAX_TENSORS]; /* checksums of the inputs as last filled */
+    /* Timing: before each launch pg_wctx_prepare_launch also fills the refillable inputs anew
+     * (pg_refrun_refill), from pg_wctx_refill_seed(c), so no two timed launches see the same
+     * inputs and no cache of earlier answers can ever hit. refills counts those fills. */
+    bool refresh_inputs;
+    uint64_t timing_seed;
+    long long refills;
 };
 
 /* workload.c */
@@ -214,6 +295,26 @@ void pg_wctx_release(pg_wctx *c);
 pg_status pg_wctx_init_workspaces(pg_wctx *c, pg_diag *d);
 /* Enqueue all launches of the submission (a pg_enqueue_fn over pg_wctx). */
 pg_status pg_wctx_enqueue(void *wctx, pg_diag *d);
+/* Before every launch (a pg_enqueue_fn, the candidate arm's prepare in cold mode): outputs
+ * poisoned with PG_POISON_BYTE and workspaces re-initialized (zero or poison, per manifest), so
+ * a launch that does not compute its whole output leaves poison, whatever earlier launches
+ * wrote; with refresh_inputs also new refillable inputs (pg_refrun_refill: enqueued fills, no
+ * wait, no checksum). */
+pg_status pg_wctx_prepare_launch(void *wctx, pg_diag *d);
+/* The seed of the refilled inputs the last timed launch saw: timing_seed + 64·refills (tensor i
+ * adds i; 64 keeps the tensors' seeds apart). */
+uint64_t pg_wctx_refill_seed(const pg_wctx *c);
+/* The inputs of one input set (pg_refrun_fill_inputs: for mha_bwd O and LSE from the reference
+ * forward), wait, and record every input's checksum. */
+pg_status pg_wctx_fill_inputs(pg_wctx *c, uint64_t seed, pg_diag *d);
+/* After launches: every canary of the tensors and workspaces intact, every input's checksum
+ * unchanged. A violation is written to why (one line naming the buffer; "" when none) and the
+ * canaries are re-armed; the return is PG_OK either way unless the GPU fails. */
+pg_status pg_wctx_check_guards(pg_wctx *c, char *why, size_t n, pg_diag *d);
+/* {"A": "0x7f...", ..., "ws": "0x..."}: the device addresses of this context's buffers. */
+json_t *pg_wctx_addresses_json(const pg_wctx *c);
+/* {"A": {"vmm", "front_canary_bytes", "back_canary_bytes", "guard_bytes"}, ...}. */
+json_t *pg_wctx_guards_json(const pg_wctx *c);
 
 /* blocks.c: the block protocol and the heat soak of the performance stage. */
 #define PG_BLOCK_MAX_ARMS 8
@@ -268,6 +369,13 @@ pg_status pg_heat_soak(pg_device *dev, const pg_arm *arms, size_t n_arms, double
  * task's dtype, LSE fp32), so the backward sees a consistent forward. Enqueued work plus, for
  * mha_bwd, synchronous reference work (waits bounded by the run's timeout). */
 pg_status pg_refrun_fill_inputs(pg_wctx *c, uint64_t seed, pg_diag *d);
+/* True for the inputs a timed launch may get anew without the reference forward: those
+ * pg_refrun_fill_inputs draws at random and no other input is derived from. Every input of
+ * gemm_nt and mha_fwd; of mha_bwd only dO (Q, K, V stay, so O and LSE stay consistent). */
+bool pg_refrun_refillable(const pg_task *t, int tensor);
+/* Enqueue N(0,1) fills (seed + i for tensor i, as pg_refrun_fill_inputs) of the refillable
+ * inputs only; no wait. */
+pg_status pg_refrun_refill(pg_wctx *c, uint64_t seed, pg_diag *d);
 /* ptxgate's fp32 reference of every output tensor i into refs[i] (tensor_elements[i] floats;
  * NULL entries for inputs), from the current inputs; returns after the GPU finished. */
 pg_status pg_refrun_outputs(pg_wctx *c, pg_buffer *const *refs, pg_diag *d);
@@ -292,9 +400,34 @@ pg_blaslt_gemm *pg_vendor_gemm(pg_vendor *b);
 pg_buffer *pg_vendor_output(pg_vendor *b, int tensor);
 void pg_vendor_free(pg_vendor *b);
 
+/* stage_correctness.c: the outputs of a task with fp32 reference buffers and host staging
+ * sized for the largest output, shared by the correctness and verify stages. */
+typedef struct {
+    int n;                                    /* outputs of the task */
+    int tensor[PG_MAX_TENSORS];               /* their task tensor indices */
+    const pg_tolerance *tol[PG_MAX_TENSORS];  /* pg_task_output_tolerance */
+    pg_buffer *ref[PG_MAX_TENSORS];           /* fp32 references, one per output */
+    void *host_out;                           /* largest output, in its dtype */
+    float *host_ref;                          /* largest output, fp32 */
+} pg_outputs;
+pg_status pg_outputs_setup(pg_wctx *c, pg_outputs *o, pg_diag *d);
+void pg_outputs_release(pg_outputs *o);
+/* ptxgate's reference of every output from the current inputs, and every output of c against
+ * it: acc[i] for output i (o->n entries). Reference failures are PG_ERR_INFRA. */
+pg_status pg_outputs_compare(pg_wctx *c, pg_outputs *o, pg_accuracy *acc, pg_diag *d);
+/* Seed of input set `set` of task workload `wl` (docs/correctness.md). Sets 0 .. sets-1 are
+ * the correctness sets; set `sets` feeds the timing, set `sets + 1` the post-timing run on new
+ * inputs. */
+uint64_t pg_set_seed(uint64_t base, int wl, int set);
+
 /* stage_correctness.c / stage_performance.c: return true when the stage passed. */
 bool pg_stage_correctness(pg_wctx *c);
 bool pg_stage_performance(pg_wctx *c);
+/* stage_verify.c: after the performance stage, on the context it timed (its inputs from
+ * pg_set_seed(.., sets)): the last timed launch's outputs against the reference, inputs and
+ * canaries intact, then one launch on new inputs (set sets + 1) with poisoned outputs. True
+ * when all hold. */
+bool pg_stage_verify(pg_wctx *c);
 
 /* --- baseline_check.c: stored baselines at check time (docs/baselines.md).
  * resolve: once per run after the device is opened (or not): the GPU key, then per task of
@@ -321,5 +454,11 @@ pg_status pg_baseline_prepare_gemm(pg_wctx *c, pg_dtype dtype, int64_t M, int64_
 void pg_baseline_check_stage(pg_wctx *c);
 json_t *pg_baselines_json(const pg_run *run);
 void pg_baselines_release(pg_run *run);
+/* Isolated runs: the worker resolves the baselines again (the same options and files) and
+ * reports the per-workload notes it adds; the parent appends them to its own record of the
+ * task. events_since returns a new array of the task's notes from position *from on and
+ * advances *from; add_events appends such an array (strings) to the task's notes. */
+json_t *pg_baselines_events_since(const pg_run *run, const char *task, size_t *from);
+void pg_baselines_add_events(pg_run *run, const char *task, const json_t *events);
 
 #endif

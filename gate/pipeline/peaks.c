@@ -58,14 +58,14 @@ pg_status pg_run_measure_peaks(pg_run *run, pg_diag *d)
         st = pg_blaslt_gemm_prepare(run->dev, PG_DTYPE_BF16, n, n, n, a, b, c, 16, &gemm, &choice,
                                     d);
     if (st == PG_OK) {
-        pg_arm arm = {enqueue_gemm, gemm};
+        pg_arm arm = {.enqueue = enqueue_gemm, .ctx = gemm};
         double ms = best_ms(run->dev, &arm, d, &st);
         run->peak_tflops = 2.0 * (double)n * (double)n * (double)n / (ms * 1e-3) / 1e12;
     }
     if (st == PG_OK)
         st = pg_buffer_alloc(run->dev, PG_PEAK_BYTES, &big, d);
     if (st == PG_OK) {
-        pg_arm arm = {enqueue_zero, big};
+        pg_arm arm = {.enqueue = enqueue_zero, .ctx = big};
         double ms = best_ms(run->dev, &arm, d, &st);
         run->peak_write_gbps = (double)PG_PEAK_BYTES / (ms * 1e-3) / 1e9;
     }

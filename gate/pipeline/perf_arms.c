@@ -136,11 +136,16 @@ pg_status pg_perf_arms_setup(pg_perf_arms *p, pg_wctx *c, bool sustained, bool w
     for (int a = 0; a < PG_PERF_MAX_ARMS; a++)
         p->launches[a] = 1;
     if (!sustained) {
-        p->arms[PG_ARM_CAND] = (pg_arm){pg_wctx_enqueue, c};
+        /* Anti-replay (docs/isolation.md): before each launch of the candidate, outside its
+         * events and before the L2 flush, its outputs are poisoned, its workspaces
+         * re-initialized and its refillable inputs filled anew. Sustained graphs cannot do
+         * this per launch: there the verify stage after the timing is the check. */
+        p->arms[PG_ARM_CAND] = (pg_arm){.enqueue = pg_wctx_enqueue, .ctx = c,
+                                         .prepare = pg_wctx_prepare_launch};
         /* The canary's two arms share one baseline plan (same algorithm, same output): a second
          * heuristic search could pick another algorithm and the A/A pair would not be A/A. */
         p->arms[PG_ARM_BASE] = p->arms[PG_ARM_CANARY] = pg_vendor_arm(p->baseline);
-        p->arms[PG_ARM_ACCEPTED] = (pg_arm){enqueue_accepted, &p->acc[0]};
+        p->arms[PG_ARM_ACCEPTED] = (pg_arm){.enqueue = enqueue_accepted, .ctx = &p->acc[0]};
         return PG_OK;
     }
     static const pg_enqueue_rot_fn rot[PG_PERF_MAX_ARMS] = {rot_candidate, rot_baseline, NULL,
@@ -150,7 +155,7 @@ pg_status pg_perf_arms_setup(pg_perf_arms *p, pg_wctx *c, bool sustained, bool w
             continue;
         st = pg_sgraph_build(dev, rot[a], p, PG_SUSTAINED_GRAPH_MS, timeout_s, &p->graph[a], d);
         if (st == PG_OK) {
-            p->arms[a] = (pg_arm){pg_sgraph_enqueue, p->graph[a]};
+            p->arms[a] = (pg_arm){.enqueue = pg_sgraph_enqueue, .ctx = p->graph[a]};
             p->launches[a] = pg_sgraph_launches(p->graph[a]);
         }
     }
@@ -198,7 +203,7 @@ pg_status pg_perf_arm_energy(pg_perf_arms *p, int a, double min_s, double timeou
         st = pg_sgraph_build(dev, cold_rot, &p->arms[a], 50.0, timeout_s, &own, d);
         if (st != PG_OK)
             return st;
-        graph_arm = (pg_arm){pg_sgraph_enqueue, own};
+        graph_arm = (pg_arm){.enqueue = pg_sgraph_enqueue, .ctx = own};
         per_launch = pg_sgraph_launches(own);
     }
     double graph_ms;

@@ -1,7 +1,9 @@
 /* The correctness stage: several fresh input sets from recorded seeds (N(0,1) cast to the dtype,
  * never zeros; attention backward inputs O and LSE from the reference forward), outputs poisoned
  * with 0xFF bytes so unwritten elements are counted, ptxgate's own fp32 reference, and the
- * tolerance comparator per output, each output with its own tolerance. */
+ * tolerance comparator per output, each output with its own tolerance; after every launch the
+ * guards (canaries around every buffer, input checksums) must be intact, and the first set runs
+ * twice to compare the outputs bitwise (determinism). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,18 +11,15 @@
 #include "stats/accuracy.h"
 #include "internal.h"
 
-/* Seed of input set `set` of workload `wl`; tensor i uses seed + i. Documented in
- * docs/correctness.md so a failing set can be replayed. */
-static uint64_t set_seed(uint64_t base, int wl, int set)
+/* Tensor i uses seed + i. Documented in docs/correctness.md so a failing set can be
+ * replayed. */
+uint64_t pg_set_seed(uint64_t base, int wl, int set)
 {
     return base + 1000003ull * (uint64_t)wl + 7919ull * (uint64_t)set;
 }
 
-/* The outputs of the task and what the stage accumulates for each over the sets. */
+/* What the stage accumulates for each output over the sets (indexed as pg_outputs). */
 typedef struct {
-    int tensor;
-    const pg_tolerance *tol;
-    pg_buffer *ref;
     double max_abs, max_rel, max_l2;
     long long bad, nonfinite, unwritten;
     int passed_sets;
@@ -28,25 +27,99 @@ typedef struct {
     size_t per_set_len;
 } output_acc;
 
-typedef struct {
-    output_acc out[PG_MAX_TENSORS];
-    int n;
-    void *host_out;  /* largest output, in its dtype */
-    float *host_ref; /* largest output, fp32 */
-} outputs;
-
-/* Run one input set: inputs, poisoned outputs, the kernel, the reference, and the comparison
- * of every output into acc[]. Returns PG_OK, PG_FAIL_KERNEL (kernel fault, message in d) or an
- * infrastructure error. */
-static pg_status run_set(pg_wctx *c, uint64_t seed, outputs *o, pg_accuracy *acc, pg_diag *d)
+pg_status pg_outputs_compare(pg_wctx *c, pg_outputs *o, pg_accuracy *acc, pg_diag *d)
 {
     const pg_task *t = c->s->task;
-    pg_device *dev = c->run->dev;
-    pg_status st = pg_refrun_fill_inputs(c, seed, d);
-    for (int i = 0; i < o->n && st == PG_OK; i++)
-        st = pg_buffer_fill_poison(c->tensors[o->out[i].tensor], d);
+    pg_buffer *refs[PG_MAX_TENSORS] = {NULL};
+    for (int i = 0; i < o->n; i++)
+        refs[o->tensor[i]] = o->ref[i];
+    pg_status st = pg_refrun_outputs(c, refs, d);
+    if (st != PG_OK)
+        return st == PG_FAIL_KERNEL ? PG_ERR_INFRA : st;
+    for (int i = 0; i < o->n && st == PG_OK; i++) {
+        int ti = o->tensor[i];
+        size_t count = (size_t)c->plan->tensor_elements[ti];
+        pg_dtype odt = t->tensors[ti].dtype;
+        st = pg_buffer_download(c->tensors[ti], o->host_out, count * pg_dtype_size(odt), d);
+        if (st == PG_OK)
+            st = pg_buffer_download(o->ref[i], o->host_ref, count * sizeof(float), d);
+        if (st != PG_OK)
+            break;
+        const pg_tolerance *tol = o->tol[i];
+        pg_accuracy_tolerance at = {tol->atol, tol->rtol, tol->max_rel_l2};
+        pg_accuracy_compare(o->host_out, odt, o->host_ref, count, &at, &acc[i]);
+    }
+    return st;
+}
+
+/* The first run's outputs of the determinism check, one host copy per output. */
+typedef struct {
+    void *bytes[PG_MAX_TENSORS];
+} first_run;
+
+static void first_run_free(first_run *f)
+{
+    for (int i = 0; i < PG_MAX_TENSORS; i++)
+        free(f->bytes[i]);
+}
+
+static size_t output_bytes(const pg_wctx *c, int tensor)
+{
+    return (size_t)c->plan->tensor_elements[tensor] *
+           pg_dtype_size(c->s->task->tensors[tensor].dtype);
+}
+
+/* Elements of `count` (elem_size bytes each) whose bytes differ between a and b. */
+static long long differing_elements(const unsigned char *a, const unsigned char *b, size_t count,
+                                    size_t elem_size)
+{
+    long long n = 0;
+    for (size_t i = 0; i < count; i++)
+        n += memcmp(a + i * elem_size, b + i * elem_size, elem_size) != 0;
+    return n;
+}
+
+/* Launch again on the inputs of the set just run (outputs poisoned, workspaces re-initialized)
+ * and count the output elements that differ bitwise from the first run's, over all outputs. */
+static pg_status run_again(pg_wctx *c, pg_outputs *o, const first_run *f, long long *differ,
+                           char *violation, size_t vlen, pg_diag *d)
+{
+    const pg_task *t = c->s->task;
+    pg_status st = pg_wctx_prepare_launch(c, d);
     if (st == PG_OK)
-        st = pg_wctx_init_workspaces(c, d);
+        st = pg_wctx_enqueue(c, d);
+    if (st == PG_OK)
+        st = pg_device_sync(c->run->dev, c->run->o->timeout_s, d);
+    if (st == PG_OK)
+        st = pg_wctx_check_guards(c, violation, vlen, d);
+    long long n = 0;
+    for (int i = 0; i < o->n && st == PG_OK; i++) {
+        int ti = o->tensor[i];
+        st = pg_buffer_download(c->tensors[ti], o->host_out, output_bytes(c, ti), d);
+        if (st == PG_OK)
+            n += differing_elements(f->bytes[i], o->host_out,
+                                    (size_t)c->plan->tensor_elements[ti],
+                                    pg_dtype_size(t->tensors[ti].dtype));
+    }
+    if (st == PG_OK)
+        *differ = n;
+    return st;
+}
+
+/* Run one input set: inputs (checksummed), poisoned outputs, the kernel, the guards (canaries,
+ * input checksums: what they saw into `violation`, "" when nothing), the reference, and the
+ * comparison of every output into acc[]. With f, the first run's outputs are kept there and the
+ * set is launched a second time on the same inputs; *differ counts the output elements that
+ * changed bitwise. Returns PG_OK, PG_FAIL_KERNEL (kernel fault, message in d) or an
+ * infrastructure error. */
+static pg_status run_set(pg_wctx *c, uint64_t seed, pg_outputs *o, pg_accuracy *acc,
+                         char *violation, size_t vlen, first_run *f, long long *differ,
+                         pg_diag *d)
+{
+    pg_device *dev = c->run->dev;
+    pg_status st = pg_wctx_fill_inputs(c, seed, d);
+    if (st == PG_OK)
+        st = pg_wctx_prepare_launch(c, d);
     if (st == PG_OK)
         st = pg_device_sync(dev, c->run->o->timeout_s, d);
     if (st != PG_OK)
@@ -55,29 +128,19 @@ static pg_status run_set(pg_wctx *c, uint64_t seed, outputs *o, pg_accuracy *acc
     st = pg_wctx_enqueue(c, d);
     if (st == PG_OK)
         st = pg_device_sync(dev, c->run->o->timeout_s, d);
-    if (st != PG_OK)
-        return st;
-
-    pg_buffer *refs[PG_MAX_TENSORS] = {NULL};
-    for (int i = 0; i < o->n; i++)
-        refs[o->out[i].tensor] = o->out[i].ref;
-    st = pg_refrun_outputs(c, refs, d);
-    if (st != PG_OK)
-        return st == PG_FAIL_KERNEL ? PG_ERR_INFRA : st;
-
-    for (int i = 0; i < o->n && st == PG_OK; i++) {
-        int ti = o->out[i].tensor;
-        size_t count = (size_t)c->plan->tensor_elements[ti];
-        pg_dtype odt = t->tensors[ti].dtype;
-        st = pg_buffer_download(c->tensors[ti], o->host_out, count * pg_dtype_size(odt), d);
-        if (st == PG_OK)
-            st = pg_buffer_download(o->out[i].ref, o->host_ref, count * sizeof(float), d);
-        if (st != PG_OK)
-            break;
-        const pg_tolerance *tol = o->out[i].tol;
-        pg_accuracy_tolerance at = {tol->atol, tol->rtol, tol->max_rel_l2};
-        pg_accuracy_compare(o->host_out, odt, o->host_ref, count, &at, &acc[i]);
+    if (st == PG_OK)
+        st = pg_wctx_check_guards(c, violation, vlen, d);
+    for (int i = 0; f && i < o->n && st == PG_OK; i++) {
+        size_t bytes = output_bytes(c, o->tensor[i]);
+        f->bytes[i] = malloc(bytes ? bytes : 1);
+        st = f->bytes[i] ? pg_buffer_download(c->tensors[o->tensor[i]], f->bytes[i], bytes, d)
+                         : pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of host memory");
     }
+    if (st == PG_OK)
+        st = pg_outputs_compare(c, o, acc, d);
+    /* A guard violation makes "the same inputs" untrue: no second run then. */
+    if (st == PG_OK && f && !violation[0])
+        st = run_again(c, o, f, differ, violation, vlen, d);
     return st;
 }
 
@@ -135,23 +198,23 @@ static void accumulate(output_acc *o, const pg_accuracy *a, int set)
         o->per_set_len = sizeof o->per_set - 1;
 }
 
-/* Allocate the reference buffers and the host buffers (sized for the largest output). */
-static pg_status setup(pg_wctx *c, outputs *o, pg_diag *d)
+pg_status pg_outputs_setup(pg_wctx *c, pg_outputs *o, pg_diag *d)
 {
     const pg_task *t = c->s->task;
     size_t max_out = 1, max_ref = 1;
+    memset(o, 0, sizeof *o);
     for (int i = 0; i < t->n_tensors; i++) {
         if (!t->tensors[i].is_output)
             continue;
-        output_acc *a = &o->out[o->n++];
-        a->tensor = i;
-        a->tol = pg_task_output_tolerance(t, i);
+        int k = o->n++;
+        o->tensor[k] = i;
+        o->tol[k] = pg_task_output_tolerance(t, i);
         size_t count = (size_t)c->plan->tensor_elements[i];
         if (count * pg_dtype_size(t->tensors[i].dtype) > max_out)
             max_out = count * pg_dtype_size(t->tensors[i].dtype);
         if (count * sizeof(float) > max_ref)
             max_ref = count * sizeof(float);
-        pg_status st = pg_buffer_alloc(c->run->dev, count * sizeof(float), &a->ref, d);
+        pg_status st = pg_buffer_alloc(c->run->dev, count * sizeof(float), &o->ref[k], d);
         if (st != PG_OK)
             return st;
     }
@@ -162,68 +225,110 @@ static pg_status setup(pg_wctx *c, outputs *o, pg_diag *d)
     return PG_OK;
 }
 
-static void release(outputs *o)
+void pg_outputs_release(pg_outputs *o)
 {
     for (int i = 0; i < o->n; i++)
-        if (o->out[i].ref)
-            pg_buffer_free(o->out[i].ref);
+        if (o->ref[i])
+            pg_buffer_free(o->ref[i]);
     free(o->host_out);
     free(o->host_ref);
+    memset(o, 0, sizeof *o);
 }
 
 /* One output's numbers for a multi-output message: "O max |err| 0.0012, rel L2 1.5e-03". */
-static size_t output_summary(const pg_task *t, const output_acc *a, char *buf, size_t n)
+static size_t output_summary(const pg_task *t, const pg_outputs *o, const output_acc *a, int i,
+                             char *buf, size_t n)
 {
-    return (size_t)snprintf(buf, n, "%s max |err| %.3g, rel L2 %.3g", t->tensors[a->tensor].name,
-                            a->max_abs, a->max_l2);
+    return (size_t)snprintf(buf, n, "%s max |err| %.3g, rel L2 %.3g", t->tensors[o->tensor[i]].name,
+                            a[i].max_abs, a[i].max_l2);
 }
 
-static void finish_message(pg_wctx *c, json_t *stage, const outputs *o, int sets, int passed,
-                           double dt, double max_abs, double max_l2, long long nonfinite,
-                           long long unwritten)
+/* What the sets showed besides the numbers: guard violations ("" when none) and the
+ * determinism check ("" when deterministic or not run). */
+typedef struct {
+    const char *violations;
+    const char *nondet;
+    bool nondet_fails;
+} findings;
+
+/* "N/M input sets within tolerance; <numbers>" into msg. */
+static void pass_text(const pg_wctx *c, const pg_outputs *o, const output_acc *a, int sets,
+                      int passed, double max_abs, double max_l2, char *msg, size_t n)
 {
     const pg_task *t = c->s->task;
-    char msg[2048];
-    size_t used = 0;
+    size_t used;
     if (o->n == 1) {
         /* One output: the message of the GEMM tasks, unchanged. */
-        const output_acc *a = &o->out[0];
-        if (passed == sets)
-            pg_stage_finish(stage, "pass", dt,
-                            "%d/%d input sets within tolerance; max |err| %.3g, max rel L2 %.3g",
-                            passed, sets, max_abs, max_l2);
-        else
+        snprintf(msg, n, "%d/%d input sets within tolerance; max |err| %.3g, max rel L2 %.3g",
+                 passed, sets, max_abs, max_l2);
+        return;
+    }
+    used = (size_t)snprintf(msg, n, "%d/%d input sets within tolerance; ", passed, sets);
+    for (int i = 0; i < o->n && used < n; i++) {
+        if (i)
+            used += (size_t)snprintf(msg + used, n - used, "; ");
+        if (used < n)
+            used += output_summary(t, o, a, i, msg + used, n - used);
+    }
+}
+
+static void finish_message(pg_wctx *c, json_t *stage, const pg_outputs *o, const output_acc *a,
+                           int sets, int passed, double dt, double max_abs, double max_l2,
+                           long long nonfinite, long long unwritten, const findings *f)
+{
+    const pg_task *t = c->s->task;
+    char msg[2048], text[1800];
+    size_t used = 0;
+    if (f->violations[0]) {
+        /* Memory outside the outputs was written: the stage fails whatever the numbers. */
+        if (o->n == 1) {
             pg_stage_finish(stage, "fail", dt,
-                            "%d/%d input sets failed: bad elements per set %s of %zu (%lld "
-                            "NaN/Inf, %lld unwritten in all); max |err| %.3g, max rel L2 %.3g "
-                            "(limit %.3g)",
-                            sets - passed, sets, a->per_set,
-                            (size_t)c->plan->tensor_elements[a->tensor], nonfinite, unwritten,
-                            max_abs, max_l2, a->tol->max_rel_l2);
+                            "MEMORY GUARD: %s; %d/%d input sets failed: bad elements per set %s "
+                            "of %zu (%lld NaN/Inf, %lld unwritten in all)",
+                            f->violations, sets - passed, sets, a[0].per_set,
+                            (size_t)c->plan->tensor_elements[o->tensor[0]], nonfinite,
+                            unwritten);
+            return;
+        }
+        used = (size_t)snprintf(msg, sizeof msg, "MEMORY GUARD: %s; %d/%d input sets failed",
+                                f->violations, sets - passed, sets);
+        for (int i = 0; i < o->n && used < sizeof msg; i++)
+            used += (size_t)snprintf(msg + used, sizeof msg - used,
+                                     "%s %s: bad elements per set %s of %zu", i ? ";" : ":",
+                                     t->tensors[o->tensor[i]].name, a[i].per_set,
+                                     (size_t)c->plan->tensor_elements[o->tensor[i]]);
+        pg_stage_finish(stage, "fail", dt, "%s", msg);
         return;
     }
     if (passed == sets) {
-        used = (size_t)snprintf(msg, sizeof msg, "%d/%d input sets within tolerance; ", passed,
-                                sets);
-        for (int i = 0; i < o->n && used < sizeof msg; i++) {
-            if (i)
-                used += (size_t)snprintf(msg + used, sizeof msg - used, "; ");
-            if (used < sizeof msg)
-                used += output_summary(t, &o->out[i], msg + used, sizeof msg - used);
-        }
-        pg_stage_finish(stage, "pass", dt, "%s", msg);
+        pass_text(c, o, a, sets, passed, max_abs, max_l2, text, sizeof text);
+        if (f->nondet[0] && f->nondet_fails)
+            pg_stage_finish(stage, "fail", dt, "%s (task policy: fail); %s", f->nondet, text);
+        else if (f->nondet[0])
+            pg_stage_finish(stage, "pass", dt, "%s; warning: %s (task policy: warn)", text,
+                            f->nondet);
+        else
+            pg_stage_finish(stage, "pass", dt, "%s", text);
+        return;
+    }
+    if (o->n == 1) {
+        pg_stage_finish(stage, "fail", dt,
+                        "%d/%d input sets failed: bad elements per set %s of %zu (%lld "
+                        "NaN/Inf, %lld unwritten in all); max |err| %.3g, max rel L2 %.3g "
+                        "(limit %.3g)",
+                        sets - passed, sets, a[0].per_set,
+                        (size_t)c->plan->tensor_elements[o->tensor[0]], nonfinite, unwritten,
+                        max_abs, max_l2, o->tol[0]->max_rel_l2);
         return;
     }
     used = (size_t)snprintf(msg, sizeof msg, "%d/%d input sets failed", sets - passed, sets);
-    for (int i = 0; i < o->n && used < sizeof msg; i++) {
-        const output_acc *a = &o->out[i];
+    for (int i = 0; i < o->n && used < sizeof msg; i++)
         used += (size_t)snprintf(msg + used, sizeof msg - used,
                                  "%s %s: bad elements per set %s of %zu (%lld NaN/Inf, %lld "
                                  "unwritten), max |err| %.3g, max rel L2 %.3g (limit %.3g)",
-                                 i ? ";" : ":", t->tensors[a->tensor].name, a->per_set,
-                                 (size_t)c->plan->tensor_elements[a->tensor], a->nonfinite,
-                                 a->unwritten, a->max_abs, a->max_l2, a->tol->max_rel_l2);
-    }
+                                 i ? ";" : ":", t->tensors[o->tensor[i]].name, a[i].per_set,
+                                 (size_t)c->plan->tensor_elements[o->tensor[i]], a[i].nonfinite,
+                                 a[i].unwritten, a[i].max_abs, a[i].max_l2, o->tol[i]->max_rel_l2);
     pg_stage_finish(stage, "fail", dt, "%s", msg);
 }
 
@@ -236,31 +341,50 @@ bool pg_stage_correctness(pg_wctx *c)
     json_t *det = pg_stage_details(stage);
     pg_progress(run, c->s, c->w->name, "correctness", NULL, NULL);
     double t0 = pg_now_s();
-    outputs o;
-    memset(&o, 0, sizeof o);
+    pg_outputs o;
+    output_acc a[PG_MAX_TENSORS];
+    memset(a, 0, sizeof a);
+    first_run first;
+    memset(&first, 0, sizeof first);
     pg_diag d;
     pg_diag_clear(&d);
-    pg_status st = setup(c, &o, &d);
+    pg_status st = pg_outputs_setup(c, &o, &d);
 
     /* One "tolerance" when every output has the same (the GEMM tasks); per output always. */
     bool same_tol = true;
     for (int i = 1; i < o.n; i++)
-        same_tol &= memcmp(o.out[i].tol, o.out[0].tol, sizeof *o.out[0].tol) == 0;
+        same_tol &= memcmp(o.tol[i], o.tol[0], sizeof *o.tol[0]) == 0;
     if (o.n > 0 && same_tol)
-        json_object_set_new(det, "tolerance", tolerance_json(o.out[0].tol));
+        json_object_set_new(det, "tolerance", tolerance_json(o.tol[0]));
     json_t *sets = json_array();
     json_object_set_new(det, "sets", sets);
     int passed_sets = 0, n_sets = run->o->correctness_sets;
+    long long differ = -1; /* output elements that differed between two runs of set 1 */
+    char violations[1024] = "";
+    size_t vused = 0;
     for (int set = 0; st == PG_OK && set < n_sets; set++) {
-        uint64_t seed = set_seed(run->o->seed, c->s->workloads[c->index], set);
+        uint64_t seed = pg_set_seed(run->o->seed, c->s->workloads[c->index], set);
         pg_accuracy acc[PG_MAX_TENSORS];
-        st = run_set(c, seed, &o, acc, &d);
+        char violation[768] = "";
+        /* Determinism: set 1 runs twice on identical inputs. */
+        st = run_set(c, seed, &o, acc, violation, sizeof violation, set == 0 ? &first : NULL,
+                     &differ, &d);
         if (st != PG_OK)
             break;
+        if (violation[0] && vused < sizeof violations)
+            vused += (size_t)snprintf(violations + vused, sizeof violations - vused,
+                                      "%sset %d: %s", vused ? "; " : "", set + 1, violation);
         bool all = true;
         for (int i = 0; i < o.n; i++) {
-            json_array_append_new(sets, set_json(c, seed, o.out[i].tensor, &acc[i]));
-            accumulate(&o.out[i], &acc[i], set);
+            json_t *sj = set_json(c, seed, o.tensor[i], &acc[i]);
+            if (violation[0]) {
+                /* Memory outside the outputs was written: the set fails whatever its numbers. */
+                acc[i].pass = false;
+                json_object_set_new(sj, "pass", json_false());
+                json_object_set_new(sj, "guard_violation", pg_jstr(violation));
+            }
+            json_array_append_new(sets, sj);
+            accumulate(&a[i], &acc[i], set);
             all &= acc[i].pass;
         }
         passed_sets += all;
@@ -268,23 +392,25 @@ bool pg_stage_correctness(pg_wctx *c)
 
     double max_abs = 0, max_rel = 0, max_l2 = 0;
     long long bad = 0, nonfinite = 0, unwritten = 0;
+    size_t out_elements = 0;
     json_t *per_output = json_object();
     for (int i = 0; i < o.n; i++) {
-        const output_acc *a = &o.out[i];
-        max_abs = fmax(max_abs, a->max_abs);
-        max_rel = fmax(max_rel, a->max_rel);
-        max_l2 = fmax(max_l2, a->max_l2);
-        bad += a->bad;
-        nonfinite += a->nonfinite;
-        unwritten += a->unwritten;
+        const output_acc *x = &a[i];
+        max_abs = fmax(max_abs, x->max_abs);
+        max_rel = fmax(max_rel, x->max_rel);
+        max_l2 = fmax(max_l2, x->max_l2);
+        bad += x->bad;
+        nonfinite += x->nonfinite;
+        unwritten += x->unwritten;
+        out_elements += (size_t)c->plan->tensor_elements[o.tensor[i]];
         json_object_set_new(
-            per_output, t->tensors[a->tensor].name,
+            per_output, t->tensors[o.tensor[i]].name,
             json_pack("{s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:i}", "tolerance",
-                      tolerance_json(a->tol), "max_absolute_error", json_real(a->max_abs),
-                      "max_relative_error", json_real(a->max_rel), "relative_l2_error",
-                      pg_json_real_or_null(a->max_l2), "bad_elements", (json_int_t)a->bad,
-                      "nan_or_inf_elements", (json_int_t)a->nonfinite, "unwritten_elements",
-                      (json_int_t)a->unwritten, "passed_sets", a->passed_sets));
+                      tolerance_json(o.tol[i]), "max_absolute_error", json_real(x->max_abs),
+                      "max_relative_error", json_real(x->max_rel), "relative_l2_error",
+                      pg_json_real_or_null(x->max_l2), "bad_elements", (json_int_t)x->bad,
+                      "nan_or_inf_elements", (json_int_t)x->nonfinite, "unwritten_elements",
+                      (json_int_t)x->unwritten, "passed_sets", x->passed_sets));
     }
     json_object_set_new(det, "outputs", per_output);
     json_object_set_new(det, "max_absolute_error", json_real(max_abs));
@@ -293,6 +419,20 @@ bool pg_stage_correctness(pg_wctx *c)
     json_object_set_new(det, "bad_elements", json_integer(bad));
     json_object_set_new(det, "nan_or_inf_elements", json_integer(nonfinite));
     json_object_set_new(det, "unwritten_elements", json_integer(unwritten));
+    json_object_set_new(det, "guard_violations", pg_jstr(violations));
+    json_object_set_new(det, "deterministic", differ < 0 ? json_null() : json_boolean(differ == 0));
+    json_object_set_new(det, "nondeterministic_elements",
+                        differ < 0 ? json_null() : json_integer(differ));
+    json_object_set_new(det, "nondeterminism_policy",
+                        json_string(t->nondeterminism_fails ? "fail" : "warn"));
+    char nondet[320] = "";
+    if (differ > 0)
+        snprintf(nondet, sizeof nondet,
+                 "NONDETERMINISTIC: %lld of %zu output elements differed bitwise between two runs "
+                 "on identical inputs (set 1)",
+                 differ, out_elements);
+    json_object_set_new(det, "addresses", pg_wctx_addresses_json(c));
+    json_object_set_new(det, "guards", pg_wctx_guards_json(c));
 
     const char *ptxbench = "PASSED";
     double dt = pg_now_s() - t0;
@@ -305,17 +445,19 @@ bool pg_stage_correctness(pg_wctx *c)
         ptxbench = "INFRA_ERROR";
         pg_stage_finish(stage, "error", dt, "%s", pg_diag_format(&d, msg, sizeof msg));
     } else {
-        if (passed_sets != n_sets)
+        findings f = {violations, nondet, t->nondeterminism_fails};
+        finish_message(c, stage, &o, a, n_sets, passed_sets, dt, max_abs, max_l2, nonfinite,
+                       unwritten, &f);
+        if (strcmp(pg_stage_status(stage), "pass") != 0)
             ptxbench = "INCORRECT_NUMERICAL";
-        finish_message(c, stage, &o, n_sets, passed_sets, dt, max_abs, max_l2, nonfinite,
-                       unwritten);
     }
     json_object_set_new(c->json, "status", json_string(ptxbench));
     if (st == PG_OK) {
         json_object_set_new(c->json, "max_absolute_error", json_real(max_abs));
         json_object_set_new(c->json, "max_relative_error", json_real(max_rel));
     }
-    release(&o);
+    first_run_free(&first);
+    pg_outputs_release(&o);
     pg_progress(run, c->s, c->w->name, "correctness", pg_stage_status(stage),
                 json_string_value(json_object_get(stage, "message")));
     return strcmp(pg_stage_status(stage), "pass") == 0;

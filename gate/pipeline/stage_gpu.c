@@ -1,7 +1,8 @@
-/* GPU stages of one submission: open the device once per run, the load stage, then per
- * workload correctness, instructions (the static half computed after assemble, recorded per
- * workload) and (when correct) performance. Without a GPU every GPU stage is
- * recorded as skipped or error with the reason, never silently left out. */
+/* GPU stages of one submission: open the device once per run, the load stage (and the accepted
+ * kernel's module), then per workload correctness, instructions (the static half computed after
+ * assemble, recorded per workload), and (when correct) performance and verify, each phase on a
+ * module and buffers of its own. Without a GPU every GPU stage is recorded as skipped or error
+ * with the reason, never silently left out. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,9 @@ bool pg_run_ensure_device(pg_run *run)
         if (pg_device_open(run->o->device_ordinal, &run->dev, &d) != PG_OK) {
             snprintf(run->gpu_skip_reason, sizeof run->gpu_skip_reason, "%s", d.message);
             run->dev = NULL;
+        } else {
+            run->info = *pg_device_get_info(run->dev);
+            run->have_info = true;
         }
     }
     if (run->dev && pg_device_is_broken(run->dev))
@@ -38,9 +42,23 @@ bool pg_run_ensure_device(pg_run *run)
     return run->dev && !pg_device_is_broken(run->dev);
 }
 
-/* Record `stage` as not run, with status and reason. */
-static void record_not_run(pg_run *run, pg_submission *s, json_t *stages, const char *workload,
-                           const char *name, const char *status, const char *reason)
+const pg_device_info *pg_run_device_info(pg_run *run)
+{
+    if (!run->o->worker_exe)
+        return pg_run_ensure_device(run) ? &run->info : NULL;
+    if (!run->dev_tried) {
+        run->dev_tried = true;
+        if (run->o->no_gpu)
+            snprintf(run->gpu_skip_reason, sizeof run->gpu_skip_reason,
+                     "GPU stages disabled by --no-gpu");
+        else
+            pg_worker_probe(run);
+    }
+    return run->have_info ? &run->info : NULL;
+}
+
+void pg_record_not_run(pg_run *run, pg_submission *s, json_t *stages, const char *workload,
+                       const char *name, const char *status, const char *reason)
 {
     json_t *st = pg_stage_new(name);
     pg_stage_finish(st, status, 0.0, "%s", reason);
@@ -65,6 +83,13 @@ static json_t *workload_json(const pg_submission *s, int i)
                      "max_relative_error", "latency_ms", "reference_latency_ms", "speedup_factor");
 }
 
+void pg_gpu_workloads_init(pg_submission *s)
+{
+    json_t *wls = json_object_get(s->json, "workloads");
+    for (int i = 0; i < s->n_workloads; i++)
+        json_array_append_new(wls, workload_json(s, i));
+}
+
 pg_status pg_submission_load_module(pg_run *run, pg_submission *s, pg_module **mod,
                                     pg_kernel **kernels, char *log, size_t log_len, pg_diag *d)
 {
@@ -81,8 +106,39 @@ pg_status pg_submission_load_module(pg_run *run, pg_submission *s, pg_module **m
     return st;
 }
 
-/* The load stage: module from the cubin (or the PTX for the driver JIT), then every entry. */
-static bool stage_load(pg_run *run, pg_submission *s, pg_module **mod, pg_kernel **kernels)
+/* A freshly loaded module of the submission with its kernels, one per launch. Every phase that
+ * runs the kernel (correctness, timing) loads its own, so module-level .global state never
+ * carries anything from one phase into the next. */
+typedef struct {
+    pg_module *mod;
+    pg_kernel **kernels;
+} loaded_module;
+
+static void module_release(loaded_module *m)
+{
+    if (m->mod)
+        pg_module_unload(m->mod);
+    free(m->kernels);
+    m->mod = NULL;
+    m->kernels = NULL;
+}
+
+/* Load the cubin (or the PTX for the driver JIT) and look every launch's entry up. log (may be
+ * NULL) receives the driver's logs. */
+static pg_status module_load(pg_run *run, pg_submission *s, loaded_module *m, char *log,
+                             size_t log_len, pg_diag *d)
+{
+    memset(m, 0, sizeof *m);
+    m->kernels = calloc((size_t)s->manifest->n_launches, sizeof *m->kernels);
+    if (!m->kernels)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    pg_status st = pg_submission_load_module(run, s, &m->mod, m->kernels, log, log_len, d);
+    if (st != PG_OK)
+        module_release(m);
+    return st;
+}
+
+bool pg_gpu_stage_load(pg_run *run, pg_submission *s)
 {
     json_t *stage = pg_stage_new("load");
     json_array_append_new(json_object_get(s->json, "stages"), stage);
@@ -91,7 +147,9 @@ static bool stage_load(pg_run *run, pg_submission *s, pg_module **mod, pg_kernel
     char log[16384] = "";
     pg_diag d;
     pg_diag_clear(&d);
-    pg_status st = pg_submission_load_module(run, s, mod, kernels, log, sizeof log, &d);
+    loaded_module m;
+    pg_status st = module_load(run, s, &m, log, sizeof log, &d);
+    module_release(&m);
     json_object_set_new(pg_stage_details(stage), "log", pg_jstr(log));
     json_object_set_new(pg_stage_details(stage), "image",
                         json_string(s->cubin_path[0] ? "cubin (ptxas)" : "PTX (driver JIT)"));
@@ -105,106 +163,211 @@ static bool stage_load(pg_run *run, pg_submission *s, pg_module **mod, pg_kernel
                         pg_diag_format(&d, msg, sizeof msg));
     pg_progress(run, s, NULL, "load", pg_stage_status(stage),
                 json_string_value(json_object_get(stage, "message")));
+    /* The accepted kernel is trusted: one module for all its workloads. */
+    if (st == PG_OK)
+        pg_accepted_load(run, s);
     return st == PG_OK;
 }
 
-static void run_workload(pg_run *run, pg_submission *s, int i, pg_kernel **kernels, json_t *wj)
+/* A context for workload i of s on a freshly loaded module with freshly allocated guarded
+ * buffers. */
+static pg_status phase_open(pg_run *run, pg_submission *s, int i, json_t *wj, loaded_module *m,
+                            pg_wctx *c, pg_diag *d)
 {
     const pg_task *t = s->task;
-    pg_wctx c = {.run = run, .s = s, .index = i, .w = &t->workloads[s->workloads[i]],
-                 .plan = &s->plans[i], .kernels = kernels, .json = wj,
-                 .a = pg_task_find_tensor(t, "A"), .b = pg_task_find_tensor(t, "B"),
-                 .c = pg_task_find_tensor(t, "C")};
+    *c = (pg_wctx){.run = run, .s = s, .index = i, .w = &t->workloads[s->workloads[i]],
+                   .plan = &s->plans[i], .json = wj, .a = pg_task_find_tensor(t, "A"),
+                   .b = pg_task_find_tensor(t, "B"), .c = pg_task_find_tensor(t, "C")};
+    pg_status st = module_load(run, s, m, NULL, 0, d);
+    c->kernels = m->kernels;
+    if (st == PG_OK)
+        st = pg_wctx_setup(c, d);
+    return st;
+}
+
+static void phase_close(pg_wctx *c, loaded_module *m)
+{
+    if (c->run)
+        pg_wctx_release(c);
+    c->run = NULL;
+    module_release(m);
+}
+
+/* The verify stage runs when the candidate's timed launches completed: the performance stage
+ * passed or failed on its numbers, not on an error or a kernel failure. */
+static bool timing_completed(json_t *wj)
+{
     json_t *stages = json_object_get(wj, "stages");
+    json_t *perf = json_array_get(stages, json_array_size(stages) - 1);
+    const char *name = json_string_value(json_object_get(perf, "stage"));
+    const char *status = json_string_value(json_object_get(perf, "status"));
+    const char *msg = json_string_value(json_object_get(perf, "message"));
+    return name && status && msg && strcmp(name, "performance") == 0 &&
+           (strcmp(status, "pass") == 0 ||
+            (strcmp(status, "fail") == 0 && strncmp(msg, "kernel failed", 13) != 0));
+}
+
+void pg_gpu_run_workload(pg_run *run, pg_submission *s, int i, json_t *wj)
+{
+    const char *wname = s->task->workloads[s->workloads[i]].name;
+    json_t *stages = json_object_get(wj, "stages");
+    loaded_module m1 = {0}, m2 = {0};
+    pg_wctx c1 = {0}, c2 = {0};
+    char msg[2400], refused[2000];
     pg_diag d;
     pg_diag_clear(&d);
-    if (pg_wctx_setup(&c, &d) != PG_OK) {
-        char msg[2400];
-        pg_diag_format(&d, msg, sizeof msg);
-        record_not_run(run, s, stages, c.w->name, "correctness", "error", msg);
-        pg_stage_instructions(run, s, stages);
-        record_not_run(run, s, stages, c.w->name, "performance", "skipped",
-                       "not run: the correctness stage did not pass");
+    if (phase_open(run, s, i, wj, &m1, &c1, &d) != PG_OK) {
+        pg_record_not_run(run, s, stages, wname, "correctness", "error",
+                          pg_diag_format(&d, msg, sizeof msg));
+        if (!run->sanitize_mode)
+            pg_stage_instructions(run, s, stages);
+        pg_record_not_run(run, s, stages, wname, "performance", "skipped",
+                          "not run: the correctness stage did not pass");
         json_object_set_new(wj, "status", json_string("INFRA_ERROR"));
-        pg_wctx_release(&c);
-        return;
+        goto done;
     }
-    char refused[2000];
-    bool correct = pg_stage_correctness(&c);
+    if (run->sanitize_mode) {
+        /* Under compute-sanitizer only the correctness launches matter (sanitize stage). */
+        pg_stage_correctness(&c1);
+        goto done;
+    }
+    bool correct = pg_stage_correctness(&c1);
     /* The instruction verdict does not gate the timing: a kernel that misses its targets still
-     * gets its speed measured and reported. */
+     * gets its speed measured and reported. Its runtime half runs here, on the correctness
+     * phase's module and buffers (c1), before any timing (issue 3). */
     json_t *instr = pg_stage_instructions(run, s, stages);
-    /* Executed counts: a verification run of its own, before any timing (issue 3). */
     if (correct && pg_run_ensure_device(run))
-        pg_instr_runtime(&c, instr);
-    if (correct) {
-        if (!pg_run_ensure_device(run)) {
-            record_not_run(run, s, stages, c.w->name, "performance", "error", run->gpu_skip_reason);
-        } else if (pg_baseline_refuses(&c, refused, sizeof refused)) {
-            record_not_run(run, s, stages, c.w->name, "performance", "error", refused);
-            json_object_set_new(wj, "status", json_string("INFRA_ERROR"));
-        } else {
-            pg_stage_performance(&c);
-            pg_baseline_check_stage(&c);
-        }
-    } else {
-        record_not_run(run, s, stages, c.w->name, "performance", "skipped",
-                       "not run: the correctness stage did not pass");
+        pg_instr_runtime(&c1, instr);
+    if (!correct) {
+        pg_record_not_run(run, s, stages, wname, "performance", "skipped",
+                          "not run: the correctness stage did not pass");
+        goto done;
     }
-    pg_wctx_release(&c);
+    if (!pg_run_ensure_device(run)) {
+        pg_record_not_run(run, s, stages, wname, "performance", "error", run->gpu_skip_reason);
+        goto done;
+    }
+    if (pg_baseline_refuses(&c1, refused, sizeof refused)) {
+        pg_record_not_run(run, s, stages, wname, "performance", "error", refused);
+        json_object_set_new(wj, "status", json_string("INFRA_ERROR"));
+        goto done;
+    }
+    /* Anti-replay: the timing runs on a module loaded again (its .global state back to the
+     * image's) and on buffers allocated before the correctness ones are freed, so at other
+     * addresses; nothing a kernel kept from the correctness phase reaches the timed launches. */
+    pg_status st = phase_open(run, s, i, wj, &m2, &c2, &d);
+    phase_close(&c1, &m1);
+    uint64_t timing_seed = pg_set_seed(run->o->seed, s->workloads[i], run->o->correctness_sets);
+    if (st == PG_OK)
+        st = pg_wctx_fill_inputs(&c2, timing_seed, &d);
+    /* Every timed launch of the candidate gets inputs of its own (pg_wctx_prepare_launch, cold
+     * mode; sustained graphs cannot refill per launch and rely on the verify stage). */
+    c2.refresh_inputs = true;
+    c2.timing_seed = timing_seed;
+    /* No L2 line a kernel marked persisting survives into the timed launches. */
+    if (st == PG_OK)
+        st = pg_device_reset_l2_persistence(run->dev, &d);
+    if (st != PG_OK) {
+        pg_record_not_run(run, s, stages, wname, "performance", "error",
+                          pg_diag_format(&d, msg, sizeof msg));
+        goto done;
+    }
+    pg_stage_performance(&c2);
+    bool timed = timing_completed(wj);
+    pg_baseline_check_stage(&c2);
+    if (timed && pg_run_ensure_device(run))
+        pg_stage_verify(&c2);
+    else
+        pg_record_not_run(run, s, stages, wname, "verify", "skipped",
+                          "not run: the timed launches did not complete");
+done:
+    phase_close(&c1, &m1);
+    phase_close(&c2, &m2);
+}
+
+const char *pg_gpu_why_not(pg_run *run, pg_submission *s, const char **status,
+                           bool *compile_error)
+{
+    json_t *sub_stages = json_object_get(s->json, "stages");
+    const char *assembled = pg_stage_status(json_array_get(sub_stages, 0));
+    *status = "skipped";
+    *compile_error = false;
+    if (strcmp(assembled, "pass") != 0 && strcmp(assembled, "skipped") != 0) {
+        *compile_error = true;
+        return "not run: the assemble stage did not pass";
+    }
+    if (s->heap_refusal[0]) {
+        /* Found offline, so reported with or without a GPU. */
+        json_t *load = pg_stage_new("load");
+        pg_stage_finish(load, "fail", 0.0, "%s", s->heap_refusal);
+        json_array_append_new(sub_stages, load);
+        pg_progress(run, s, NULL, "load", "fail", s->heap_refusal);
+        *compile_error = true;
+        return "not run: the load stage did not pass";
+    }
+    if (!pg_run_device_info(run)) {
+        *status = gpu_unavailable_status(run);
+        return run->gpu_skip_reason;
+    }
+    return NULL;
+}
+
+/* One workload's GPU stages as not run (its instructions stage as computed offline). */
+static void workload_not_run(pg_run *run, pg_submission *s, json_t *wj, const char *status,
+                             const char *why, bool compile_error)
+{
+    const char *wname = json_string_value(json_object_get(wj, "name"));
+    json_t *stages = json_object_get(wj, "stages");
+    pg_record_not_run(run, s, stages, wname, "correctness", status, why);
+    pg_stage_instructions(run, s, stages); /* its static half needs no GPU */
+    pg_record_not_run(run, s, stages, wname, "performance", status, why);
+    if (compile_error)
+        json_object_set_new(wj, "status", json_string("COMPILE_ERROR"));
+    else if (strcmp(status, "error") == 0)
+        json_object_set_new(wj, "status", json_string("INFRA_ERROR"));
+}
+
+void pg_gpu_record_not_run(pg_run *run, pg_submission *s, const char *status, const char *why,
+                           bool compile_error)
+{
+    json_t *stages = json_object_get(s->json, "stages");
+    bool have_load = false;
+    for (size_t i = 0; i < json_array_size(stages); i++)
+        have_load |= strcmp(json_string_value(json_object_get(json_array_get(stages, i), "stage")),
+                            "load") == 0;
+    if (!have_load)
+        pg_record_not_run(run, s, stages, NULL, "load", status, why);
+    json_t *wls = json_object_get(s->json, "workloads");
+    for (size_t i = 0; i < json_array_size(wls); i++)
+        workload_not_run(run, s, json_array_get(wls, i), status, why, compile_error);
 }
 
 void pg_stages_gpu(pg_run *run, pg_submission *s)
 {
+    pg_gpu_workloads_init(s);
+    const char *status;
+    bool compile_error;
+    const char *why = pg_gpu_why_not(run, s, &status, &compile_error);
+    if (why) {
+        pg_gpu_record_not_run(run, s, status, why, compile_error);
+        return;
+    }
+    bool load_failed = !pg_gpu_stage_load(run, s);
+    if (load_failed) {
+        why = "not run: the load stage did not pass";
+        status = "skipped";
+    }
     json_t *wls = json_object_get(s->json, "workloads");
-    for (int i = 0; i < s->n_workloads; i++)
-        json_array_append_new(wls, workload_json(s, i));
-
-    json_t *sub_stages = json_object_get(s->json, "stages");
-    const char *assembled = pg_stage_status(json_array_get(sub_stages, 0));
-    bool offline_ok = strcmp(assembled, "pass") == 0 || strcmp(assembled, "skipped") == 0;
-    const char *why = NULL, *status = "skipped";
-    bool load_failed = false;
-    if (!offline_ok) {
-        why = "not run: the assemble stage did not pass";
-    } else if (!pg_run_ensure_device(run)) {
-        why = run->gpu_skip_reason;
-        status = gpu_unavailable_status(run);
-    }
-
-    pg_module *mod = NULL;
-    pg_kernel **kernels = calloc((size_t)s->manifest->n_launches, sizeof *kernels);
-    if (!why) {
-        if (!stage_load(run, s, &mod, kernels)) {
-            why = "not run: the load stage did not pass";
-            load_failed = true;
-        } else {
-            pg_accepted_load(run, s);
-        }
-    } else {
-        record_not_run(run, s, sub_stages, NULL, "load", status, why);
-    }
     for (int i = 0; i < s->n_workloads; i++) {
         json_t *wj = json_array_get(wls, (size_t)i);
-        const char *wname = json_string_value(json_object_get(wj, "name"));
-        json_t *stages = json_object_get(wj, "stages");
         if (!why && !pg_run_ensure_device(run)) {
             why = run->gpu_skip_reason;
             status = "error";
         }
         if (why) {
-            record_not_run(run, s, stages, wname, "correctness", status, why);
-            pg_stage_instructions(run, s, stages); /* its static half needs no GPU */
-            record_not_run(run, s, stages, wname, "performance", status, why);
-            if (!offline_ok || load_failed)
-                json_object_set_new(wj, "status", json_string("COMPILE_ERROR"));
-            else if (strcmp(status, "error") == 0)
-                json_object_set_new(wj, "status", json_string("INFRA_ERROR"));
+            workload_not_run(run, s, wj, status, why, load_failed);
             continue;
         }
-        run_workload(run, s, i, kernels, wj);
+        pg_gpu_run_workload(run, s, i, wj);
     }
-    if (mod)
-        pg_module_unload(mod);
-    free(kernels);
 }

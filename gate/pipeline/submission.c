@@ -5,13 +5,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/fileio.h"
 #include "internal.h"
+#include "ptx/heap_calls.h"
 #include "ptx/refusals.h"
 
-/* Largest kernel source accepted (bytes). */
-#define PG_SOURCE_MAX_BYTES (32u * 1024u * 1024u)
+/* A source or PTX above --max-ptx-bytes is an input error, found before anything reads it. */
+static pg_status check_size(const pg_run *run, const char *path, const char *what, pg_diag *d)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return PG_OK; /* reading it reports what is wrong */
+    if ((unsigned long long)sb.st_size > (unsigned long long)run->o->max_ptx_bytes)
+        return pg_diag_set(d, PG_ERR_INPUT, path, 0, NULL,
+                           "the %s is %lld bytes, above the limit of %zu bytes (--max-ptx-bytes)",
+                           what, (long long)sb.st_size, run->o->max_ptx_bytes);
+    return PG_OK;
+}
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -117,10 +129,25 @@ static pg_status resolve_targets(const pg_run *run, pg_submission *s, pg_diag *d
     return st;
 }
 
-pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int index,
-                                pg_submission *s, pg_diag *d)
+/* One plan per selected workload. */
+static pg_status build_plans(pg_submission *s, pg_diag *d)
 {
-    memset(s, 0, sizeof *s);
+    s->plans = calloc((size_t)(s->n_workloads ? s->n_workloads : 1), sizeof(pg_plan));
+    if (!s->plans)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    for (int i = 0; i < s->n_workloads; i++) {
+        pg_status st = pg_plan_build(s->task, s->manifest, &s->task->workloads[s->workloads[i]],
+                                     &s->plans[i], d);
+        if (st != PG_OK)
+            return st; /* the message names the workload */
+    }
+    return PG_OK;
+}
+
+/* Manifest, its task, and the manifest checked against the task. */
+static pg_status load_manifest_and_task(pg_run *run, const char *manifest_path, pg_submission *s,
+                                        pg_diag *d)
+{
     pg_status st = pg_manifest_load(manifest_path, &s->manifest, d);
     if (st != PG_OK)
         return st;
@@ -134,7 +161,43 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
         }
         return st;
     }
-    st = pg_manifest_check_task(s->manifest, s->task, d);
+    return pg_manifest_check_task(s->manifest, s->task, d);
+}
+
+pg_status pg_submission_prepare_worker(pg_run *run, const char *manifest_path, const char *arch,
+                                       const char *ptx_path, const char *cubin_path,
+                                       const int *workloads, int n_workloads, pg_submission *s,
+                                       pg_diag *d)
+{
+    memset(s, 0, sizeof *s);
+    pg_status st = load_manifest_and_task(run, manifest_path, s, d);
+    if (st != PG_OK)
+        return st;
+    snprintf(s->arch, sizeof s->arch, "%s", arch);
+    snprintf(s->ptx_path, sizeof s->ptx_path, "%s", ptx_path);
+    snprintf(s->cubin_path, sizeof s->cubin_path, "%s", cubin_path);
+    s->cu_compiled = true;
+    st = resolve_targets(run, s, d);
+    if (st != PG_OK)
+        return st;
+    s->workloads = calloc((size_t)(n_workloads ? n_workloads : 1), sizeof(int));
+    if (!s->workloads)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    for (int i = 0; i < n_workloads; i++) {
+        if (workloads[i] < 0 || workloads[i] >= s->task->n_workloads)
+            return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "workloads",
+                               "workload index %d outside the task's %d workloads", workloads[i],
+                               s->task->n_workloads);
+        s->workloads[s->n_workloads++] = workloads[i];
+    }
+    return build_plans(s, d);
+}
+
+pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int index,
+                                pg_submission *s, pg_diag *d)
+{
+    memset(s, 0, sizeof *s);
+    pg_status st = load_manifest_and_task(run, manifest_path, s, d);
     if (st != PG_OK)
         return st;
     snprintf(s->arch, sizeof s->arch, "%s",
@@ -147,6 +210,9 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
         return st;
 
     s->from_cu = ends_with(s->manifest->source, ".cu");
+    st = check_size(run, s->manifest->source, s->from_cu ? "CUDA source" : "PTX", d);
+    if (st != PG_OK)
+        return st;
     if (s->from_cu) {
         st = compile_cu(run, s, index, d);
         if (st != PG_OK)
@@ -159,9 +225,21 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
     if (s->cu_compiled) {
         char *text = NULL;
         size_t len = 0;
-        st = pg_file_read(s->ptx_path, PG_SOURCE_MAX_BYTES, &text, &len, d);
+        st = check_size(run, s->ptx_path, "PTX nvcc made of the CUDA source", d);
+        if (st == PG_OK)
+            st = pg_file_read(s->ptx_path, run->o->max_ptx_bytes, &text, &len, d);
         if (st != PG_OK)
             return st;
+        int line = 0;
+        char callee[64];
+        if (pg_ptx_find_heap_call(text, callee, sizeof callee, &line))
+            snprintf(s->heap_refusal, sizeof s->heap_refusal,
+                     "refused: %s%s line %d calls %s: device-heap allocations outlive the "
+                     "launch, so a kernel that allocates per call leaks device memory on every "
+                     "launch (and can keep state between calls); allocate scratch memory as a "
+                     "manifest workspace instead",
+                     s->from_cu ? "the PTX nvcc made of " : "", s->manifest->source, line,
+                     callee);
         pg_diag sd;
         pg_diag_clear(&sd);
         const char *nul = memchr(text, '\0', len);
@@ -184,17 +262,10 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
     }
 
     st = select_workloads(run, s, d);
+    if (st == PG_OK)
+        st = build_plans(s, d);
     if (st != PG_OK)
         return st;
-    s->plans = calloc((size_t)s->n_workloads, sizeof(pg_plan));
-    if (!s->plans)
-        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
-    for (int i = 0; i < s->n_workloads; i++) {
-        st = pg_plan_build(s->task, s->manifest, &s->task->workloads[s->workloads[i]],
-                           &s->plans[i], d);
-        if (st != PG_OK)
-            return st; /* the message names the workload */
-    }
     return pg_accepted_prepare(run, s, index, d);
 }
 

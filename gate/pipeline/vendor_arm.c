@@ -101,7 +101,7 @@ pg_status pg_vendor_prepare(pg_wctx *c, pg_vendor **out, pg_diag *d)
 
 pg_arm pg_vendor_arm(pg_vendor *b)
 {
-    pg_arm arm = {NULL, NULL};
+    pg_arm arm = {.enqueue = NULL, .ctx = NULL};
     if (b) {
         arm.enqueue = b->cudnn ? enqueue_sdpa : enqueue_gemm;
         arm.ctx = b;

@@ -1,5 +1,8 @@
-/* Device buffers and launch descriptions of one workload: task tensors, workspaces, argument
- * blocks with their tensor maps encoded. */
+/* Device buffers and launch descriptions of one workload: task tensors and workspaces in guarded
+ * allocations, argument blocks with their tensor maps encoded, the per-launch preparation
+ * (poison, workspace init, new inputs), and the guard checks after launches (canaries, input
+ * checksums). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +14,14 @@ int64_t pg_workload_symbol(const pg_task *t, const pg_workload *w, const char *n
         if (strcmp(t->symbols[i], name) == 0)
             return w->values[i];
     return 0;
+}
+
+/* Guarded buffers, except under compute-sanitizer: its bounds checks see the exact
+ * allocation of a plain one. */
+static pg_status alloc(pg_wctx *c, size_t bytes, pg_buffer **out, pg_diag *d)
+{
+    return c->run->sanitize_mode ? pg_buffer_alloc(c->run->dev, bytes, out, d)
+                                 : pg_buffer_alloc_guarded(c->run->dev, bytes, out, d);
 }
 
 pg_status pg_wctx_setup(pg_wctx *c, pg_diag *d)
@@ -27,14 +38,14 @@ pg_status pg_wctx_setup(pg_wctx *c, pg_diag *d)
             continue;
         }
         size_t bytes = (size_t)c->plan->tensor_elements[i] * pg_dtype_size(t->tensors[i].dtype);
-        st = pg_buffer_alloc(dev, bytes ? bytes : 1, &c->tensors[i], d);
+        st = alloc(c, bytes ? bytes : 1, &c->tensors[i], d);
         if (st != PG_OK)
             return st;
         c->tensor_addr[i] = pg_buffer_address(c->tensors[i]);
     }
     for (int i = 0; i < m->n_ws; i++) {
         size_t bytes = (size_t)c->plan->workspace_bytes[i];
-        st = pg_buffer_alloc(dev, bytes ? bytes : 1, &c->ws[i], d);
+        st = alloc(c, bytes ? bytes : 1, &c->ws[i], d);
         if (st != PG_OK)
             return st;
         c->ws_addr[i] = pg_buffer_address(c->ws[i]);
@@ -104,4 +115,124 @@ pg_status pg_wctx_enqueue(void *wctx, pg_diag *d)
 {
     pg_wctx *c = wctx;
     return pg_device_launch(c->run->dev, c->launches, (size_t)c->plan->n_launches, d);
+}
+
+uint64_t pg_wctx_refill_seed(const pg_wctx *c)
+{
+    return c->timing_seed + 64u * (uint64_t)c->refills;
+}
+
+pg_status pg_wctx_prepare_launch(void *wctx, pg_diag *d)
+{
+    pg_wctx *c = wctx;
+    const pg_task *t = c->s->task;
+    pg_status st = PG_OK;
+    if (c->refresh_inputs) {
+        c->refills++;
+        st = pg_refrun_refill(c, pg_wctx_refill_seed(c), d);
+    }
+    for (int i = 0; i < t->n_tensors && st == PG_OK; i++)
+        if (t->tensors[i].is_output)
+            st = pg_buffer_fill_poison(c->tensors[i], d);
+    return st == PG_OK ? pg_wctx_init_workspaces(c, d) : st;
+}
+
+pg_status pg_wctx_fill_inputs(pg_wctx *c, uint64_t seed, pg_diag *d)
+{
+    const pg_task *t = c->s->task;
+    pg_status st = pg_refrun_fill_inputs(c, seed, d);
+    if (st == PG_OK)
+        st = pg_device_sync(c->run->dev, c->run->o->timeout_s, d);
+    for (int i = 0; i < t->n_tensors && st == PG_OK; i++)
+        if (!t->tensors[i].is_output)
+            st = pg_buffer_checksum(c->tensors[i], &c->input_sum[i], d);
+    return st;
+}
+
+/* One buffer's canaries: a line into why when they changed. */
+static pg_status check_canaries(pg_buffer *b, const char *kind, const char *name, char *why,
+                                size_t n, size_t *used, pg_diag *d)
+{
+    pg_canary_report r;
+    pg_status st = pg_buffer_check_canaries(b, &r, d);
+    if (st != PG_OK || (!r.front_changed && !r.back_changed))
+        return st;
+    if (r.back_changed && *used < n)
+        *used += (size_t)snprintf(why + *used, n - *used,
+                                  "%swrote past the end of %s %s: %zu guard bytes changed, at "
+                                  "+%zu..+%zu bytes after its end",
+                                  *used ? "; " : "", kind, name, r.back_changed, r.back_first,
+                                  r.back_last);
+    if (r.front_changed && *used < n)
+        *used += (size_t)snprintf(why + *used, n - *used,
+                                  "%swrote before the start of %s %s: %zu guard bytes changed, "
+                                  "the nearest %zu bytes before it",
+                                  *used ? "; " : "", kind, name, r.front_changed, r.front_nearest);
+    return pg_buffer_rearm_canaries(b, d);
+}
+
+pg_status pg_wctx_check_guards(pg_wctx *c, char *why, size_t n, pg_diag *d)
+{
+    const pg_task *t = c->s->task;
+    const pg_manifest *m = c->s->manifest;
+    size_t used = 0;
+    why[0] = '\0';
+    pg_status st = pg_device_sync(c->run->dev, c->run->o->timeout_s, d);
+    for (int i = 0; i < t->n_tensors && st == PG_OK; i++)
+        if (!c->borrowed[i])
+            st = check_canaries(c->tensors[i], "tensor", t->tensors[i].name, why, n, &used, d);
+    for (int i = 0; i < m->n_ws && st == PG_OK; i++)
+        st = check_canaries(c->ws[i], "workspace", m->ws[i].name, why, n, &used, d);
+    for (int i = 0; i < t->n_tensors && st == PG_OK; i++) {
+        if (t->tensors[i].is_output)
+            continue;
+        uint64_t sum = 0;
+        st = pg_buffer_checksum(c->tensors[i], &sum, d);
+        if (st == PG_OK && sum != c->input_sum[i] && used < n)
+            used += (size_t)snprintf(why + used, n - used,
+                                     "%sinput %s was modified by the kernel (checksum %016llx, "
+                                     "expected %016llx)",
+                                     used ? "; " : "", t->tensors[i].name,
+                                     (unsigned long long)sum,
+                                     (unsigned long long)c->input_sum[i]);
+    }
+    return st;
+}
+
+static json_t *hex(uint64_t v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+    return json_string(buf);
+}
+
+json_t *pg_wctx_addresses_json(const pg_wctx *c)
+{
+    json_t *j = json_object();
+    for (int i = 0; i < c->s->task->n_tensors; i++)
+        json_object_set_new(j, c->s->task->tensors[i].name, hex(c->tensor_addr[i]));
+    for (int i = 0; i < c->s->manifest->n_ws; i++)
+        json_object_set_new(j, c->s->manifest->ws[i].name, hex(c->ws_addr[i]));
+    return j;
+}
+
+static json_t *guard_json(const pg_buffer *b)
+{
+    pg_buffer_guard g;
+    pg_buffer_guard_info(b, &g);
+    return json_pack("{s:b, s:I, s:I, s:I}", "vmm", g.vmm, "front_canary_bytes",
+                     (json_int_t)g.front_canary_bytes, "back_canary_bytes",
+                     (json_int_t)g.back_canary_bytes, "guard_bytes", (json_int_t)g.guard_bytes);
+}
+
+json_t *pg_wctx_guards_json(const pg_wctx *c)
+{
+    json_t *j = json_object();
+    for (int i = 0; i < c->s->task->n_tensors; i++)
+        if (c->tensors[i])
+            json_object_set_new(j, c->s->task->tensors[i].name, guard_json(c->tensors[i]));
+    for (int i = 0; i < c->s->manifest->n_ws; i++)
+        if (c->ws[i])
+            json_object_set_new(j, c->s->manifest->ws[i].name, guard_json(c->ws[i]));
+    return j;
 }

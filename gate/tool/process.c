@@ -112,7 +112,7 @@ static bool wait_reading(pid_t pid, int fd, double deadline, sink *s, bool *eof,
     }
 }
 
-static int spawn_child(const char *const argv[], int out_fd, pid_t *pid)
+int pg_process_spawn(const char *const argv[], int out_fd, pid_t *pid)
 {
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t at;
@@ -162,7 +162,7 @@ pg_status pg_process_run(const char *const argv[], double timeout_s, size_t max_
         goto done;
     }
     pid_t pid;
-    int rc = spawn_child(argv, fds[1], &pid);
+    int rc = pg_process_spawn(argv, fds[1], &pid);
     close(fds[1]);
     fds[1] = -1;
     if (rc != 0) {

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "../base/diag.h"
 
@@ -34,6 +35,11 @@ typedef struct {
  * the message names the program and has strerror) or a pipe or memory cannot be had. */
 pg_status pg_process_run(const char *const argv[], double timeout_s, size_t max_output,
                          pg_process_result *out, pg_diag *d);
+
+/* Start argv as pg_process_run does (new process group, stdin from /dev/null, stdout and stderr
+ * onto out_fd, default signal dispositions, an empty signal mask) and return at once: 0 with
+ * *pid set, or an errno value. The caller waits for the child. */
+int pg_process_spawn(const char *const argv[], int out_fd, pid_t *pid);
 
 /* Free r->output and reset r. r may be NULL. */
 void pg_process_result_free(pg_process_result *r);

@@ -19,6 +19,7 @@ static const struct {
     {"nvcc", "PTXGATE_NVCC", false},
     {"nvdisasm", "PTXGATE_NVDISASM", true},
     {"cuobjdump", "PTXGATE_CUOBJDUMP", true},
+    {"compute-sanitizer", "PTXGATE_COMPUTE_SANITIZER", true},
 };
 
 static bool is_executable_file(const char *path)
@@ -48,6 +49,19 @@ static bool try_path_list(const char *list, const char *tool, char *out, size_t 
     return false;
 }
 
+/* dir/tool, or for compute-sanitizer also dir/../compute-sanitizer/compute-sanitizer (where
+ * the CUDA toolkit keeps the real program). */
+static bool try_toolkit_dir(const char *dir, size_t len, const char *tool, char *out, size_t n)
+{
+    if (try_dir(dir, len, tool, out, n))
+        return true;
+    if (strcmp(tool, "compute-sanitizer") != 0)
+        return false;
+    char sub[PATH_MAX];
+    int w = snprintf(sub, sizeof sub, "%.*s/../compute-sanitizer", (int)len, dir);
+    return w > 0 && (size_t)w < sizeof sub && try_dir(sub, strlen(sub), tool, out, n);
+}
+
 /* The folder of the ptxas that would be used, and of its real path. */
 static bool try_beside_ptxas(const char *tool, char *out, size_t n)
 {
@@ -55,12 +69,12 @@ static bool try_beside_ptxas(const char *tool, char *out, size_t n)
     if (!pg_toolchain_find("ptxas", ptxas, sizeof ptxas))
         return false;
     const char *slash = strrchr(ptxas, '/');
-    if (slash && try_dir(ptxas, (size_t)(slash - ptxas), tool, out, n))
+    if (slash && try_toolkit_dir(ptxas, (size_t)(slash - ptxas), tool, out, n))
         return true;
     if (!realpath(ptxas, real))
         return false;
     slash = strrchr(real, '/');
-    return slash && try_dir(real, (size_t)(slash - real), tool, out, n);
+    return slash && try_toolkit_dir(real, (size_t)(slash - real), tool, out, n);
 }
 
 bool pg_toolchain_find(const char *tool, char *path_out, size_t n)
@@ -84,8 +98,8 @@ bool pg_toolchain_find(const char *tool, char *path_out, size_t n)
         snprintf(home_bin, sizeof home_bin, "%s/bin", cuda_home ? cuda_home : "");
         found = try_path_list(getenv("PATH"), tool, path_out, n) ||
                 (cuda_home && cuda_home[0] &&
-                 try_dir(home_bin, strlen(home_bin), tool, path_out, n)) ||
-                try_dir("/usr/local/cuda/bin", 19, tool, path_out, n) ||
+                 try_toolkit_dir(home_bin, strlen(home_bin), tool, path_out, n)) ||
+                try_toolkit_dir("/usr/local/cuda/bin", 19, tool, path_out, n) ||
                 (tools[i].beside_ptxas && try_beside_ptxas(tool, path_out, n));
     }
     if (!found)

@@ -327,7 +327,7 @@ static void run_task(const char *root, const char *id, const char *workload, boo
                 pg_task_output_tolerance(t, i));
     }
     if (timing) {
-        pg_arm arm = {enqueue_sdpa, p};
+        pg_arm arm = {.enqueue = enqueue_sdpa, .ctx = p};
         enum { WARMUP = 10, REPS = 50 };
         double ms[REPS];
         ok(pg_device_time(g_dev, &arm, 1, WARMUP, REPS, true, 600, ms, &g_d), "time cuDNN");

@@ -397,7 +397,7 @@ static void check_blaslt(int64_t M, int64_t N, int64_t K, bool time_it)
     if (time_it) {
         enum { WARMUP = 10, REPS = 30 };
         double times[REPS];
-        pg_arm arm = {enqueue_blaslt, g};
+        pg_arm arm = {.enqueue = enqueue_blaslt, .ctx = g};
         ok(pg_device_time(g_dev, &arm, 1, WARMUP, REPS, true, 120.0, times, &g_d),
            "time cuBLASLt");
         qsort(times, REPS, sizeof(times[0]), cmp_double);
@@ -424,7 +424,7 @@ static void time_reference(int64_t M, int64_t N, int64_t K)
     ok(pg_buffer_fill_normal(A, t, (size_t)(M * K), 31, &g_d), "fill A");
     ok(pg_buffer_fill_normal(B, t, (size_t)(N * K), 32, &g_d), "fill B");
     ref_job job = {t, A, B, C, M, N, K};
-    pg_arm arm = {enqueue_reference, &job};
+    pg_arm arm = {.enqueue = enqueue_reference, .ctx = &job};
     double ms = 0;
     ok(pg_device_time(g_dev, &arm, 1, 0, 1, true, 300.0, &ms, &g_d), "time reference GEMM");
     printf("reference GEMM %lldx%lldx%lld bf16: %.2f ms = %.1f TFLOP/s (fp32 FMA)\n",

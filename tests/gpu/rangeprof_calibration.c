@@ -189,7 +189,7 @@ static double time_work(work *w)
 {
     enum { WARMUP = 5, REPS = 31 };
     double t[REPS];
-    pg_arm arm = {enqueue_work, w};
+    pg_arm arm = {.enqueue = enqueue_work, .ctx = w};
     ok(pg_device_time(g_dev, &arm, 1, WARMUP, REPS, false, TIMEOUT_S, t, &g_d), "pg_device_time");
     qsort(t, REPS, sizeof t[0], cmp_double);
     return t[REPS / 2];

@@ -48,6 +48,12 @@ for s in r["submissions"]:
         check(p["status"] == "fail" and b.get("library") == "cudnn" and b.get("cudnn_version"),
               f"{s['task']}/{s['name']} slower than cuDNN {b.get('cudnn_version')} "
               f"({b.get('graph')}, engine {b.get('engine_id')}): {p['message']}")
+        # After the timing (fresh module and buffers, refilled inputs per timed launch: every
+        # input of the forward, dO of the backward), every output still matches the reference.
+        v = st.get("verify")
+        vo = v["details"]["checks"][0].get("outputs", {}) if v and v["details"].get("checks") else {}
+        check(v is not None and v["status"] == "pass" and len(vo) == len(outs),
+              f"{s['task']}/{s['name']} verify: {v and v['message']} (outputs {sorted(vo)})")
 sys.exit(1 if bad else 0)
 PY
 [[ $rc == 1 ]] || { echo "FAIL: ptxgate exit $rc, expected 1 (the naive kernels fail the speed gate)"; exit 1; }

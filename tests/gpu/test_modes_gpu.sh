@@ -46,8 +46,16 @@ for m, r in runs.items():
     check(p["status"] == "pass", f"{m}: performance {p['status']}: {p['message']}")
     check(acc.get("verdict") == "FAST", f"{m}: tiled_mma vs naive (accepted) is FAST: {acc.get('verdict')}")
     check("accepted" in det, f"{m}: the accepted kernel was timed")
+    v = next((s for s in w["stages"] if s["stage"] == "verify"), None)
+    # Cold mode refills the candidate's inputs before every timed launch; sustained graphs cannot,
+    # and the verify stage is their check.
+    refilled = v["details"].get("timed_launches", 0) if v else 0
+    check(v is not None and v["status"] == "pass" and (refilled > 0) == (m == "cold"),
+          f"{m}: verify {v and v['status']} after {refilled} refilled timed launches: {v and v['message']}")
     verdicts[m] = cmps.get("candidate_vs_cublaslt", {}).get("verdict")
-check(runs["sustained"]["submissions"][0]["workloads"][0]["stages"][-1]["details"]["block"]["rotated_copies"] >= 2,
+sus_perf = next(s for s in runs["sustained"]["submissions"][0]["workloads"][0]["stages"]
+                if s["stage"] == "performance")
+check(sus_perf["details"]["block"]["rotated_copies"] >= 2,
       "sustained: rotated copies cover 3x L2 (4096^3 bf16 set = 96 MiB -> 2 copies)")
 check(verdicts["cold"] == verdicts["sustained"], f"cuBLASLt verdicts agree across modes: {verdicts}")
 sys.exit(1 if fails else 0)

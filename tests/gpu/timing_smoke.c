@@ -258,8 +258,8 @@ int main(void)
     /* Events before CUPTI was ever enabled in this process, to compare with after. */
     enum { REPS = 30 };
     double pre_gemm[REPS], pre_copy[REPS];
-    pg_arm gemm_arm = {gemm_enqueue, gemm};
-    pg_arm copy_arm_ = {copy_enqueue, &copy};
+    pg_arm gemm_arm = {.enqueue = gemm_enqueue, .ctx = gemm};
+    pg_arm copy_arm_ = {.enqueue = copy_enqueue, .ctx = &copy};
     ok(pg_device_time(g_dev, &gemm_arm, 1, 10, REPS, true, 120.0, pre_gemm, &g_d),
        "pg_device_time GEMM before CUPTI");
     ok(pg_device_time(g_dev, &copy_arm_, 1, 10, REPS, true, 120.0, pre_copy, &g_d),
@@ -290,7 +290,7 @@ int main(void)
 
     /* An arm of nothing but the flush: CUPTI must see no kernel time. */
     double ev0[5], gpu0[5];
-    pg_arm empty = {empty_enqueue, NULL};
+    pg_arm empty = {.enqueue = empty_enqueue, .ctx = NULL};
     ok(pg_device_time_arm(g_dev, &empty, 1, 5, true, 60.0, ev0, gpu0, &g_d), "time empty arm");
     for (int r = 0; r < 5; r++)
         expect(gpu0[r] == 0, "the L2 flush memset counted as kernel time");

@@ -90,6 +90,51 @@ static void test_toolchain_find(void **state)
     assert_false(pg_toolchain_find("ptxas", tiny, sizeof tiny)); /* does not fit */
 }
 
+/* compute-sanitizer: its variable, and the toolkit's compute-sanitizer/ folder next to bin/. */
+static void test_toolchain_find_sanitizer(void **state)
+{
+    (void)state;
+    char path[1024];
+    const char *vars[] = {"PTXGATE_COMPUTE_SANITIZER", "CUDA_HOME", "PATH", "PTXGATE_PTXAS"};
+    char *old[4];
+    for (int i = 0; i < 4; i++) {
+        const char *v = getenv(vars[i]);
+        old[i] = v ? strdup(v) : NULL;
+    }
+    setenv("PTXGATE_COMPUTE_SANITIZER", "/bin/sh", 1);
+    assert_true(pg_toolchain_find("compute-sanitizer", path, sizeof path));
+    assert_string_equal(path, "/bin/sh");
+    unsetenv("PTXGATE_COMPUTE_SANITIZER");
+
+    /* A toolkit whose bin/ lacks it but whose compute-sanitizer/ has it. */
+    const char *home = TMP("toolkit");
+    char dir[512], tool[600];
+    snprintf(dir, sizeof dir, "%s/bin", home);
+    mkdir(home, 0755);
+    mkdir(dir, 0755);
+    snprintf(dir, sizeof dir, "%s/compute-sanitizer", home);
+    mkdir(dir, 0755);
+    snprintf(tool, sizeof tool, "%s/compute-sanitizer", dir);
+    FILE *f = fopen(tool, "w");
+    assert_non_null(f);
+    fputs("#!/bin/sh\n", f);
+    fclose(f);
+    chmod(tool, 0755);
+    setenv("CUDA_HOME", home, 1);
+    setenv("PATH", "/usr/bin:/bin", 1);
+    setenv("PTXGATE_PTXAS", "/nonexistent/ptxas", 1);
+    assert_true(pg_toolchain_find("compute-sanitizer", path, sizeof path));
+    assert_non_null(strstr(path, "toolkit/bin/../compute-sanitizer/compute-sanitizer"));
+    unlink(tool);
+    for (int i = 0; i < 4; i++) {
+        if (old[i])
+            setenv(vars[i], old[i], 1);
+        else
+            unsetenv(vars[i]);
+        free(old[i]);
+    }
+}
+
 static void test_ptxas_version(void **state)
 {
     (void)state;
@@ -283,6 +328,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_toolchain_find),
+        cmocka_unit_test(test_toolchain_find_sanitizer),
         cmocka_unit_test(test_ptxas_version),
         cmocka_unit_test(test_assemble_ok),
         cmocka_unit_test(test_assemble_spills),

@@ -89,6 +89,8 @@ static void check_shipped(const char *id, pg_dtype dt, double rtol)
     assert_string_equal(t->baseline_compute, "fp32");
     assert_int_equal(t->baseline_max_candidates, 16);
     assert_true(t->min_speedup == 0.2);
+    assert_false(t->nondeterminism_fails); /* default: warn */
+    assert_true(t->sanitizer_fails);       /* default: fail */
     assert_string_equal(t->default_arch, "sm_90a");
     assert_true(strlen(t->description) > 0);
     uint64_t n;
@@ -128,6 +130,8 @@ static void test_fixture_task(void **state)
     assert_int_equal(t->n_tolerances, 1);
     assert_true(t->min_speedup == 0.5);
     assert_string_equal(t->instructions, "require"); /* the default */
+    assert_true(t->nondeterminism_fails);
+    assert_false(t->sanitizer_fails);
 
     const char *names[PG_MAX_SYMBOLS];
     pg_symtab syms;
@@ -225,6 +229,8 @@ static void test_shape_errors(void **state)
     expect_bad("bad_min_speedup", "gate.min_speedup", "expected a positive number", NULL);
     expect_bad("bad_instructions_policy", "gate.instructions", "unknown policy 'skip'",
                "require, warn, off");
+    expect_bad("bad_policy", "gate.nondeterminism", "expected \"fail\" or \"warn\"",
+               "found \"sometimes\"");
     expect_bad("max_candidates", "baseline.max_candidates", "from 1 to 64", "found 65");
     expect_bad("target_shape", "targets.sm_90a.ptx", "required field is missing", NULL);
     expect_bad("id_mismatch", "id", "'something_else'", "folder ('id_mismatch')");

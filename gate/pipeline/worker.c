@@ -1,0 +1,543 @@
+/* The parent side of process isolation (docs/isolation.md): per submission, spawn `ptxgate
+ * worker` under a watchdog, follow the steps it reports, merge its records into the results,
+ * and when it hangs or dies, record the step it was in and give the remaining workloads to a
+ * fresh worker. Also the probe worker that reads the GPU's fingerprint once per run, so this
+ * process never creates a CUDA context. */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+#include "tool/supervise.h"
+#include "internal.h"
+
+/* Worker output (stdout, stderr, kernel printf) kept per worker; the rest is dropped. */
+#define PG_WORKER_MAX_OUTPUT ((size_t)64 << 10)
+/* Output tail shown in the results when a worker ended abnormally. */
+#define PG_WORKER_TAIL_BYTES 2000
+
+typedef struct {
+    pg_run *run;
+    pg_submission *s;   /* NULL for the probe */
+    double spawn_t;
+    bool ready, done, stopped, unavailable;
+    double startup_s;   /* spawn until "ready", parent clock */
+    char reason[1024];  /* of "unavailable" / "stopped" */
+    /* The current step for the watchdog: the last stage announced, open until it ends. */
+    char stage[32];
+    char workload[256];
+    bool stage_open;
+    double step_t;
+    /* Per position in s->workloads. perf[p]: the comparisons of its last snapshot recorded for
+     * Holm, [{"index", "result"}, ...] (owned). */
+    int n;
+    bool *final, *touched;
+    json_t **perf;
+    int new_finals;
+    json_t *load_record;
+    size_t bad_lines;
+} wstate;
+
+static int position_of(const pg_submission *s, int task_index)
+{
+    for (int i = 0; i < s->n_workloads; i++)
+        if (s->workloads[i] == task_index)
+            return i;
+    return -1;
+}
+
+static void on_workload(wstate *w, json_t *ev)
+{
+    json_t *idx = json_object_get(ev, "index"), *rec = json_object_get(ev, "record");
+    int pos = json_is_integer(idx) ? position_of(w->s, (int)json_integer_value(idx)) : -1;
+    json_t *wls = json_object_get(w->s->json, "workloads");
+    const char *want = json_string_value(json_object_get(json_array_get(wls, (size_t)pos), "name"));
+    const char *got = json_string_value(json_object_get(rec, "name"));
+    if (pos < 0 || w->final[pos] || !json_is_array(json_object_get(rec, "stages")) || !want ||
+        !got || strcmp(want, got) != 0) {
+        w->bad_lines++;
+        return;
+    }
+    json_array_set(wls, (size_t)pos, rec);
+    w->touched[pos] = true;
+    json_t *perf = json_object_get(ev, "perf");
+    json_decref(w->perf[pos]);
+    w->perf[pos] = json_is_array(perf) ? json_incref(perf) : NULL;
+    json_t *events = json_object_get(ev, "baseline_events");
+    if (json_is_array(events))
+        pg_baselines_add_events(w->run, w->s->task->id, events);
+    if (json_is_true(json_object_get(ev, "final"))) {
+        w->final[pos] = true;
+        w->new_finals++;
+    }
+    json_t *peaks = json_object_get(ev, "peaks");
+    if (json_is_object(peaks)) {
+        pg_run *run = w->run;
+        json_t *t = json_object_get(peaks, "tflops"), *g = json_object_get(peaks, "write_gbps");
+        double tf = json_is_number(t) ? json_number_value(t) : NAN;
+        double gb = json_is_number(g) ? json_number_value(g) : NAN;
+        if (!run->peaks_measured) {
+            run->peaks_measured = true;
+            run->peak_tflops = tf;
+            run->peak_write_gbps = gb;
+        } else if (tf > run->peak_tflops) {
+            run->peak_tflops = tf; /* a faster cuBLASLt launch raised it (performance stage) */
+        }
+    }
+}
+
+static void on_progress(wstate *w, json_t *ev)
+{
+    const char *stage = json_string_value(json_object_get(ev, "stage"));
+    const char *wl = json_string_value(json_object_get(ev, "workload"));
+    const char *status = json_string_value(json_object_get(ev, "status"));
+    const char *msg = json_string_value(json_object_get(ev, "message"));
+    if (!stage) {
+        w->bad_lines++;
+        return;
+    }
+    snprintf(w->stage, sizeof w->stage, "%s", stage);
+    snprintf(w->workload, sizeof w->workload, "%s", wl ? wl : "");
+    w->stage_open = status == NULL;
+    w->step_t = pg_now_s();
+    if (w->s)
+        pg_progress(w->run, w->s, wl, stage, status, msg);
+}
+
+static void on_line(void *ctx, const char *line, size_t len)
+{
+    wstate *w = ctx;
+    json_t *ev = json_loadb(line, len, 0, NULL);
+    const char *kind = json_string_value(json_object_get(ev, "ev"));
+    if (!kind) {
+        w->bad_lines++;
+    } else if (strcmp(kind, "ready") == 0) {
+        w->ready = true;
+        w->startup_s = pg_now_s() - w->spawn_t;
+        w->step_t = pg_now_s();
+    } else if (strcmp(kind, "device") == 0) {
+        pg_device_info info;
+        if (pg_device_info_from_json(json_object_get(ev, "info"), &info) && !w->run->have_info) {
+            w->run->info = info;
+            w->run->have_info = true;
+        }
+    } else if (strcmp(kind, "unavailable") == 0 || strcmp(kind, "stopped") == 0) {
+        const char *r = json_string_value(json_object_get(ev, "reason"));
+        snprintf(w->reason, sizeof w->reason, "%s", r ? r : "no reason given");
+        if (kind[0] == 'u')
+            w->unavailable = true;
+        else
+            w->stopped = true;
+    } else if (strcmp(kind, "progress") == 0) {
+        on_progress(w, ev);
+    } else if (strcmp(kind, "stage") == 0 && w->s) {
+        json_t *rec = json_object_get(ev, "record");
+        if (json_is_object(rec) && !w->load_record)
+            w->load_record = json_incref(rec);
+    } else if (strcmp(kind, "workload") == 0 && w->s) {
+        on_workload(w, ev);
+    } else if (strcmp(kind, "done") == 0) {
+        w->done = true;
+        w->step_t = pg_now_s();
+    } else {
+        w->bad_lines++;
+    }
+    json_decref(ev);
+}
+
+static double deadline(void *ctx)
+{
+    wstate *w = ctx;
+    const pg_watchdog *wd = &w->run->o->watchdog;
+    if (w->done)
+        return w->step_t + wd->exit_s;
+    if (!w->ready)
+        return w->spawn_t + wd->startup_s;
+    if (w->stage_open)
+        return w->step_t + pg_watchdog_limit(wd, w->stage);
+    return w->step_t + wd->startup_s; /* between stages */
+}
+
+/* "exit 0", "signal 11 (Segmentation fault)", "killed by the watchdog". */
+static void describe_end(const pg_supervise_result *r, char *buf, size_t n)
+{
+    if (r->watchdog_killed)
+        snprintf(buf, n, "killed by the watchdog");
+    else if (r->term_signal)
+        snprintf(buf, n, "signal %d (%s)", r->term_signal, strsignal(r->term_signal));
+    else
+        snprintf(buf, n, "exit %d", r->exit_code);
+}
+
+/* Spawn one worker with argv (whose status channel is the FIFO `fifo`), following it until it
+ * ends. */
+static pg_status supervise(wstate *w, const char *const *argv, const char *fifo,
+                           pg_supervise_result *r, pg_diag *d)
+{
+    w->spawn_t = w->step_t = pg_now_s();
+    pg_supervise_hooks h = {on_line, deadline, w};
+    pg_status st = pg_supervise_run(argv, fifo, &h, PG_WORKER_MAX_OUTPUT, r, d);
+    unlink(fifo);
+    return st;
+}
+
+bool pg_worker_probe(pg_run *run)
+{
+    char device[16], fifo[PG_PATH_MAX + 64];
+    snprintf(device, sizeof device, "%d", run->o->device_ordinal);
+    snprintf(fifo, sizeof fifo, "%s/status%d.fifo", run->tmpdir, run->workers);
+    const char *argv[] = {run->o->worker_exe, "worker", "--probe", "--device", device,
+                          "--status", fifo, NULL};
+    wstate w = {.run = run};
+    pg_supervise_result r;
+    pg_diag d;
+    pg_diag_clear(&d);
+    pg_status st = supervise(&w, argv, fifo, &r, &d);
+    run->workers++;
+    char end[128];
+    describe_end(&r, end, sizeof end);
+    if (st != PG_OK)
+        snprintf(run->gpu_skip_reason, sizeof run->gpu_skip_reason,
+                 "cannot start the GPU probe worker: %s", d.message);
+    else if (w.unavailable)
+        snprintf(run->gpu_skip_reason, sizeof run->gpu_skip_reason, "%s", w.reason);
+    else if (!run->have_info)
+        snprintf(run->gpu_skip_reason, sizeof run->gpu_skip_reason,
+                 "the GPU probe worker reported no device (%s): %.300s", end, r.output);
+    pg_supervise_result_free(&r);
+    return run->have_info;
+}
+
+/* Optional strings are left out when NULL (the worker's reader takes a missing key as NULL). */
+static void set_opt_string(json_t *obj, const char *key, const char *v)
+{
+    if (v)
+        json_object_set_new(obj, key, pg_jstr(v));
+}
+
+/* The accepted kernel as this process prepared and assembled it (worker.h), or null. */
+static json_t *accepted_json(const pg_submission *s, bool sanitize)
+{
+    const pg_submission *a = s->accepted;
+    if (!a || sanitize)
+        return json_null();
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:b, s:b}", "manifest",
+                     pg_jstr(a->manifest->file), "arch", pg_jstr(a->arch), "ptx_path",
+                     pg_jstr(a->ptx_path), "cubin_path", pg_jstr(a->cubin_path), "note",
+                     pg_jstr(s->accepted_note), "usable", s->accepted_usable, "identical",
+                     s->accepted_identical);
+}
+
+static const char *missing_policy_name(pg_missing_policy p)
+{
+    return p == PG_MISSING_FAIL ? "fail" : p == PG_MISSING_WARN ? "warn" : "measure";
+}
+
+pg_status pg_worker_write_job(pg_run *run, pg_submission *s, const int *positions, int n,
+                              bool load_stage, const char *mode, const char *path, pg_diag *d)
+{
+    const pg_check_options *o = run->o;
+    bool sanitize = strcmp(mode, "sanitize") == 0;
+    json_t *wls = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(wls, json_integer(s->workloads[positions[i]]));
+    json_t *peaks = run->peaks_measured
+                        ? json_pack("{s:o, s:o}", "tflops", pg_json_real_or_null(run->peak_tflops),
+                                    "write_gbps", pg_json_real_or_null(run->peak_write_gbps))
+                        : json_null();
+    json_t *job = json_pack(
+        "{s:s, s:o, s:o, s:s, s:o, s:o, s:o, s:b, s:i, s:o, "
+        "s:{s:i, s:i, s:I, s:i, s:i, s:f, s:f, s:f}}",
+        "mode", mode, "manifest", pg_jstr(s->manifest->file), "tasks_dir", pg_jstr(o->tasks_dir),
+        "arch", s->arch, "ptx_path", pg_jstr(s->ptx_path), "cubin_path", pg_jstr(s->cubin_path),
+        "workloads", wls, "load_stage", load_stage, "n_comparisons", run->n_comparisons, "peaks",
+        peaks, "options", "device", o->device_ordinal, "sets", sanitize ? 1 : o->correctness_sets,
+        "seed", (json_int_t)o->seed, "warmup", o->warmup, "repetitions", o->repetitions,
+        "confidence", o->confidence, "timeout_s", o->timeout_s, "min_speedup_override",
+        o->min_speedup_override);
+    json_t *opts = json_object_get(job, "options");
+    set_opt_string(opts, "timing_mode", o->timing_mode);
+    json_object_set_new(opts, "energy", json_boolean(o->energy));
+    set_opt_string(opts, "instructions", o->instructions);
+    json_object_set_new(opts, "arch_dir", pg_jstr(o->arch_dir));
+    set_opt_string(opts, "baselines_dir", o->baselines_dir);
+    set_opt_string(opts, "gpu_key", o->gpu_key);
+    json_object_set_new(opts, "on_missing_baseline",
+                        json_string(missing_policy_name(o->on_missing_baseline)));
+    json_object_set_new(opts, "on_drift",
+                        json_string(o->on_drift == PG_ON_DRIFT_FAIL ? "fail" : "warn"));
+    json_object_set_new(opts, "drift_tolerance", json_real(o->drift_tolerance));
+    json_object_set_new(job, "accepted", accepted_json(s, sanitize));
+    json_object_set_new(job, "instructions",
+                        s->instr_static ? json_deep_copy(s->instr_static) : json_null());
+    json_object_set_new(job, "instructions_copies", json_integer(s->instr_copies));
+    char *text = job ? json_dumps(job, JSON_INDENT(1) | JSON_REAL_PRECISION(17)) : NULL;
+    json_decref(job);
+    if (!text)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    pg_status st = pg_file_write_atomic(path, text, strlen(text), d);
+    free(text);
+    return st;
+}
+
+/* The record of a stage the worker never finished: status and PTXBench status of the
+ * workload. */
+static void record_failed_step(wstate *w, int pos, const char *stage, const char *status,
+                               const char *ptxbench, const char *msg)
+{
+    json_t *wj = json_array_get(json_object_get(w->s->json, "workloads"), (size_t)pos);
+    json_t *stages = json_object_get(wj, "stages");
+    const char *name = json_string_value(json_object_get(wj, "name"));
+    json_t *rec = pg_stage_new(stage);
+    pg_stage_finish(rec, status, pg_now_s() - w->step_t, "%s", msg);
+    json_array_append_new(stages, rec);
+    json_object_set_new(wj, "status", json_string(ptxbench));
+    w->final[pos] = true;
+    pg_progress(w->run, w->s, name, stage, status, msg);
+    /* The stages the worker would have recorded next, as an in-process run does. */
+    if (strcmp(stage, "correctness") == 0) {
+        pg_stage_instructions(w->run, w->s, stages);
+        pg_record_not_run(w->run, w->s, stages, name, "performance", "skipped",
+                          "not run: the correctness stage did not pass");
+    } else if (strcmp(stage, "performance") == 0) {
+        pg_record_not_run(w->run, w->s, stages, name, "verify", "skipped",
+                          "not run: the timed launches did not complete");
+    }
+}
+
+/* Workloads still without a final record get `why` for every GPU stage. */
+static void record_rest(wstate *w, const char *status, const char *ptxbench, const char *why)
+{
+    json_t *wls = json_object_get(w->s->json, "workloads");
+    for (int p = 0; p < w->n; p++) {
+        if (w->final[p])
+            continue;
+        json_t *wj = json_array_get(wls, (size_t)p);
+        const char *name = json_string_value(json_object_get(wj, "name"));
+        pg_record_not_run(w->run, w->s, json_object_get(wj, "stages"), name, "correctness",
+                          status, why);
+        pg_stage_instructions(w->run, w->s, json_object_get(wj, "stages"));
+        pg_record_not_run(w->run, w->s, json_object_get(wj, "stages"), name, "performance",
+                          status, why);
+        json_object_set_new(wj, "status", json_string(ptxbench));
+        w->final[p] = true;
+    }
+}
+
+/* After a worker that did not report "done": the step it was in gets the blame. have_load: the
+ * load stage record is in the results already. Returns false when the submission cannot go on
+ * (its worker never got through startup and loading). */
+static bool attribute_death(wstate *w, const pg_supervise_result *r, const char *end,
+                            bool have_load)
+{
+    char msg[1600];
+    const pg_watchdog *wd = &w->run->o->watchdog;
+    bool timeout = r->watchdog_killed;
+    if (!w->ready)
+        snprintf(msg, sizeof msg, "%sthe worker did not open the GPU (%s after %.1f s)",
+                 timeout ? "TIMEOUT: " : "", end, r->wall_s);
+    else if (timeout && w->stage_open)
+        snprintf(msg, sizeof msg,
+                 "TIMEOUT: the watchdog killed the worker after %.0f s in the %s stage%s%s",
+                 pg_watchdog_limit(wd, w->stage), w->stage, w->workload[0] ? " of workload " : "",
+                 w->workload);
+    else if (timeout)
+        snprintf(msg, sizeof msg,
+                 "TIMEOUT: the watchdog killed the worker after %.0f s without a report after "
+                 "the %s stage",
+                 wd->startup_s, w->stage);
+    else
+        snprintf(msg, sizeof msg, "the worker process ended unexpectedly (%s) %s the %s stage",
+                 end, w->stage_open ? "in" : "after", w->stage);
+    int pos = -1;
+    json_t *wls = json_object_get(w->s->json, "workloads");
+    for (int p = 0; w->workload[0] && p < w->n; p++)
+        if (!w->final[p] &&
+            strcmp(json_string_value(json_object_get(json_array_get(wls, (size_t)p), "name")),
+                   w->workload) == 0)
+            pos = p;
+    if (w->ready && pos >= 0) {
+        /* A stage of one workload: that workload fails; the others go on in a new worker. */
+        record_failed_step(w, pos, w->stage_open ? w->stage : "worker", timeout ? "fail" : "error",
+                           timeout ? "TIMEOUT" : "INFRA_ERROR", msg);
+        return true;
+    }
+    if (have_load)
+        return true; /* nothing to blame but the worker: see whether it got anything done */
+    /* Startup or load: the submission cannot run. */
+    json_t *rec = pg_stage_new("load");
+    pg_stage_finish(rec, timeout ? "fail" : "error", r->wall_s, "%s", msg);
+    json_array_append_new(json_object_get(w->s->json, "stages"), rec);
+    pg_progress(w->run, w->s, NULL, "load", timeout ? "fail" : "error", msg);
+    record_rest(w, "skipped", timeout ? "TIMEOUT" : "INFRA_ERROR",
+                "not run: the load stage did not pass");
+    return false;
+}
+
+static json_t *worker_entry(const wstate *w, const pg_supervise_result *r, const char *end,
+                            const int *positions, int n, bool abnormal)
+{
+    json_t *names = json_array(), *wls = json_object_get(w->s->json, "workloads");
+    for (int i = 0; i < n; i++)
+        json_array_append(names, json_object_get(json_array_get(wls, (size_t)positions[i]),
+                                                 "name"));
+    json_t *e = json_pack("{s:i, s:o, s:o, s:f, s:s}", "pid", r->pid, "workloads", names,
+                          "startup_s", w->ready ? json_real(w->startup_s) : json_null(),
+                          "wall_s", r->wall_s, "end", end);
+    if (abnormal || r->exit_code != 0) {
+        const char *out = r->output ? r->output : "";
+        size_t len = strlen(out);
+        json_object_set_new(e, "output_tail",
+                            pg_jstr(len > PG_WORKER_TAIL_BYTES ? out + len - PG_WORKER_TAIL_BYTES
+                                                               : out));
+    }
+    if (w->bad_lines)
+        json_object_set_new(e, "bad_status_lines", json_integer((json_int_t)w->bad_lines));
+    return e;
+}
+
+/* Register every comparison this worker finished for the run's Holm step, on this process's
+ * copy of its performance stage, at the position the worker recorded it (0: vs the vendor
+ * library, 2: vs the accepted kernel). */
+static void register_perf(wstate *w)
+{
+    json_t *wls = json_object_get(w->s->json, "workloads");
+    for (int p = 0; p < w->n; p++) {
+        if (!w->touched[p] || !w->perf[p])
+            continue;
+        json_t *stages = json_object_get(json_array_get(wls, (size_t)p), "stages"), *stage = NULL;
+        for (size_t i = 0; i < json_array_size(stages); i++)
+            if (strcmp(json_string_value(json_object_get(json_array_get(stages, i), "stage")),
+                       "performance") == 0)
+                stage = json_array_get(stages, i);
+        size_t k;
+        json_t *e;
+        json_array_foreach(w->perf[p], k, e) {
+            json_t *idx = json_object_get(e, "index");
+            json_t *cmps = json_object_get(pg_stage_details(stage), "comparisons");
+            pg_cmp_result r;
+            if (!stage || !json_is_integer(idx) || json_integer_value(idx) < 0 ||
+                (size_t)json_integer_value(idx) >= json_array_size(cmps) ||
+                !pg_cmp_result_from_json(json_object_get(e, "result"), &r)) {
+                w->bad_lines++;
+                continue;
+            }
+            pg_perf_record(w->run, stage, (int)json_integer_value(idx), &r);
+        }
+    }
+}
+
+/* A failure before any worker reported: the load stage carries it, workloads are not run. */
+static void fail_submission(wstate *w, bool have_load, const char *msg)
+{
+    if (!have_load)
+        pg_record_not_run(w->run, w->s, json_object_get(w->s->json, "stages"), NULL, "load",
+                          "error", msg);
+    record_rest(w, "error", "INFRA_ERROR", msg);
+}
+
+void pg_worker_stages_gpu(pg_run *run, pg_submission *s)
+{
+    pg_gpu_workloads_init(s);
+    const char *status;
+    bool compile_error;
+    const char *why = pg_gpu_why_not(run, s, &status, &compile_error);
+    if (why) {
+        pg_gpu_record_not_run(run, s, status, why, compile_error);
+        return;
+    }
+    int n = s->n_workloads;
+    bool *final = calloc((size_t)n + 1, sizeof(bool));
+    bool *touched = calloc((size_t)n + 1, sizeof(bool));
+    json_t **perf = calloc((size_t)n + 1, sizeof(json_t *));
+    int *positions = calloc((size_t)n + 1, sizeof(int));
+    json_t *iso = json_pack("{s:s, s:[], s:f}", "mode", "process", "workers", "overhead_s", 0.0);
+    json_object_set_new(s->json, "isolation", iso);
+    double overhead = 0;
+    bool have_load = false;
+    if (!final || !touched || !perf || !positions) {
+        pg_gpu_record_not_run(run, s, "error", "out of memory", false);
+        goto done;
+    }
+    for (;;) {
+        int k = 0;
+        for (int p = 0; p < n; p++)
+            if (!final[p])
+                positions[k++] = p;
+        if (k == 0)
+            break;
+        wstate w = {.run = run, .s = s, .n = n, .final = final, .touched = touched,
+                    .perf = perf};
+        memset(touched, 0, (size_t)n * sizeof(bool));
+        for (int p = 0; p < n; p++) {
+            json_decref(perf[p]);
+            perf[p] = NULL;
+        }
+        char job[PG_PATH_MAX + 64], fifo[PG_PATH_MAX + 64], end[1024];
+        snprintf(job, sizeof job, "%s/job%d.json", run->tmpdir, run->workers);
+        snprintf(fifo, sizeof fifo, "%s/status%d.fifo", run->tmpdir, run->workers);
+        pg_diag d;
+        pg_diag_clear(&d);
+        if (pg_worker_write_job(run, s, positions, k, !have_load, "check", job, &d) != PG_OK) {
+            fail_submission(&w, have_load, d.message);
+            break;
+        }
+        const char *argv[] = {run->o->worker_exe, "worker", "--job", job, "--status", fifo, NULL};
+        pg_supervise_result r;
+        pg_status st = supervise(&w, argv, fifo, &r, &d);
+        run->workers++;
+        unlink(job);
+        if (st != PG_OK)
+            snprintf(end, sizeof end, "%s", d.message);
+        else
+            describe_end(&r, end, sizeof end);
+        register_perf(&w);
+        s->instr_copies += k; /* the worker's records carry the stage's time at most once */
+        if (w.load_record) {
+            json_array_append_new(json_object_get(s->json, "stages"), w.load_record);
+            w.load_record = NULL;
+            have_load = true;
+        }
+        bool abnormal = st != PG_OK || !w.done;
+        overhead += w.ready ? w.startup_s : 0;
+        json_array_append_new(json_object_get(iso, "workers"),
+                              worker_entry(&w, &r, end, positions, k, abnormal));
+        bool go_on = true;
+        if (st != PG_OK) {
+            fail_submission(&w, have_load, end);
+            go_on = false;
+        } else if (w.unavailable) {
+            fail_submission(&w, have_load, w.reason);
+            go_on = false;
+        } else if (!w.done) {
+            go_on = attribute_death(&w, &r, end, have_load);
+            have_load = have_load || !go_on;
+        }
+        if (go_on) {
+            bool progress = false;
+            for (int i = 0; i < k; i++)
+                progress |= final[positions[i]];
+            if (!progress) {
+                char msg[1600];
+                snprintf(msg, sizeof msg, "the worker ended (%s) without reporting a result%s%s",
+                         end, w.stopped ? ": " : "", w.stopped ? w.reason : "");
+                fail_submission(&w, have_load, msg);
+                go_on = false;
+            }
+        }
+        pg_supervise_result_free(&r);
+        if (!go_on)
+            break;
+    }
+done:
+    json_object_set_new(iso, "overhead_s", json_real(round(overhead * 1e6) / 1e6));
+    free(final);
+    free(touched);
+    for (int p = 0; perf && p < n; p++)
+        json_decref(perf[p]);
+    free(perf);
+    free(positions);
+}

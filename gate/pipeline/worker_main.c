@@ -1,0 +1,406 @@
+/* The worker side of process isolation (worker.h): read the job, open the GPU, run the load stage
+ * and each workload's GPU stages in this process exactly as an in-process run does, and report
+ * every step and every record on the status channel as soon as it exists. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "base/jsonget.h"
+#include "internal.h"
+#include "worker.h"
+
+typedef struct {
+    int fd;
+    pg_run *run;
+    pg_submission *s;
+    size_t baseline_events_sent; /* the task's stored-baseline notes already reported */
+} worker;
+
+/* One event: compact JSON and a newline, in one write where the pipe allows. A parent that is
+ * gone makes the write fail (or SIGPIPE end us): either way nobody is listening any more. */
+static void emit(worker *w, json_t *ev)
+{
+    char *text = json_dumps(ev, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    json_decref(ev);
+    if (!text)
+        return;
+    size_t len = strlen(text);
+    text[len] = '\n';
+    for (size_t off = 0; off < len + 1;) {
+        ssize_t n = write(w->fd, text + off, len + 1 - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        off += (size_t)n;
+    }
+    free(text);
+}
+
+/* The record of the workload named `name` in s->json and its position. */
+static json_t *find_workload(pg_submission *s, const char *name, int *pos)
+{
+    json_t *wls = json_object_get(s->json, "workloads");
+    for (size_t i = 0; i < json_array_size(wls); i++) {
+        json_t *wj = json_array_get(wls, i);
+        if (strcmp(json_string_value(json_object_get(wj, "name")), name) == 0) {
+            *pos = (int)i;
+            return wj;
+        }
+    }
+    return NULL;
+}
+
+/* The comparisons recorded for the run's Holm step in workload record wj:
+ * [{"index": position in its stage's comparisons, "result": {...}}, ...]. */
+static json_t *perf_of(const pg_run *run, json_t *wj)
+{
+    json_t *stages = json_object_get(wj, "stages"), *list = json_array();
+    for (size_t k = 0; k < run->n_perf; k++)
+        for (size_t i = 0; i < json_array_size(stages); i++)
+            if (run->perf_stages[k] == json_array_get(stages, i))
+                json_array_append_new(list, json_pack("{s:i, s:o}", "index",
+                                                      run->perf_cmp_index[k], "result",
+                                                      pg_cmp_result_to_json(
+                                                          &run->perf_results[k])));
+    return list;
+}
+
+static void emit_workload(worker *w, int pos, bool final)
+{
+    json_t *wj = json_array_get(json_object_get(w->s->json, "workloads"), (size_t)pos);
+    json_t *peaks = json_null();
+    if (w->run->peaks_measured)
+        peaks = json_pack("{s:o, s:o}", "tflops", pg_json_real_or_null(w->run->peak_tflops),
+                          "write_gbps", pg_json_real_or_null(w->run->peak_write_gbps));
+    json_t *events = pg_baselines_events_since(w->run, w->s->task->id, &w->baseline_events_sent);
+    emit(w, json_pack("{s:s, s:i, s:b, s:O, s:o, s:o, s:o}", "ev", "workload", "index",
+                      w->s->workloads[pos], "final", final, "record", wj, "perf",
+                      perf_of(w->run, wj), "peaks", peaks, "baseline_events",
+                      events ? events : json_array()));
+}
+
+/* Progress callback: every stage start and end goes to the parent (its watchdog follows the
+ * starts); after a workload stage ends, a snapshot of that workload's record follows. */
+static void on_progress(void *ctx, const char *task, const char *sub, const char *workload,
+                        const char *stage, const char *status, const char *message)
+{
+    worker *w = ctx;
+    emit(w, json_pack("{s:s, s:o, s:s, s:o, s:o}", "ev", "progress", "workload",
+                      workload ? pg_jstr(workload) : json_null(), "stage", stage, "status",
+                      status ? json_string(status) : json_null(), "message",
+                      message ? pg_jstr(message) : json_null()));
+    int pos;
+    if (status && workload && w->s && w->s->json && find_workload(w->s, workload, &pos))
+        emit_workload(w, pos, false);
+}
+
+static pg_status open_status(const char *path, int *fd, pg_diag *d)
+{
+    /* The parent holds the FIFO open, so this open does not block. */
+    *fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (*fd < 0)
+        return pg_diag_set(d, PG_ERR_INFRA, path, 0, NULL, "cannot open the status channel: %s",
+                           strerror(errno));
+    return PG_OK;
+}
+
+/* The worker must not outlive its parent: a parent killed mid-run takes its worker with it. */
+static void die_with_parent(void)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() == 1)
+        _exit(3);
+}
+
+pg_status pg_worker_probe_main(int ordinal, const char *status_path, pg_diag *d)
+{
+    die_with_parent();
+    worker w = {.fd = -1};
+    pg_status st = open_status(status_path, &w.fd, d);
+    if (st != PG_OK)
+        return st;
+    pg_device *dev = NULL;
+    pg_diag od;
+    pg_diag_clear(&od);
+    if (pg_device_open(ordinal, &dev, &od) == PG_OK) {
+        emit(&w, json_pack("{s:s, s:o}", "ev", "device", "info",
+                           pg_device_info_to_json(pg_device_get_info(dev))));
+        pg_device_close(dev);
+    } else {
+        emit(&w, json_pack("{s:s, s:o}", "ev", "unavailable", "reason", pg_jstr(od.message)));
+    }
+    emit(&w, json_pack("{s:s}", "ev", "done"));
+    close(w.fd);
+    return PG_OK;
+}
+
+/* Options from the job's "options" object. */
+static pg_status read_options(const json_t *job, const char *file, pg_check_options *o,
+                              pg_diag *d)
+{
+    pg_jctx top = {.file = file};
+    json_t *opts = NULL;
+    pg_status st = pg_jget_object(job, &top, "options", true, &opts, d);
+    if (st != PG_OK)
+        return st;
+    pg_jctx ctx = pg_jctx_member(&top, "options");
+    int64_t dev = 0, sets = 0, seed = 0, warmup = 0, reps = 0;
+    if ((st = pg_jget_int(opts, &ctx, "device", true, &dev, d)) != PG_OK ||
+        (st = pg_jget_int(opts, &ctx, "sets", true, &sets, d)) != PG_OK ||
+        (st = pg_jget_int(opts, &ctx, "seed", true, &seed, d)) != PG_OK ||
+        (st = pg_jget_int(opts, &ctx, "warmup", true, &warmup, d)) != PG_OK ||
+        (st = pg_jget_int(opts, &ctx, "repetitions", true, &reps, d)) != PG_OK ||
+        (st = pg_jget_number(opts, &ctx, "confidence", true, &o->confidence, d)) != PG_OK ||
+        (st = pg_jget_number(opts, &ctx, "timeout_s", true, &o->timeout_s, d)) != PG_OK ||
+        (st = pg_jget_number(opts, &ctx, "min_speedup_override", true, &o->min_speedup_override,
+                             d)) != PG_OK)
+        return st;
+    o->device_ordinal = (int)dev;
+    o->correctness_sets = (int)sets;
+    o->seed = (uint64_t)seed;
+    o->warmup = (int)warmup;
+    o->repetitions = (int)reps;
+    /* The performance stage's, the instructions stage's and the stored baselines' settings. */
+    const char *missing = "measure", *drift = "warn";
+    if ((st = pg_jget_string(opts, &ctx, "timing_mode", false, &o->timing_mode, d)) != PG_OK ||
+        (st = pg_jget_bool(opts, &ctx, "energy", true, &o->energy, d)) != PG_OK ||
+        (st = pg_jget_string(opts, &ctx, "instructions", false, &o->instructions, d)) != PG_OK ||
+        (st = pg_jget_string(opts, &ctx, "arch_dir", true, &o->arch_dir, d)) != PG_OK ||
+        (st = pg_jget_string(opts, &ctx, "baselines_dir", false, &o->baselines_dir, d)) !=
+            PG_OK ||
+        (st = pg_jget_string(opts, &ctx, "gpu_key", false, &o->gpu_key, d)) != PG_OK ||
+        (st = pg_jget_string(opts, &ctx, "on_missing_baseline", true, &missing, d)) != PG_OK ||
+        (st = pg_jget_string(opts, &ctx, "on_drift", true, &drift, d)) != PG_OK ||
+        (st = pg_jget_number(opts, &ctx, "drift_tolerance", true, &o->drift_tolerance, d)) !=
+            PG_OK)
+        return st;
+    o->on_missing_baseline = strcmp(missing, "fail") == 0   ? PG_MISSING_FAIL
+                             : strcmp(missing, "warn") == 0 ? PG_MISSING_WARN
+                                                            : PG_MISSING_MEASURE;
+    o->on_drift = strcmp(drift, "fail") == 0 ? PG_ON_DRIFT_FAIL : PG_ON_DRIFT_WARN;
+    return PG_OK;
+}
+
+/* The accepted kernel as the parent prepared and assembled it. */
+typedef struct {
+    bool present;
+    const char *manifest, *arch, *ptx_path, *cubin_path, *note;
+    bool usable, identical;
+} job_accepted;
+
+typedef struct {
+    const char *manifest, *tasks_dir, *arch, *ptx_path, *cubin_path;
+    int *workloads;
+    int n_workloads;
+    bool load_stage;
+    bool sanitize;
+    int64_t n_comparisons;
+    json_t *peaks;
+    json_t *instructions;         /* the instructions stage as computed after assemble, or NULL */
+    int64_t instructions_copies;  /* records of it the parent already has */
+    job_accepted accepted;
+} job_fields;
+
+static pg_status read_accepted(const json_t *job, const char *file, job_accepted *a, pg_diag *d)
+{
+    pg_jctx top = {.file = file};
+    json_t *obj = json_object_get(job, "accepted");
+    if (!obj || json_is_null(obj))
+        return PG_OK;
+    pg_status st = pg_jget_object(job, &top, "accepted", true, &obj, d);
+    if (st != PG_OK)
+        return st;
+    pg_jctx c = pg_jctx_member(&top, "accepted");
+    a->present = true;
+    if ((st = pg_jget_string(obj, &c, "manifest", true, &a->manifest, d)) != PG_OK ||
+        (st = pg_jget_string(obj, &c, "arch", true, &a->arch, d)) != PG_OK ||
+        (st = pg_jget_string(obj, &c, "ptx_path", true, &a->ptx_path, d)) != PG_OK ||
+        (st = pg_jget_string(obj, &c, "cubin_path", true, &a->cubin_path, d)) != PG_OK ||
+        (st = pg_jget_string(obj, &c, "note", true, &a->note, d)) != PG_OK ||
+        (st = pg_jget_bool(obj, &c, "usable", true, &a->usable, d)) != PG_OK ||
+        (st = pg_jget_bool(obj, &c, "identical", true, &a->identical, d)) != PG_OK)
+        return st;
+    return PG_OK;
+}
+
+static pg_status read_job(const json_t *job, const char *file, job_fields *f, pg_diag *d)
+{
+    pg_jctx top = {.file = file};
+    json_t *wls = NULL;
+    pg_status st;
+    if ((st = pg_jget_string(job, &top, "manifest", true, &f->manifest, d)) != PG_OK ||
+        (st = pg_jget_string(job, &top, "tasks_dir", true, &f->tasks_dir, d)) != PG_OK ||
+        (st = pg_jget_string(job, &top, "arch", true, &f->arch, d)) != PG_OK ||
+        (st = pg_jget_string(job, &top, "ptx_path", true, &f->ptx_path, d)) != PG_OK ||
+        (st = pg_jget_string(job, &top, "cubin_path", true, &f->cubin_path, d)) != PG_OK ||
+        (st = pg_jget_bool(job, &top, "load_stage", true, &f->load_stage, d)) != PG_OK ||
+        (st = pg_jget_int(job, &top, "n_comparisons", true, &f->n_comparisons, d)) != PG_OK ||
+        (st = pg_jget_array(job, &top, "workloads", true, &wls, d)) != PG_OK)
+        return st;
+    const char *mode = "check";
+    if ((st = pg_jget_string(job, &top, "mode", false, &mode, d)) != PG_OK)
+        return st;
+    if (strcmp(mode, "check") != 0 && strcmp(mode, "sanitize") != 0)
+        return pg_diag_set(d, PG_ERR_INPUT, file, 0, "mode",
+                           "expected \"check\" or \"sanitize\", found \"%s\"", mode);
+    f->sanitize = strcmp(mode, "sanitize") == 0;
+    f->peaks = json_object_get(job, "peaks");
+    f->instructions = json_object_get(job, "instructions");
+    if ((st = pg_jget_int(job, &top, "instructions_copies", false, &f->instructions_copies, d)) !=
+            PG_OK ||
+        (st = read_accepted(job, file, &f->accepted, d)) != PG_OK)
+        return st;
+    f->workloads = calloc(json_array_size(wls) + 1, sizeof(int));
+    if (!f->workloads)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    for (size_t i = 0; i < json_array_size(wls); i++) {
+        json_t *v = json_array_get(wls, i);
+        if (!json_is_integer(v))
+            return pg_diag_set(d, PG_ERR_INPUT, file, 0, "workloads",
+                               "expected workload indices (integers)");
+        f->workloads[f->n_workloads++] = (int)json_integer_value(v);
+    }
+    return PG_OK;
+}
+
+/* The accepted kernel the parent prepared and assembled, re-read for the same workloads; it is
+ * loaded after the candidate (pg_gpu_stage_load). */
+static pg_status prepare_accepted(pg_run *run, const job_fields *f, pg_submission *s, pg_diag *d)
+{
+    const job_accepted *a = &f->accepted;
+    if (!a->present)
+        return PG_OK;
+    s->accepted = calloc(1, sizeof *s->accepted);
+    if (!s->accepted)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    pg_status st = pg_submission_prepare_worker(run, a->manifest, a->arch, a->ptx_path,
+                                                a->cubin_path, f->workloads, f->n_workloads,
+                                                s->accepted, d);
+    s->accepted_usable = a->usable;
+    s->accepted_identical = a->identical;
+    snprintf(s->accepted_note, sizeof s->accepted_note, "%s", a->note);
+    return st;
+}
+
+/* The submission record the stages fill, as the parent's (the parent keeps its own). */
+static json_t *submission_json(void)
+{
+    return json_pack("{s:[], s:[]}", "stages", "workloads");
+}
+
+pg_status pg_worker_main(const char *job_path, const char *status_path, pg_diag *d)
+{
+    die_with_parent();
+    double t_exec = pg_now_s();
+    json_t *job = NULL;
+    job_fields f;
+    memset(&f, 0, sizeof f);
+    pg_check_options o;
+    pg_check_options_init(&o);
+    pg_run run = {.o = &o};
+    pg_submission s;
+    memset(&s, 0, sizeof s);
+    bool prepared = false;
+    worker w = {.fd = -1, .run = &run};
+    pg_status st = pg_json_load(job_path, &job, d);
+    if (st == PG_OK)
+        st = read_job(job, job_path, &f, d);
+    if (st == PG_OK)
+        st = read_options(job, job_path, &o, d);
+    if (st != PG_OK)
+        goto done;
+    o.tasks_dir = f.tasks_dir;
+    o.progress = on_progress;
+    o.progress_ctx = &w;
+    run.n_comparisons = (int)f.n_comparisons;
+    run.sanitize_mode = f.sanitize;
+    if (json_is_object(f.peaks)) {
+        run.peaks_measured = true;
+        json_t *t = json_object_get(f.peaks, "tflops"), *g = json_object_get(f.peaks, "write_gbps");
+        run.peak_tflops = json_is_number(t) ? json_number_value(t) : NAN;
+        run.peak_write_gbps = json_is_number(g) ? json_number_value(g) : NAN;
+    }
+    st = pg_submission_prepare_worker(&run, f.manifest, f.arch, f.ptx_path, f.cubin_path,
+                                      f.workloads, f.n_workloads, &s, d);
+    prepared = true;
+    if (st == PG_OK)
+        st = prepare_accepted(&run, &f, &s, d);
+    if (json_is_object(f.instructions))
+        s.instr_static = json_deep_copy(f.instructions);
+    s.instr_copies = (int)f.instructions_copies;
+    if (st == PG_OK)
+        st = open_status(status_path, &w.fd, d);
+    if (st != PG_OK)
+        goto done;
+    w.s = &s;
+    s.json = submission_json();
+
+    if (!pg_run_ensure_device(&run)) {
+        emit(&w, json_pack("{s:s, s:o}", "ev", "unavailable", "reason",
+                           pg_jstr(run.gpu_skip_reason)));
+        emit(&w, json_pack("{s:s}", "ev", "done"));
+        goto done;
+    }
+    /* The stored baselines as the parent resolved them: same options, same files. */
+    pg_diag bd;
+    pg_diag_clear(&bd);
+    if (pg_baselines_resolve(&run, &s, 1, &bd) != PG_OK) {
+        char msg[2400];
+        emit(&w, json_pack("{s:s, s:o}", "ev", "unavailable", "reason",
+                           pg_jstr(pg_diag_format(&bd, msg, sizeof msg))));
+        emit(&w, json_pack("{s:s}", "ev", "done"));
+        goto done;
+    }
+    emit(&w, json_pack("{s:s, s:f}", "ev", "ready", "startup_s", pg_now_s() - t_exec));
+    emit(&w, json_pack("{s:s, s:o}", "ev", "device", "info", pg_device_info_to_json(&run.info)));
+    pg_gpu_workloads_init(&s);
+    json_t *sub_stages = json_object_get(s.json, "stages");
+    bool loaded = pg_gpu_stage_load(&run, &s);
+    if (f.load_stage)
+        emit(&w, json_pack("{s:s, s:O}", "ev", "stage", "record", json_array_get(sub_stages, 0)));
+    json_t *wls = json_object_get(s.json, "workloads");
+    for (int i = 0; i < s.n_workloads; i++) {
+        json_t *wj = json_array_get(wls, (size_t)i);
+        if (!loaded) {
+            const char *why = "not run: the load stage did not pass";
+            const char *wname = json_string_value(json_object_get(wj, "name"));
+            pg_record_not_run(&run, &s, json_object_get(wj, "stages"), wname, "correctness",
+                              "skipped", why);
+            pg_stage_instructions(&run, &s, json_object_get(wj, "stages"));
+            pg_record_not_run(&run, &s, json_object_get(wj, "stages"), wname, "performance",
+                              "skipped", why);
+            json_object_set_new(wj, "status", json_string("COMPILE_ERROR"));
+        } else {
+            pg_gpu_run_workload(&run, &s, i, wj);
+        }
+        emit_workload(&w, i, true);
+        if (loaded && !pg_run_ensure_device(&run)) {
+            /* A sticky fault or a hung kernel: this context can run nothing more. The parent
+             * gives the remaining workloads to a fresh worker. */
+            emit(&w, json_pack("{s:s, s:o}", "ev", "stopped", "reason",
+                               pg_jstr(run.gpu_skip_reason)));
+            break;
+        }
+    }
+    emit(&w, json_pack("{s:s}", "ev", "done"));
+done:
+    json_decref(s.json);
+    s.json = NULL;
+    if (prepared)
+        pg_submission_release(&s);
+    free(f.workloads);
+    json_decref(job);
+    pg_perf_release(&run);
+    pg_baselines_release(&run);
+    if (run.dev)
+        pg_device_close(run.dev);
+    if (w.fd >= 0)
+        close(w.fd);
+    return st;
+}
