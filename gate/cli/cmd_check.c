@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "options.h"
+#include "model/devices.h"
 #include "model/shard.h"
 #include "model/task.h"
 #include "pipeline/check.h"
@@ -16,6 +17,7 @@ static pg_option k_options[] = {
     {"tasks", "DIR", "Folder of task definitions (<id>/task.json). Default: $PTXGATE_TASKS, else ./tasks, else the installed share/ptxgate/tasks, else the tasks of the source tree ptxgate was built from.", NULL},
     {"output", "DIR", "Folder for results.json, junit.xml and summary.md (created if missing). Default: reports.", NULL},
     {"device", "N", "CUDA device ordinal. Default: 0.", NULL},
+    {"devices", "LIST", "CUDA device ordinals of a multi-GPU runner, comma-separated (e.g. 0,1): submissions run concurrently, one worker process per GPU at a time, never two on one GPU; every device must be the same GPU model. Results are in the same order as on one device. Not with --no-isolation when more than one. Default: --device.", NULL},
     {"if-no-gpu", "skip|fail", "Without a usable GPU, mark GPU stages skipped (exit 0 if the offline stages pass) or fail as infrastructure (exit 3). Default: fail.", NULL},
     {"no-gpu", NULL, "Do not use the GPU: run the offline stages only. GPU stages are recorded as skipped (exit 0 when the offline stages pass), or as errors with --if-no-gpu fail.", NULL},
     {"min-speedup", "X", "Override every task's gate.min_speedup (speedup = baseline time / candidate time).", NULL},
@@ -183,6 +185,29 @@ int pg_cmd_check(int argc, char **argv)
     if (!pg_option_int(&k_spec, "device", 0, 1024, &v))
         goto done;
     o.device_ordinal = pg_option_value(&k_spec, "device") ? (int)v : 0;
+    static int devices[PG_DEVICES_MAX];
+    if (pg_option_value(&k_spec, "devices")) {
+        pg_diag dd;
+        pg_diag_clear(&dd);
+        if (pg_devices_parse(pg_option_value(&k_spec, "devices"), devices, &o.n_devices, &dd) !=
+            PG_OK) {
+            rc = pg_cli_fail(&dd);
+            goto done;
+        }
+        if (pg_option_value(&k_spec, "device") &&
+            (o.n_devices != 1 || devices[0] != o.device_ordinal)) {
+            fprintf(stderr, "ptxgate check: --device %d and --devices %s: give one of them\n",
+                    o.device_ordinal, pg_option_value(&k_spec, "devices"));
+            goto done;
+        }
+        if (o.n_devices > 1 && pg_option_value(&k_spec, "no-isolation")) {
+            fprintf(stderr, "ptxgate check: --devices %s: several devices need worker processes; "
+                            "not with --no-isolation\n", pg_option_value(&k_spec, "devices"));
+            goto done;
+        }
+        o.devices = devices;
+        o.device_ordinal = devices[0];
+    }
     const char *nogpu = pg_option_value(&k_spec, "if-no-gpu");
     if (nogpu && strcmp(nogpu, "skip") != 0 && strcmp(nogpu, "fail") != 0) {
         fprintf(stderr, "ptxgate check: --if-no-gpu: expected 'skip' or 'fail', got '%s'\n", nogpu);

@@ -123,6 +123,12 @@ static json_t *settings_json(const pg_check_options *o, size_t flush_bytes)
                           o->accepted_kernel ? pg_jstr(o->accepted_kernel) : json_null(),
                           "energy", o->energy);
     json_object_set_new(j, "isolation", json_string(o->worker_exe ? "process" : "none"));
+    json_t *devs = json_array();
+    for (int k = 0; k < o->n_devices; k++)
+        json_array_append_new(devs, json_integer(o->devices[k]));
+    if (o->n_devices < 1)
+        json_array_append_new(devs, json_integer(o->device_ordinal));
+    json_object_set_new(j, "devices", devs);
     json_object_set_new(j, "sanitize", o->sanitize ? json_string(o->sanitize) : json_null());
     json_object_set_new(j, "max_ptx_bytes", json_integer((json_int_t)o->max_ptx_bytes));
     const pg_watchdog *w = &o->watchdog;
@@ -176,6 +182,8 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
     pg_status st = PG_OK;
     pg_submission *subs = calloc(n ? n : 1, sizeof *subs);
     json_t *res = NULL, *shard = NULL;
+    bool *active = NULL;
+    bool pool = o->worker_exe && o->n_devices > 1; /* several GPUs: worker_pool.c */
     time_t now = time(NULL);
     double t0 = pg_now_s();
     char started[32];
@@ -199,6 +207,8 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
      * regression comparison (counted even if it turns out SASS-identical: conservative). */
     for (size_t i = 0; i < n; i++)
         run.n_comparisons += subs[i].n_workloads * (subs[i].accepted ? 2 : 1);
+    if (pool && !o->no_gpu && (st = pg_worker_pool_probe(&run, d)) != PG_OK)
+        goto done;
     st = check_device_limits(&run, subs, n, d);
     if (st == PG_OK)
         st = pg_baselines_resolve(&run, subs, n, d);
@@ -212,16 +222,26 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
                     "verdict", "pass", "exit_code", 0);
     json_t *subs_json = json_array();
     json_object_set_new(res, "submissions", subs_json);
+    active = calloc(n + 1, sizeof *active);
+    if (!active) {
+        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+        goto done;
+    }
     for (size_t i = 0; i < n; i++) {
         pg_submission *s = &subs[i];
         if (shard && s->n_workloads == 0)
             continue; /* none of its items is in this shard */
+        active[i] = true;
         s->json = json_object();
         json_object_set_new(s->json, "manifest", pg_jstr(s->manifest->file));
         json_object_set_new(s->json, "name", pg_jstr(s->manifest->name));
         json_object_set_new(s->json, "source", pg_jstr(s->manifest->source));
         json_object_set_new(s->json, "task", pg_jstr(s->task->id));
         json_object_set_new(s->json, "arch", pg_jstr(s->arch));
+        /* The device its GPU work was given to (the pool sets it when a device takes it). */
+        s->device = pool ? -1 : o->device_ordinal;
+        json_object_set_new(s->json, "device",
+                            o->no_gpu || pool ? json_null() : json_integer(s->device));
         json_object_set_new(s->json, "verdict", json_string("skipped"));
         json_object_set_new(s->json, "stages", json_array());
         json_object_set_new(s->json, "workloads", json_array());
@@ -229,12 +249,20 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
         pg_stage_assemble(&run, s);
         pg_accepted_assemble(&run, s);
         pg_instr_static(&run, s);
+        if (pool)
+            continue; /* the GPU stages run on all devices below */
         if (o->worker_exe)
             pg_worker_stages_gpu(&run, s);
         else
             pg_stages_gpu(&run, s);
         if (o->sanitize)
             pg_stage_sanitize(&run, s);
+    }
+    if (pool) {
+        pg_worker_pool_run(&run, subs, n, active);
+        for (size_t i = 0; i < n && o->sanitize; i++)
+            if (active[i])
+                pg_stage_sanitize(&run, &subs[i]); /* on devices[0], after the timing */
     }
     pg_perf_holm_finalize(&run);
     /* Holm's family: m_planned sized each comparison's level, m comparisons were made (merge
@@ -259,6 +287,8 @@ done:
     for (size_t i = 0; i < prepared; i++)
         pg_submission_release(&subs[i]);
     free(subs);
+    free(active);
+    free(run.dev_infos);
     json_decref(res);
     json_decref(shard);
     pg_perf_release(&run);

@@ -51,6 +51,11 @@ double pg_watchdog_limit(const pg_watchdog *w, const char *stage);
 typedef struct {
     const char *tasks_dir;         /* folder holding <task-id>/task.json */
     int device_ordinal;            /* CUDA device ordinal, default 0 */
+    /* --devices: the ordinals of a multi-GPU runner (device_ordinal is devices[0]); with
+     * n_devices > 1 (isolated runs only) each device runs one worker at a time and submissions
+     * run on them concurrently (docs/isolation.md). n_devices 0 or 1: device_ordinal alone. */
+    const int *devices;
+    int n_devices;
     bool skip_without_gpu;         /* no GPU: GPU stages "skipped" (true) or "error" (false) */
     bool no_gpu;                   /* do not open the GPU at all (offline checks only) */
     double min_speedup_override;   /* <= 0: use each task's gate.min_speedup */

@@ -49,6 +49,17 @@ json_t *pg_environment_json(const pg_run *run)
         json_object_set_new(env, "cuda_driver_api_version", json_null());
         json_object_set_new(env, "cublaslt_version", json_null());
     }
+    if (run->n_dev_infos > 1) {
+        /* --devices: every device of the run (one GPU model, checked at the start). */
+        json_t *devs = json_array();
+        for (int k = 0; k < run->n_dev_infos; k++) {
+            const pg_device_info *i = &run->dev_infos[k];
+            json_array_append_new(devs, json_pack("{s:i, s:s, s:s, s:s}", "ordinal", i->ordinal,
+                                                  "name", i->name, "uuid", i->uuid,
+                                                  "pci_bus_id", i->pci_bus_id));
+        }
+        json_object_set_new(env, "devices", devs);
+    }
     json_object_set_new(env, "ptxas_version", has_ptxas ? json_string(ptxas) : json_null());
     return env;
 }

@@ -3,6 +3,7 @@
 #define PG_PIPELINE_INTERNAL_H
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stdbool.h>
 
 #include "check.h"
@@ -64,6 +65,12 @@ struct pg_submission {
     char accepted_note[1200];     /* why it is not usable, for the performance stage */
     pg_module *accepted_module;
     pg_kernel **accepted_kernels;
+    /* Isolated runs: the comparisons its workers reported, in report order, waiting for the
+     * run's Holm step (pg_worker_flush_perf registers them), and the device ordinal its GPU
+     * work was given to (-1 before). */
+    struct pg_perf_pending *pending;
+    size_t n_pending, cap_pending;
+    int device;
 };
 
 /* The run's false-FAIL level for the performance comparisons and, separately, for the A/A
@@ -95,7 +102,28 @@ typedef struct {
     /* A worker in sanitize mode (under compute-sanitizer): correctness only, plain buffers
      * (the tool's own bounds checks see the exact allocation). */
     bool sanitize_mode;
+    /* --devices with more than one device (worker_pool.c): held by whichever thread touches
+     * the run or a submission's results; NULL when one thread does everything. */
+    pthread_mutex_t *lock;
+    pg_device_info *dev_infos;    /* per device of o->devices, as probed (owned); NULL if none */
+    int n_dev_infos;
 } pg_run;
+
+/* A comparison a worker reported for the run's Holm step: position cmp_index in the
+ * "comparisons" of performance stage `stage` (a borrowed record of the submission). */
+struct pg_perf_pending {
+    json_t *stage;
+    int cmp_index;
+    pg_cmp_result result;
+};
+
+/* One device of a multi-GPU run and the peaks its first worker measured (each device measures
+ * its own: peaks are a property of the GPU they ran on). */
+typedef struct {
+    int ordinal;
+    bool peaks_measured;
+    double peak_tflops, peak_write_gbps;
+} pg_device_slot;
 
 /* --- submission.c: offline validation (input errors abort the run) */
 pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int index,
@@ -229,9 +257,19 @@ void pg_gpu_run_workload(pg_run *run, pg_submission *s, int i, json_t *wj);
 /* --- worker.c: the parent side of process isolation (docs/isolation.md) */
 /* Open the GPU in a probe worker: fills run->info, or run->gpu_skip_reason. */
 bool pg_worker_probe(pg_run *run);
+/* Probe device `ordinal`: *info on success (true), else why in reason[n]. */
+bool pg_worker_probe_device(pg_run *run, int ordinal, pg_device_info *info, char *reason,
+                            size_t n);
 /* The GPU stages of one submission in worker processes, merged into s->json; a worker that
- * hangs or dies costs only the step it was in. */
+ * hangs or dies costs only the step it was in. Its comparisons are registered for Holm at
+ * once (pg_worker_flush_perf). */
 void pg_worker_stages_gpu(pg_run *run, pg_submission *s);
+/* The same on the device of `slot` (its ordinal and peaks; NULL: o->device_ordinal and the
+ * run's peaks), leaving the comparisons in s->pending. With run->lock set, the caller holds
+ * it; it is released only while a worker runs (the status callbacks take it). */
+void pg_worker_stages_gpu_on(pg_run *run, pg_submission *s, pg_device_slot *slot);
+/* Register s->pending for the run's Holm step, in report order, and empty it. */
+void pg_worker_flush_perf(pg_run *run, pg_submission *s);
 /* The job file of one worker (gate/pipeline/worker.h): the submission (with its accepted
  * kernel and its instructions stage as computed after assemble), the workloads at the given
  * positions in s->workloads, the run's settings. mode "check" runs the GPU stages; "sanitize"
@@ -243,6 +281,18 @@ pg_status pg_worker_write_job(pg_run *run, pg_submission *s, const int *position
 /* --- stage_sanitize.c: with --sanitize, the submission-level sanitize stage: a worker under
  * compute-sanitizer per tool, on the submission's smallest workload, findings per kernel. */
 void pg_stage_sanitize(pg_run *run, pg_submission *s);
+
+/* --- worker_pool.c: `--devices` with more than one device (docs/isolation.md).
+ * probe: one probe worker per device; all must be the same GPU model (name, compute capability,
+ * SM count), else PG_ERR_INPUT naming --devices; a device that cannot be opened makes the run
+ * GPU-less as with one device (run->gpu_skip_reason names it). Fills run->info (the first
+ * device), run->dev_infos.
+ * run: the GPU stages of the submissions with active[i] on the devices, at most one worker per
+ * device at a time, whole submissions longest first (model/devices.h); results stay in
+ * s->json in submission order and the comparisons are registered for Holm after all ended, in
+ * submission order. */
+pg_status pg_worker_pool_probe(pg_run *run, pg_diag *d);
+void pg_worker_pool_run(pg_run *run, pg_submission *subs, size_t n, const bool *active);
 
 /* --- worker_json.c: what crosses the process boundary */
 json_t *pg_device_info_to_json(const pg_device_info *i);

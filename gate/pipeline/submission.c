@@ -272,6 +272,8 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
 void pg_submission_release(pg_submission *s)
 {
     pg_accepted_release(s);
+    free(s->pending);
+    s->pending = NULL;
     if (s->plans)
         for (int i = 0; i < s->n_workloads; i++)
             pg_plan_free(&s->plans[i]);

@@ -22,6 +22,9 @@
 typedef struct {
     pg_run *run;
     pg_submission *s;   /* NULL for the probe */
+    pg_device_slot *slot; /* the device and its peaks; NULL: o->device_ordinal, the run's */
+    pg_device_info *probe_info; /* a device probe's fingerprint goes here (not the run's) */
+    bool probe_have;
     double spawn_t;
     bool ready, done, stopped, unavailable;
     double startup_s;   /* spawn until "ready", parent clock */
@@ -76,15 +79,18 @@ static void on_workload(wstate *w, json_t *ev)
     json_t *peaks = json_object_get(ev, "peaks");
     if (json_is_object(peaks)) {
         pg_run *run = w->run;
+        bool *measured = w->slot ? &w->slot->peaks_measured : &run->peaks_measured;
+        double *ptf = w->slot ? &w->slot->peak_tflops : &run->peak_tflops;
+        double *pgb = w->slot ? &w->slot->peak_write_gbps : &run->peak_write_gbps;
         json_t *t = json_object_get(peaks, "tflops"), *g = json_object_get(peaks, "write_gbps");
         double tf = json_is_number(t) ? json_number_value(t) : NAN;
         double gb = json_is_number(g) ? json_number_value(g) : NAN;
-        if (!run->peaks_measured) {
-            run->peaks_measured = true;
-            run->peak_tflops = tf;
-            run->peak_write_gbps = gb;
-        } else if (tf > run->peak_tflops) {
-            run->peak_tflops = tf; /* a faster cuBLASLt launch raised it (performance stage) */
+        if (!*measured) {
+            *measured = true;
+            *ptf = tf;
+            *pgb = gb;
+        } else if (tf > *ptf) {
+            *ptf = tf; /* a faster cuBLASLt launch raised it (performance stage) */
         }
     }
 }
@@ -107,9 +113,21 @@ static void on_progress(wstate *w, json_t *ev)
         pg_progress(w->run, w->s, wl, stage, status, msg);
 }
 
+static void on_line_locked(wstate *w, const char *line, size_t len);
+
+/* Status lines arrive while the worker runs, when this thread does not hold the run's lock. */
 static void on_line(void *ctx, const char *line, size_t len)
 {
     wstate *w = ctx;
+    if (w->run->lock)
+        pthread_mutex_lock(w->run->lock);
+    on_line_locked(w, line, len);
+    if (w->run->lock)
+        pthread_mutex_unlock(w->run->lock);
+}
+
+static void on_line_locked(wstate *w, const char *line, size_t len)
+{
     json_t *ev = json_loadb(line, len, 0, NULL);
     const char *kind = json_string_value(json_object_get(ev, "ev"));
     if (!kind) {
@@ -120,7 +138,13 @@ static void on_line(void *ctx, const char *line, size_t len)
         w->step_t = pg_now_s();
     } else if (strcmp(kind, "device") == 0) {
         pg_device_info info;
-        if (pg_device_info_from_json(json_object_get(ev, "info"), &info) && !w->run->have_info) {
+        if (w->probe_info) {
+            if (!w->probe_have && pg_device_info_from_json(json_object_get(ev, "info"), &info)) {
+                *w->probe_info = info;
+                w->probe_have = true;
+            }
+        } else if (pg_device_info_from_json(json_object_get(ev, "info"), &info) &&
+                   !w->run->have_info) {
             w->run->info = info;
             w->run->have_info = true;
         }
@@ -179,35 +203,49 @@ static pg_status supervise(wstate *w, const char *const *argv, const char *fifo,
 {
     w->spawn_t = w->step_t = pg_now_s();
     pg_supervise_hooks h = {on_line, deadline, w};
+    if (w->run->lock)
+        pthread_mutex_unlock(w->run->lock);
     pg_status st = pg_supervise_run(argv, fifo, &h, PG_WORKER_MAX_OUTPUT, r, d);
+    if (w->run->lock)
+        pthread_mutex_lock(w->run->lock);
     unlink(fifo);
     return st;
 }
 
-bool pg_worker_probe(pg_run *run)
+bool pg_worker_probe_device(pg_run *run, int ordinal, pg_device_info *info, char *reason,
+                            size_t n)
 {
     char device[16], fifo[PG_PATH_MAX + 64];
-    snprintf(device, sizeof device, "%d", run->o->device_ordinal);
-    snprintf(fifo, sizeof fifo, "%s/status%d.fifo", run->tmpdir, run->workers);
+    snprintf(device, sizeof device, "%d", ordinal);
+    snprintf(fifo, sizeof fifo, "%s/status%d.fifo", run->tmpdir, run->workers++);
     const char *argv[] = {run->o->worker_exe, "worker", "--probe", "--device", device,
                           "--status", fifo, NULL};
-    wstate w = {.run = run};
+    wstate w = {.run = run, .probe_info = info};
     pg_supervise_result r;
     pg_diag d;
     pg_diag_clear(&d);
     pg_status st = supervise(&w, argv, fifo, &r, &d);
-    run->workers++;
     char end[128];
     describe_end(&r, end, sizeof end);
     if (st != PG_OK)
-        snprintf(run->gpu_skip_reason, sizeof run->gpu_skip_reason,
-                 "cannot start the GPU probe worker: %s", d.message);
+        snprintf(reason, n, "cannot start the GPU probe worker: %s", d.message);
     else if (w.unavailable)
-        snprintf(run->gpu_skip_reason, sizeof run->gpu_skip_reason, "%s", w.reason);
-    else if (!run->have_info)
-        snprintf(run->gpu_skip_reason, sizeof run->gpu_skip_reason,
-                 "the GPU probe worker reported no device (%s): %.300s", end, r.output);
+        snprintf(reason, n, "%s", w.reason);
+    else if (!w.probe_have)
+        snprintf(reason, n, "the GPU probe worker reported no device (%s): %.300s", end,
+                 r.output);
     pg_supervise_result_free(&r);
+    return st == PG_OK && !w.unavailable && w.probe_have;
+}
+
+bool pg_worker_probe(pg_run *run)
+{
+    pg_device_info info;
+    if (pg_worker_probe_device(run, run->o->device_ordinal, &info, run->gpu_skip_reason,
+                               sizeof run->gpu_skip_reason)) {
+        run->info = info;
+        run->have_info = true;
+    }
     return run->have_info;
 }
 
@@ -236,25 +274,30 @@ static const char *missing_policy_name(pg_missing_policy p)
     return p == PG_MISSING_FAIL ? "fail" : p == PG_MISSING_WARN ? "warn" : "measure";
 }
 
-pg_status pg_worker_write_job(pg_run *run, pg_submission *s, const int *positions, int n,
-                              bool load_stage, const char *mode, const char *path, pg_diag *d)
+/* The job on the device of slot (NULL: o->device_ordinal with the run's peaks). */
+static pg_status write_job_on(pg_run *run, pg_submission *s, const pg_device_slot *slot,
+                              const int *positions, int n, bool load_stage, const char *mode,
+                              const char *path, pg_diag *d)
 {
     const pg_check_options *o = run->o;
     bool sanitize = strcmp(mode, "sanitize") == 0;
     json_t *wls = json_array();
     for (int i = 0; i < n; i++)
         json_array_append_new(wls, json_integer(s->workloads[positions[i]]));
-    json_t *peaks = run->peaks_measured
-                        ? json_pack("{s:o, s:o}", "tflops", pg_json_real_or_null(run->peak_tflops),
-                                    "write_gbps", pg_json_real_or_null(run->peak_write_gbps))
-                        : json_null();
+    bool measured = slot ? slot->peaks_measured : run->peaks_measured;
+    double tflops = slot ? slot->peak_tflops : run->peak_tflops;
+    double gbps = slot ? slot->peak_write_gbps : run->peak_write_gbps;
+    int ordinal = slot ? slot->ordinal : o->device_ordinal;
+    json_t *peaks = measured ? json_pack("{s:o, s:o}", "tflops", pg_json_real_or_null(tflops),
+                                         "write_gbps", pg_json_real_or_null(gbps))
+                             : json_null();
     json_t *job = json_pack(
         "{s:s, s:o, s:o, s:s, s:o, s:o, s:o, s:b, s:i, s:o, "
         "s:{s:i, s:i, s:I, s:i, s:i, s:f, s:f, s:f}}",
         "mode", mode, "manifest", pg_jstr(s->manifest->file), "tasks_dir", pg_jstr(o->tasks_dir),
         "arch", s->arch, "ptx_path", pg_jstr(s->ptx_path), "cubin_path", pg_jstr(s->cubin_path),
         "workloads", wls, "load_stage", load_stage, "n_comparisons", run->n_comparisons, "peaks",
-        peaks, "options", "device", o->device_ordinal, "sets", sanitize ? 1 : o->correctness_sets,
+        peaks, "options", "device", ordinal, "sets", sanitize ? 1 : o->correctness_sets,
         "seed", (json_int_t)o->seed, "warmup", o->warmup, "repetitions", o->repetitions,
         "confidence", o->confidence, "timeout_s", o->timeout_s, "min_speedup_override",
         o->min_speedup_override);
@@ -281,6 +324,12 @@ pg_status pg_worker_write_job(pg_run *run, pg_submission *s, const int *position
     pg_status st = pg_file_write_atomic(path, text, strlen(text), d);
     free(text);
     return st;
+}
+
+pg_status pg_worker_write_job(pg_run *run, pg_submission *s, const int *positions, int n,
+                              bool load_stage, const char *mode, const char *path, pg_diag *d)
+{
+    return write_job_on(run, s, NULL, positions, n, load_stage, mode, path, d);
 }
 
 /* The record of a stage the worker never finished: status and PTXBench status of the
@@ -399,9 +448,9 @@ static json_t *worker_entry(const wstate *w, const pg_supervise_result *r, const
     return e;
 }
 
-/* Register every comparison this worker finished for the run's Holm step, on this process's
- * copy of its performance stage, at the position the worker recorded it (0: vs the vendor
- * library, 2: vs the accepted kernel). */
+/* Keep every comparison this worker finished for the run's Holm step (s->pending), on this
+ * process's copy of its performance stage, at the position the worker recorded it (0: vs the
+ * vendor library, 2: vs the accepted kernel). */
 static void register_perf(wstate *w)
 {
     json_t *wls = json_object_get(w->s->json, "workloads");
@@ -425,7 +474,19 @@ static void register_perf(wstate *w)
                 w->bad_lines++;
                 continue;
             }
-            pg_perf_record(w->run, stage, (int)json_integer_value(idx), &r);
+            pg_submission *s = w->s;
+            if (s->n_pending == s->cap_pending) {
+                size_t cap = s->cap_pending ? 2 * s->cap_pending : 8;
+                struct pg_perf_pending *p = realloc(s->pending, cap * sizeof *p);
+                if (!p) {
+                    w->bad_lines++;
+                    continue;
+                }
+                s->pending = p;
+                s->cap_pending = cap;
+            }
+            s->pending[s->n_pending++] =
+                (struct pg_perf_pending){stage, (int)json_integer_value(idx), r};
         }
     }
 }
@@ -439,7 +500,22 @@ static void fail_submission(wstate *w, bool have_load, const char *msg)
     record_rest(w, "error", "INFRA_ERROR", msg);
 }
 
+void pg_worker_flush_perf(pg_run *run, pg_submission *s)
+{
+    for (size_t i = 0; i < s->n_pending; i++)
+        pg_perf_record(run, s->pending[i].stage, s->pending[i].cmp_index, &s->pending[i].result);
+    free(s->pending);
+    s->pending = NULL;
+    s->n_pending = s->cap_pending = 0;
+}
+
 void pg_worker_stages_gpu(pg_run *run, pg_submission *s)
+{
+    pg_worker_stages_gpu_on(run, s, NULL);
+    pg_worker_flush_perf(run, s);
+}
+
+void pg_worker_stages_gpu_on(pg_run *run, pg_submission *s, pg_device_slot *slot)
 {
     pg_gpu_workloads_init(s);
     const char *status;
@@ -469,26 +545,27 @@ void pg_worker_stages_gpu(pg_run *run, pg_submission *s)
                 positions[k++] = p;
         if (k == 0)
             break;
-        wstate w = {.run = run, .s = s, .n = n, .final = final, .touched = touched,
-                    .perf = perf};
+        wstate w = {.run = run, .s = s, .slot = slot, .n = n, .final = final,
+                    .touched = touched, .perf = perf};
         memset(touched, 0, (size_t)n * sizeof(bool));
         for (int p = 0; p < n; p++) {
             json_decref(perf[p]);
             perf[p] = NULL;
         }
         char job[PG_PATH_MAX + 64], fifo[PG_PATH_MAX + 64], end[1024];
-        snprintf(job, sizeof job, "%s/job%d.json", run->tmpdir, run->workers);
-        snprintf(fifo, sizeof fifo, "%s/status%d.fifo", run->tmpdir, run->workers);
+        /* Numbered before the lock is given up: another device's thread names its own. */
+        int number = run->workers++;
+        snprintf(job, sizeof job, "%s/job%d.json", run->tmpdir, number);
+        snprintf(fifo, sizeof fifo, "%s/status%d.fifo", run->tmpdir, number);
         pg_diag d;
         pg_diag_clear(&d);
-        if (pg_worker_write_job(run, s, positions, k, !have_load, "check", job, &d) != PG_OK) {
+        if (write_job_on(run, s, slot, positions, k, !have_load, "check", job, &d) != PG_OK) {
             fail_submission(&w, have_load, d.message);
             break;
         }
         const char *argv[] = {run->o->worker_exe, "worker", "--job", job, "--status", fifo, NULL};
         pg_supervise_result r;
         pg_status st = supervise(&w, argv, fifo, &r, &d);
-        run->workers++;
         unlink(job);
         if (st != PG_OK)
             snprintf(end, sizeof end, "%s", d.message);

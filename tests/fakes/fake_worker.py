@@ -17,7 +17,12 @@ Behaviour per workload, from FAKE_WORKER_PLAN (comma-separated WORKLOAD=ACTION; 
   hang:STAGE    announce STAGE (correctness | performance) and sleep until killed
   crash:STAGE   announce STAGE and die of SIGSEGV
   fault         correctness fails as RUNTIME_ERROR, then report "stopped" (broken context)
-and FAKE_WORKER_START=hang|die|unavailable makes every job worker hang before or die before
+FAKE_WORKER_SLEEP=S sleeps S seconds in every performance stage (to see workers overlap);
+FAKE_WORKER_KILL=TEXT SIGKILLs the first worker of a submission whose manifest path contains TEXT
+in its first performance stage (a GPU lost mid-run); FAKE_WORKER_ODD_DEVICE=N makes the probe of
+device N report another GPU model. Job starts, ends and kills are logged with a time stamp "t"
+and the job's device.
+FAKE_WORKER_START=hang|die|unavailable makes every job worker hang before or die before
 opening the GPU, or report no GPU. Every start is logged as one JSON line to FAKE_WORKER_LOG.
 """
 import json
@@ -57,8 +62,12 @@ def log(entry):
 
 
 if "--probe" in sys.argv:
-    log({"probe": True})
-    emit(ev="device", info=INFO)
+    ordinal = int(arg("--device") or 0)
+    log({"probe": True, "device": ordinal})
+    info = dict(INFO, ordinal=ordinal, uuid=f"GPU-fake-{ordinal}")
+    if os.environ.get("FAKE_WORKER_ODD_DEVICE") == str(ordinal):
+        info["name"] = "Other Fake GPU"
+    emit(ev="device", info=info)
     emit(ev="done")
     sys.exit(0)
 
@@ -68,7 +77,8 @@ task = json.load(open(os.path.join(job["tasks_dir"], manifest["task"], "task.jso
 names = [task["workloads"][i]["name"] for i in job["workloads"]]
 acc = job.get("accepted")
 instr = job.get("instructions")
-log({"workloads": names, "load_stage": job["load_stage"], "n_comparisons": job["n_comparisons"],
+log({"t": time.time(), "manifest": job["manifest"], "device": job["options"]["device"],
+     "workloads": names, "load_stage": job["load_stage"], "n_comparisons": job["n_comparisons"],
      "peaks": job["peaks"], "accepted": acc, "instructions": instr and instr["status"],
      "options": job["options"]})
 with_accepted = bool(acc and acc["usable"] and not acc["identical"])
@@ -137,6 +147,12 @@ for index, name in zip(job["workloads"], names):
     emit(ev="progress", workload=name, stage="correctness", status="pass", message="ok")
     emit(ev="workload", index=index, final=False, record=record, perf=[], peaks=None)
     emit(ev="progress", workload=name, stage="performance", status=None, message=None)
+    time.sleep(float(os.environ.get("FAKE_WORKER_SLEEP", "0")))
+    kill = os.environ.get("FAKE_WORKER_KILL")
+    if kill and kill in job["manifest"] and job["load_stage"]:
+        log({"t": time.time(), "killed": True, "manifest": job["manifest"],
+             "device": job["options"]["device"]})
+        os.kill(os.getpid(), signal.SIGKILL)
     if action in ("hang:performance", "crash:performance"):
         if action.startswith("hang"):
             time.sleep(3600)
@@ -156,4 +172,5 @@ for index, name in zip(job["workloads"], names):
          peaks={"tflops": 800.0, "write_gbps": 3000.0},
          baseline_events=[f"{name}: fake stored-baseline note"])
 
+log({"t": time.time(), "end": True, "manifest": job["manifest"], "device": job["options"]["device"]})
 emit(ev="done")
