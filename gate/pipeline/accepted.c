@@ -53,6 +53,7 @@ pg_status pg_accepted_prepare(pg_run *run, pg_submission *s, int index, pg_diag 
         return pg_diag_set(d, st, file, 0, field, "the accepted kernel '%s' is not usable: %s",
                            path, msg);
     }
+    a->is_accepted = true;
     if (strcmp(a->task->id, s->task->id) != 0)
         return pg_diag_set(d, PG_ERR_INPUT, file, 0, field,
                            "the accepted kernel '%s' is for task '%s', expected '%s'", path,

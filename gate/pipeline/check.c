@@ -86,6 +86,11 @@ double pg_watchdog_limit(const pg_watchdog *w, const char *stage)
 void pg_progress(pg_run *run, const pg_submission *s, const char *workload, const char *stage,
                  const char *status, const char *message)
 {
+    char label[96];
+    if (s->is_accepted && stage) {
+        snprintf(label, sizeof label, "%s (accepted kernel)", stage);
+        stage = label;
+    }
     if (run->o->progress)
         run->o->progress(run->o->progress_ctx, s->task ? s->task->id : "?", s->manifest->name,
                          workload, stage, status, message);

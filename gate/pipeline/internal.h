@@ -60,6 +60,7 @@ struct pg_submission {
     /* The task's accepted kernel (accepted.c), re-measured next to the candidate: NULL when the
      * task names none or --accepted-kernel none. */
     pg_submission *accepted;
+    bool is_accepted;             /* this is some submission's accepted kernel (progress label) */
     bool accepted_usable;         /* assembled (and, on the GPU, loaded) */
     bool accepted_identical;      /* its cubin is byte-identical to the candidate's */
     char accepted_note[1200];     /* why it is not usable, for the performance stage */

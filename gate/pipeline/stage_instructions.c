@@ -283,6 +283,25 @@ void pg_instr_static(pg_run *run, pg_submission *s)
         pg_stage_finish(stage, "skipped", 0.0,
                         "instruction checks are off (--instructions off or the task's "
                         "gate.instructions)");
+    } else if (!s->has_targets && json_object_size(s->task->targets) > 0) {
+        /* Building for an architecture the task sets no targets for must not be a way around
+         * them (an sm_80 cubin runs on an H200 too). */
+        char archs[256] = "";
+        size_t used = 0;
+        const char *key;
+        json_t *v;
+        json_object_foreach(s->task->targets, key, v)
+            if (used < sizeof archs)
+                used += (size_t)snprintf(archs + used, sizeof archs - used, "%s%s",
+                                         used ? ", " : "", key);
+        bool warn = strcmp(s->instr_policy, "warn") == 0;
+        pg_stage_finish(stage, warn ? "pass" : "fail", 0.0,
+                        "%stask '%s' requires target instructions on %s; the submission is built "
+                        "for %s, which the task sets none for (build for one of those, e.g. "
+                        "--arch or the manifest's arch)",
+                        warn ? "warning (instructions policy warn: not failing the submission): "
+                             : "",
+                        s->task->id, archs, s->arch);
     } else if (!s->has_targets) {
         pg_stage_finish(stage, "skipped", 0.0, "task '%s' lists no target instructions for %s",
                         s->task->id, s->arch);
