@@ -242,6 +242,17 @@ int pg_cmd_check(int argc, char **argv)
         goto done;
     o.max_ptx_bytes = (size_t)v;
     o.workloads = pg_option_value(&k_spec, "workloads");
+    /* An empty value would quietly select everything: name what was expected instead. */
+    static const char *const non_empty[] = {"workloads", "accepted-kernel", "gpu-key", "watchdog",
+                                            NULL};
+    for (int i = 0; non_empty[i]; i++) {
+        const char *v = pg_option_value(&k_spec, non_empty[i]);
+        if (v && !v[0]) {
+            fprintf(stderr, "ptxgate check: --%s: expected a value, got an empty string\n",
+                    non_empty[i]);
+            goto done;
+        }
+    }
     o.timing_mode = pg_option_value(&k_spec, "mode");
     if (o.timing_mode && !pg_timing_mode_valid(o.timing_mode)) {
         fprintf(stderr, "ptxgate check: --mode: expected 'cold' or 'sustained', got '%s'\n",

@@ -57,6 +57,19 @@ static void first_error(const pg_assemble_result *r, const char *what, char *buf
                 snprintf(buf, n, "%s", r->log.diags[i].message);
             return;
         }
+    /* No parsed diagnostic (e.g. nvcc's "fatal error: x.h: No such file or directory" or an
+     * unsupported architecture): quote the tool's first line that says error or fatal. */
+    const char *out = r->raw_output;
+    for (const char *line = out; line && *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        if (len > 0 && (memmem(line, len, "error", 5) || memmem(line, len, "fatal", 5))) {
+            snprintf(buf, n, "exit code %d: %.*s", r->exit_code, (int)(len > 400 ? 400 : len),
+                     line);
+            return;
+        }
+        line = end ? end + 1 : NULL;
+    }
 }
 
 void pg_stage_assemble(pg_run *run, pg_submission *s)

@@ -306,11 +306,19 @@ pg_status pg_results_read(const json_t *root, const char *file, pg_results *out,
                        "expected a UTC time \"YYYY-MM-DDTHH:MM:SSZ\" (fractional seconds allowed)");
         goto done;
     }
+    if (out->exit_code < 0 || out->exit_code > 3) {
+        st = bad_field(&top, "exit_code", d, "expected 0, 1, 2 or 3 (docs/exit-codes.md)");
+        goto done;
+    }
     if (tool) {
         pg_jctx c = pg_jctx_member(&top, "tool");
-        if ((st = get_nstring(tool, &c, "name", false, &out->tool_name, d)) != PG_OK ||
-            (st = get_nstring(tool, &c, "version", false, &out->tool_version, d)) != PG_OK)
+        if ((st = pg_jget_string(tool, &c, "name", true, &out->tool_name, d)) != PG_OK ||
+            (st = pg_jget_string(tool, &c, "version", true, &out->tool_version, d)) != PG_OK)
             goto done;
+        if (strcmp(out->tool_name, "ptxgate") != 0) {
+            st = bad_field(&c, "name", d, "expected \"ptxgate\" (a results file ptxgate wrote)");
+            goto done;
+        }
     }
     if (settings) {
         pg_jctx c = pg_jctx_member(&top, "settings");
