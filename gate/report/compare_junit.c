@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "xml_writer.h"
 #include "results_read.h"
 
 #define NAME_MAX_BYTES 512
@@ -45,51 +46,16 @@ typedef struct {
     size_t tests, failures, skipped;
 } tsuite;
 
-typedef struct {
-    xmlTextWriterPtr w;
-    bool failed;
-} xw;
 
-static void xw_start(xw *x, const char *el)
-{
-    if (!x->failed && xmlTextWriterStartElement(x->w, BAD_CAST el) < 0)
-        x->failed = true;
-}
-
-static void xw_end(xw *x)
-{
-    if (!x->failed && xmlTextWriterEndElement(x->w) < 0)
-        x->failed = true;
-}
-
-static void xw_attr(xw *x, const char *name, const char *value)
-{
-    if (!x->failed && xmlTextWriterWriteAttribute(x->w, BAD_CAST name, BAD_CAST value) < 0)
-        x->failed = true;
-}
-
-static void xw_attrz(xw *x, const char *name, size_t v)
-{
-    char b[32];
-    snprintf(b, sizeof b, "%zu", v);
-    xw_attr(x, name, b);
-}
-
-static void xw_text(xw *x, const char *s)
-{
-    if (!x->failed && xmlTextWriterWriteString(x->w, BAD_CAST s) < 0)
-        x->failed = true;
-}
-
-static void property(xw *x, const char *name, const char *value)
+static void property(pg_xw *x, const char *name, const char *value)
 {
     pg_rtext t;
     pg_rtext_init(&t, 2048);
     pg_rtext_add_clean(&t, value, PG_CLEAN_ONE_LINE, 1024);
-    xw_start(x, "property");
-    xw_attr(x, "name", name);
-    xw_attr(x, "value", t.data ? t.data : "");
-    xw_end(x);
+    pg_xw_start(x, "property");
+    pg_xw_attr(x, "name", name);
+    pg_xw_attr(x, "value", t.data ? t.data : "");
+    pg_xw_end(x);
     pg_rtext_free(&t);
 }
 
@@ -140,54 +106,54 @@ static void side_text(pg_rtext *t, const char *label, const json_t *side)
     pg_rtext_add(t, "\n");
 }
 
-static void write_case(xw *x, const tcase *c)
+static void write_case(pg_xw *x, const tcase *c)
 {
     pg_rtext why, out;
     pg_rtext_init(&why, 4096);
     pg_rtext_init(&out, 8192);
     pg_rtext_add(&why, "");
     classify(c->rec, &why);
-    xw_start(x, "testcase");
-    xw_attr(x, "name", c->name);
-    xw_attr(x, "classname", c->classname);
-    xw_attr(x, "time", "0.000");
+    pg_xw_start(x, "testcase");
+    pg_xw_attr(x, "name", c->name);
+    pg_xw_attr(x, "classname", c->classname);
+    pg_xw_attr(x, "time", "0.000");
     if (c->outcome == TC_FAIL) {
-        xw_start(x, "failure");
-        xw_attr(x, "message", why.data);
-        xw_attr(x, "type", "regression");
-        xw_text(x, "pass → fail between OLD and NEW: ");
-        xw_text(x, why.data);
-        xw_text(x, "\n");
-        xw_end(x);
+        pg_xw_start(x, "failure");
+        pg_xw_attr(x, "message", why.data);
+        pg_xw_attr(x, "type", "regression");
+        pg_xw_text(x, "pass → fail between OLD and NEW: ");
+        pg_xw_text(x, why.data);
+        pg_xw_text(x, "\n");
+        pg_xw_end(x);
     } else if (c->outcome == TC_SKIP) {
-        xw_start(x, "skipped");
+        pg_xw_start(x, "skipped");
         pg_rtext msg;
         pg_rtext_init(&msg, 4200);
         pg_rtext_addf(&msg, "not comparable: %s", why.data);
-        xw_attr(x, "message", msg.data ? msg.data : "not comparable");
+        pg_xw_attr(x, "message", msg.data ? msg.data : "not comparable");
         pg_rtext_free(&msg);
-        xw_end(x);
+        pg_xw_end(x);
     }
     side_text(&out, "OLD", json_object_get(c->rec, "old"));
     side_text(&out, "NEW", json_object_get(c->rec, "new"));
     const json_t *lr = json_object_get(c->rec, "log_speedup_ratio");
     if (json_is_number(lr))
         pg_rtext_addf(&out, "speedup NEW / OLD: %.4f\n", exp(json_number_value(lr)));
-    xw_start(x, "system-out");
-    xw_text(x, out.data ? out.data : "");
-    xw_end(x);
-    xw_end(x);
+    pg_xw_start(x, "system-out");
+    pg_xw_text(x, out.data ? out.data : "");
+    pg_xw_end(x);
+    pg_xw_end(x);
     if (why.oom || out.oom)
         x->failed = true;
     pg_rtext_free(&why);
     pg_rtext_free(&out);
 }
 
-static void write_properties(xw *x, const json_t *m)
+static void write_properties(pg_xw *x, const json_t *m)
 {
     char b[64];
     const json_t *gate = json_object_get(m, "gate");
-    xw_start(x, "properties");
+    pg_xw_start(x, "properties");
     property(x, "ptxgate.version", str(json_object_get(m, "tool"), "version"));
     property(x, "compare.old", str(json_object_get(m, "old"), "file"));
     property(x, "compare.new", str(json_object_get(m, "new"), "file"));
@@ -207,7 +173,7 @@ static void write_properties(xw *x, const json_t *m)
         snprintf(b, sizeof b, "%.6g", json_number_value(wp));
         property(x, "compare.wilcoxon_log_speedup_p", b);
     }
-    xw_end(x);
+    pg_xw_end(x);
 }
 
 static pg_status plan(const json_t *m, tsuite **suites, size_t *n_suites, tcase **cases,
@@ -269,7 +235,7 @@ static pg_status plan(const json_t *m, tsuite **suites, size_t *n_suites, tcase 
     return PG_OK;
 }
 
-static void write_document(xw *x, const json_t *m, const tsuite *suites, size_t n_suites,
+static void write_document(pg_xw *x, const json_t *m, const tsuite *suites, size_t n_suites,
                            const tcase *cases, size_t n_cases)
 {
     size_t tests = 0, failures = 0;
@@ -284,32 +250,32 @@ static void write_document(xw *x, const json_t *m, const tsuite *suites, size_t 
     char *host = clean(str(nw, "hostname"), "");
     if (!x->failed && xmlTextWriterStartDocument(x->w, NULL, "UTF-8", NULL) < 0)
         x->failed = true;
-    xw_start(x, "testsuites");
-    xw_attr(x, "name", "ptxgate compare");
-    xw_attrz(x, "tests", tests);
-    xw_attrz(x, "failures", failures);
-    xw_attrz(x, "errors", 0);
-    xw_attr(x, "time", "0.000");
+    pg_xw_start(x, "testsuites");
+    pg_xw_attr(x, "name", "ptxgate compare");
+    pg_xw_attrz(x, "tests", tests);
+    pg_xw_attrz(x, "failures", failures);
+    pg_xw_attrz(x, "errors", 0);
+    pg_xw_attr(x, "time", "0.000");
     for (size_t s = 0; s < n_suites; s++) {
         char *name = clean(suites[s].task, "");
-        xw_start(x, "testsuite");
-        xw_attr(x, "name", name ? name : "unnamed");
-        xw_attrz(x, "tests", suites[s].tests);
-        xw_attrz(x, "failures", suites[s].failures);
-        xw_attrz(x, "errors", 0);
-        xw_attrz(x, "skipped", suites[s].skipped);
-        xw_attr(x, "time", "0.000");
-        xw_attr(x, "timestamp", timestamp);
-        xw_attr(x, "hostname", host ? host : "unknown");
-        xw_attrz(x, "id", s);
+        pg_xw_start(x, "testsuite");
+        pg_xw_attr(x, "name", name ? name : "unnamed");
+        pg_xw_attrz(x, "tests", suites[s].tests);
+        pg_xw_attrz(x, "failures", suites[s].failures);
+        pg_xw_attrz(x, "errors", 0);
+        pg_xw_attrz(x, "skipped", suites[s].skipped);
+        pg_xw_attr(x, "time", "0.000");
+        pg_xw_attr(x, "timestamp", timestamp);
+        pg_xw_attr(x, "hostname", host ? host : "unknown");
+        pg_xw_attrz(x, "id", s);
         write_properties(x, m);
         for (size_t c = 0; c < n_cases; c++)
             if (cases[c].suite == s)
                 write_case(x, &cases[c]);
-        xw_end(x);
+        pg_xw_end(x);
         free(name);
     }
-    xw_end(x);
+    pg_xw_end(x);
     if (!x->failed && xmlTextWriterEndDocument(x->w) < 0)
         x->failed = true;
     free(host);
@@ -324,7 +290,7 @@ pg_status pg_compare_junit(const json_t *model, char **out, size_t *len, pg_diag
     tcase *cases = NULL;
     size_t n_suites = 0, n_cases = 0;
     xmlBufferPtr buf = NULL;
-    xw x = {0};
+    pg_xw x = {0};
     pg_res_locale loc;
     pg_status st = pg_res_locale_enter(&loc, d);
     if (st != PG_OK)

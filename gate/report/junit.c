@@ -1,5 +1,6 @@
 /* JUnit XML writer (libxml2 xmlTextWriter) and XSD validation (see junit.h, docs/reports.md). */
 #include "junit.h"
+#include "xml_writer.h"
 
 #include <libxml/parser.h>
 #include <libxml/xmlschemas.h>
@@ -577,78 +578,27 @@ static void dump_value(pg_rtext *t, const char *key, const json_t *v, int depth)
 
 /* ---- writing ---- */
 
-typedef struct {
-    xmlTextWriterPtr w;
-    bool failed;
-} xw;
 
-static void xw_start(xw *x, const char *el)
-{
-    if (!x->failed && xmlTextWriterStartElement(x->w, BAD_CAST el) < 0)
-        x->failed = true;
-}
-
-static void xw_end(xw *x)
-{
-    if (!x->failed && xmlTextWriterEndElement(x->w) < 0)
-        x->failed = true;
-}
-
-/* value must already be clean (results_read cleaning or our own formatting). */
-static void xw_attr(xw *x, const char *name, const char *value)
-{
-    if (!x->failed && xmlTextWriterWriteAttribute(x->w, BAD_CAST name, BAD_CAST value) < 0)
-        x->failed = true;
-}
-
-/* A time attribute: seconds, "%.3f". */
-static void xw_attr_seconds(xw *x, const char *name, double v)
-{
-    char b[64];
-    snprintf(b, sizeof b, "%.3f", v);
-    xw_attr(x, name, b);
-}
-
-static void xw_attrz(xw *x, const char *name, size_t v)
-{
-    char b[32];
-    snprintf(b, sizeof b, "%zu", v);
-    xw_attr(x, name, b);
-}
-
-static void xw_text(xw *x, const char *s)
-{
-    if (!x->failed && xmlTextWriterWriteString(x->w, BAD_CAST s) < 0)
-        x->failed = true;
-}
-
-/* An element whose only content is text (system-out, a text-only failure, ...). */
-static void xw_text_element(xw *x, const char *el, const char *text)
-{
-    if (!x->failed && xmlTextWriterWriteElement(x->w, BAD_CAST el, BAD_CAST text) < 0)
-        x->failed = true;
-}
-
-static void write_property(xw *x, const char *name, const char *value)
+static void write_property(pg_xw *x, const char *name, const char *value)
 {
     if (!value)
         return;
     pg_rtext t;
     pg_rtext_init(&t, 2048);
     pg_rtext_add_clean(&t, value, PG_CLEAN_ONE_LINE, 1024);
-    xw_start(x, "property");
-    xw_attr(x, "name", name);
-    xw_attr(x, "value", t.data ? t.data : "");
-    xw_end(x);
+    pg_xw_start(x, "property");
+    pg_xw_attr(x, "name", name);
+    pg_xw_attr(x, "value", t.data ? t.data : "");
+    pg_xw_end(x);
     pg_rtext_free(&t);
 }
 
 /* Suite properties: the environment fingerprint (same in every suite). */
-static void write_properties(xw *x, const pg_results *r)
+static void write_properties(pg_xw *x, const pg_results *r)
 {
     const pg_res_env *e = &r->env;
     char b1[32], b2[32];
-    xw_start(x, "properties");
+    pg_xw_start(x, "properties");
     write_property(x, "ptxgate.version", r->tool_version ? r->tool_version : "unknown");
     write_property(x, "verdict", pg_res_status_name(r->verdict));
     write_property(x, "gpu.name", e->gpu_name);
@@ -664,10 +614,10 @@ static void write_properties(xw *x, const pg_results *r)
                    e->cublaslt_version.has
                        ? pg_res_cublaslt_version(e->cublaslt_version.v, b2, sizeof b2)
                        : NULL);
-    xw_end(x);
+    pg_xw_end(x);
 }
 
-static pg_status write_testcase(xw *x, const pg_results *r, const tcase *c, pg_diag *d)
+static pg_status write_testcase(pg_xw *x, const pg_results *r, const tcase *c, pg_diag *d)
 {
     const pg_res_stage *s = c->stage;
     pg_status st = PG_OK;
@@ -676,10 +626,10 @@ static pg_status write_testcase(xw *x, const pg_results *r, const tcase *c, pg_d
     pg_rtext_init(&body, BODY_MAX_BYTES);
     pg_rtext_init(&out, OUT_MAX_BYTES);
 
-    xw_start(x, "testcase");
-    xw_attr(x, "name", c->name);
-    xw_attr(x, "classname", c->classname);
-    xw_attr_seconds(x, "time", s->duration_s);
+    pg_xw_start(x, "testcase");
+    pg_xw_attr(x, "name", c->name);
+    pg_xw_attr(x, "classname", c->classname);
+    pg_xw_attr_seconds(x, "time", s->duration_s);
 
     if (s->status == PG_RES_FAIL || s->status == PG_RES_ERROR) {
         pg_rtext numbers;
@@ -698,16 +648,16 @@ static pg_status write_testcase(xw *x, const pg_results *r, const tcase *c, pg_d
         if ((st = stage_numbers(r, s, &body, "\n", DIAGS_IN_BODY, d)) != PG_OK)
             goto done;
         pg_rtext_add(&body, "\n");
-        xw_start(x, s->status == PG_RES_FAIL ? "failure" : "error");
-        xw_attr(x, "message", msg.data ? msg.data : "");
-        xw_attr(x, "type", s->stage);
-        xw_text(x, body.data ? body.data : "");
-        xw_end(x);
+        pg_xw_start(x, s->status == PG_RES_FAIL ? "failure" : "error");
+        pg_xw_attr(x, "message", msg.data ? msg.data : "");
+        pg_xw_attr(x, "type", s->stage);
+        pg_xw_text(x, body.data ? body.data : "");
+        pg_xw_end(x);
     } else if (s->status == PG_RES_SKIPPED) {
         pg_rtext_add_clean(&msg, s->message, PG_CLEAN_ONE_LINE, MESSAGE_MAX_BYTES);
-        xw_start(x, "skipped");
-        xw_attr(x, "message", msg.len ? msg.data : "no reason recorded");
-        xw_end(x);
+        pg_xw_start(x, "skipped");
+        pg_xw_attr(x, "message", msg.len ? msg.data : "no reason recorded");
+        pg_xw_end(x);
     }
 
     pg_rtext_addf(&out, "status: %s\n", pg_res_status_name(s->status));
@@ -719,8 +669,8 @@ static pg_status write_testcase(xw *x, const pg_results *r, const tcase *c, pg_d
     dump_value(&out, "", s->details, 0);
     if (out.truncated)
         pg_rtext_add(&out, "\n… (truncated; the full record is in the results json)\n");
-    xw_text_element(x, "system-out", out.data ? out.data : "");
-    xw_end(x);
+    pg_xw_text_element(x, "system-out", out.data ? out.data : "");
+    pg_xw_end(x);
     if (msg.oom || body.oom || out.oom)
         st = pg_diag_set(d, PG_ERR_INFRA, r->file, 0, s->ctx.path, "out of memory rendering JUnit");
 done:
@@ -730,7 +680,7 @@ done:
     return st;
 }
 
-static pg_status write_document(xw *x, const pg_results *r, const plan *p, pg_diag *d)
+static pg_status write_document(pg_xw *x, const pg_results *r, const plan *p, pg_diag *d)
 {
     size_t tests = 0, failures = 0, errors = 0;
     for (size_t i = 0; i < p->n_suites; i++) {
@@ -748,32 +698,32 @@ static pg_status write_document(xw *x, const pg_results *r, const plan *p, pg_di
 
     if (!x->failed && xmlTextWriterStartDocument(x->w, NULL, "UTF-8", NULL) < 0)
         x->failed = true;
-    xw_start(x, "testsuites");
-    xw_attr(x, "name", "ptxgate");
-    xw_attrz(x, "tests", tests);
-    xw_attrz(x, "failures", failures);
-    xw_attrz(x, "errors", errors);
-    xw_attr_seconds(x, "time", r->duration_s);
+    pg_xw_start(x, "testsuites");
+    pg_xw_attr(x, "name", "ptxgate");
+    pg_xw_attrz(x, "tests", tests);
+    pg_xw_attrz(x, "failures", failures);
+    pg_xw_attrz(x, "errors", errors);
+    pg_xw_attr_seconds(x, "time", r->duration_s);
     pg_status st = PG_OK;
     size_t c = 0;
     for (size_t si = 0; si < p->n_suites && st == PG_OK; si++) {
         const suite *s = &p->suites[si];
-        xw_start(x, "testsuite");
-        xw_attr(x, "name", s->name);
-        xw_attrz(x, "tests", s->tests);
-        xw_attrz(x, "failures", s->failures);
-        xw_attrz(x, "errors", s->errors);
-        xw_attrz(x, "skipped", s->skipped);
-        xw_attr_seconds(x, "time", s->time_s);
-        xw_attr(x, "timestamp", timestamp);
-        xw_attr(x, "hostname", host);
-        xw_attrz(x, "id", si);
+        pg_xw_start(x, "testsuite");
+        pg_xw_attr(x, "name", s->name);
+        pg_xw_attrz(x, "tests", s->tests);
+        pg_xw_attrz(x, "failures", s->failures);
+        pg_xw_attrz(x, "errors", s->errors);
+        pg_xw_attrz(x, "skipped", s->skipped);
+        pg_xw_attr_seconds(x, "time", s->time_s);
+        pg_xw_attr(x, "timestamp", timestamp);
+        pg_xw_attr(x, "hostname", host);
+        pg_xw_attrz(x, "id", si);
         write_properties(x, r);
         for (; c < p->n_cases && p->cases[c].suite == si && st == PG_OK; c++)
             st = write_testcase(x, r, &p->cases[c], d);
-        xw_end(x);
+        pg_xw_end(x);
     }
-    xw_end(x);
+    pg_xw_end(x);
     if (!x->failed && xmlTextWriterEndDocument(x->w) < 0)
         x->failed = true;
     free(host);
@@ -791,7 +741,7 @@ pg_status pg_report_junit(const json_t *results, const char *results_file, char 
     memset(&p, 0, sizeof p);
     pg_res_locale loc = {0};
     xmlBufferPtr buf = NULL;
-    xw x = {0};
+    pg_xw x = {0};
     pg_status st = pg_results_read(results, results_file, &r, d);
     if (st != PG_OK)
         return st;

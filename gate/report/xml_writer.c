@@ -1,0 +1,48 @@
+/* A libxml2 text writer that remembers its first failure (see xml_writer.h). */
+#include "xml_writer.h"
+
+#include <stdio.h>
+
+void pg_xw_start(pg_xw *x, const char *element)
+{
+    if (!x->failed && xmlTextWriterStartElement(x->w, BAD_CAST element) < 0)
+        x->failed = true;
+}
+
+void pg_xw_end(pg_xw *x)
+{
+    if (!x->failed && xmlTextWriterEndElement(x->w) < 0)
+        x->failed = true;
+}
+
+void pg_xw_attr(pg_xw *x, const char *name, const char *value)
+{
+    if (!x->failed && xmlTextWriterWriteAttribute(x->w, BAD_CAST name, BAD_CAST value) < 0)
+        x->failed = true;
+}
+
+void pg_xw_attr_seconds(pg_xw *x, const char *name, double seconds)
+{
+    char b[64];
+    snprintf(b, sizeof b, "%.3f", seconds);
+    pg_xw_attr(x, name, b);
+}
+
+void pg_xw_attrz(pg_xw *x, const char *name, size_t value)
+{
+    char b[32];
+    snprintf(b, sizeof b, "%zu", value);
+    pg_xw_attr(x, name, b);
+}
+
+void pg_xw_text(pg_xw *x, const char *text)
+{
+    if (!x->failed && xmlTextWriterWriteString(x->w, BAD_CAST text) < 0)
+        x->failed = true;
+}
+
+void pg_xw_text_element(pg_xw *x, const char *element, const char *text)
+{
+    if (!x->failed && xmlTextWriterWriteElement(x->w, BAD_CAST element, BAD_CAST text) < 0)
+        x->failed = true;
+}

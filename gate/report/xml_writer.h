@@ -1,0 +1,28 @@
+/* A libxml2 text writer that remembers its first failure, so report writers can emit a whole
+ * document and check once at the end (JUnit of `check` and of `compare`). */
+#ifndef PG_REPORT_XML_WRITER_H
+#define PG_REPORT_XML_WRITER_H
+
+#include <libxml/xmlwriter.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* w: a writer the caller created and frees; failed: set by the first call that failed, after
+ * which every call is a no-op. Text and attribute values must already be clean UTF-8 without
+ * control characters (report/rtext.h cleaning or our own formatting); libxml2 escapes <, &, ". */
+typedef struct {
+    xmlTextWriterPtr w;
+    bool failed;
+} pg_xw;
+
+void pg_xw_start(pg_xw *x, const char *element);
+void pg_xw_end(pg_xw *x);
+void pg_xw_attr(pg_xw *x, const char *name, const char *value);
+/* A time attribute in seconds, "%.3f" (JUnit's time). */
+void pg_xw_attr_seconds(pg_xw *x, const char *name, double seconds);
+void pg_xw_attrz(pg_xw *x, const char *name, size_t value);
+void pg_xw_text(pg_xw *x, const char *text);
+/* An element whose only content is text (system-out, a text-only failure, ...). */
+void pg_xw_text_element(pg_xw *x, const char *element, const char *text);
+
+#endif
