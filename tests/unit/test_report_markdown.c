@@ -19,26 +19,7 @@
 
 #define RESULTS_DIR PG_TEST_DATA "/results"
 
-static const char *const k_fixtures[] = {"all_pass",    "assemble_fail", "correctness_fail",
-                                         "performance_fail", "gpu_skipped", "infra_error",
-                                         "hostile",     "multi_task",    "attention",
-                                         "instructions_fail", "instructions_runtime", "baseline_drift",
-                                         NULL};
-
-static json_t *load_fixture(const char *name)
-{
-    char path[1024];
-    snprintf(path, sizeof path, RESULTS_DIR "/%s.json", name);
-    pg_diag d;
-    json_t *j = NULL;
-    pg_status st = pg_json_load(path, &j, &d);
-    if (st != PG_OK) {
-        char buf[4096];
-        print_error("%s\n", pg_diag_format(&d, buf, sizeof buf));
-    }
-    assert_int_equal(st, PG_OK);
-    return j;
-}
+#include "results_fixtures.h"
 
 static char *render(const json_t *j, size_t *len)
 {
