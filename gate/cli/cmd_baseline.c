@@ -26,11 +26,12 @@ static pg_command_spec k_refresh = {
     "baseline refresh",
     "ptxgate baseline refresh [options] [TASK ...]",
     "Re-measure the stored baselines of the tasks (default: every task) on this GPU and write "
-    "them, printing what changed (old -> new medians with intervals, algorithm changes).",
+    "them, printing what changed (old -> new medians with intervals, configuration changes).",
     "Each task's accepted kernel (gate.accepted_kernel) runs through correctness and performance "
-    "as in ptxgate check, with cuBLASLt's algorithm searched; the file stores that algorithm, "
-    "cuBLASLt's median with its interval, the environment fingerprint and the accepted kernel's "
-    "hashes and speedup.\n"
+    "as in ptxgate check, with the vendor library's configuration searched (cuBLASLt's "
+    "algorithm for GEMM tasks, cuDNN's engine configuration for attention tasks); the file "
+    "stores that configuration, the library's median with its interval, the environment "
+    "fingerprint and the accepted kernel's hashes and speedup.\n"
     "Exit codes: 0 all written, 1 an accepted kernel failed a stage, 2 usage or input error,\n"
     "3 no GPU or an infrastructure error (a task not measured keeps its old file).",
     "  ptxgate baseline refresh --baselines baselines\n"
@@ -48,8 +49,8 @@ static pg_command_spec k_show = {
     "baseline show",
     "ptxgate baseline show [options] [TASK ...]",
     "Print stored baselines readably (no GPU needed): environment, accepted kernel, and per "
-    "workload cuBLASLt's median with its interval, the pinned algorithm and the accepted kernel's "
-    "speedup.",
+    "workload the vendor library's median with its interval, the pinned configuration and the "
+    "accepted kernel's speedup.",
     "A file that does not validate is an input error naming the file and the field (exit 2).",
     "  ptxgate baseline show\n"
     "  ptxgate baseline show --gpu-key h200-sxm gemm_bf16_nt",

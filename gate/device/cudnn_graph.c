@@ -202,29 +202,14 @@ void pg_dnn_sdpa_fwd(pg_dnn_graph *g, cudnnBackendDescriptor_t q, cudnnBackendDe
     add_op(g, op, what);
 }
 
-/* Knob names of cudnnBackendKnobType_t (cudnn_graph.h), for the results. */
-static const char *knob_name(int type)
-{
-    static const char *const names[] = {
-        "SPLIT_K",     "SWIZZLE",     "TILE_SIZE",   "USE_TEX",      "EDGE",
-        "KBLOCK",      "LDGA",        "LDGB",        "CHUNK_K",      "SPLIT_H",
-        "WINO_TILE",   "MULTIPLY",    "SPLIT_K_BUF", "TILEK",        "STAGES",
-        "REDUCTION_MODE", "CTA_SPLIT_K_MODE", "SPLIT_K_SLC", "IDX_MODE", "SLICED",
-        "SPLIT_RS",    "SINGLEBUFFER", "LDGC",       "SPECFILT",     "KERNEL_CFG",
-        "WORKSPACE",   "TILE_CGA",    "TILE_CGA_M",  "TILE_CGA_N",   "BLOCK_SIZE",
-        "OCCUPANCY",   "ARRAY_SIZE_PER_THREAD", "NUM_C_PER_BLOCK", "SPLIT_COLS", "TILE_ROWS",
-        "TILE_COLS",   "LOAD_SIZE",   "CTA_COUNT",   "STREAM_K",     "SPLIT_P_SLC",
-        "TILE_M",      "TILE_N",      "WARP_SPEC_CFG", "SWAP_AB"};
-    return type >= 0 && (size_t)type < sizeof names / sizeof names[0] ? names[type] : NULL;
-}
-
-/* Engine id and knob choices of an engine configuration into info; best effort (a field it
- * cannot read stays -1 or ""). */
+/* Engine id and knob choices of an engine configuration into info->config (graph left as it
+ * is); best effort: an engine it cannot read stays -1, a knob it cannot read is left out. */
 static void describe_config(const pg_dnn_api *api, cudnnBackendDescriptor_t cfg,
                             pg_cudnn_sdpa_info *info)
 {
-    info->engine_id = -1;
-    info->knobs[0] = '\0';
+    pg_cudnn_config *out = &info->config;
+    out->engine_id = -1;
+    out->n_knobs = 0;
     cudnnBackendDescriptor_t engine = NULL;
     int64_t count = 0;
     if (api->CreateDescriptor(CUDNN_BACKEND_ENGINE_DESCRIPTOR, &engine) == CUDNN_STATUS_SUCCESS) {
@@ -234,11 +219,12 @@ static void describe_config(const pg_dnn_api *api, cudnnBackendDescriptor_t cfg,
             int64_t id = -1;
             if (api->GetAttribute(engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1,
                                   &count, &id) == CUDNN_STATUS_SUCCESS)
-                info->engine_id = id;
+                out->engine_id = id;
         }
         api->DestroyDescriptor(engine);
     }
-    enum { MAX_KNOBS = CUDNN_KNOB_TYPE_COUNTS };
+    enum { MAX_KNOBS = CUDNN_KNOB_TYPE_COUNTS < PG_CUDNN_MAX_KNOBS ? CUDNN_KNOB_TYPE_COUNTS
+                                                                   : PG_CUDNN_MAX_KNOBS };
     cudnnBackendDescriptor_t knobs[MAX_KNOBS];
     int made = 0;
     for (; made < MAX_KNOBS; made++)
@@ -249,7 +235,6 @@ static void describe_config(const pg_dnn_api *api, cudnnBackendDescriptor_t cfg,
     if (made == MAX_KNOBS &&
         api->GetAttribute(cfg, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, CUDNN_TYPE_BACKEND_DESCRIPTOR,
                           MAX_KNOBS, &count, knobs) == CUDNN_STATUS_SUCCESS) {
-        size_t used = 0;
         for (int64_t i = 0; i < count && i < MAX_KNOBS; i++) {
             cudnnBackendKnobType_t type;
             int64_t value = 0, c = 0;
@@ -258,21 +243,59 @@ static void describe_config(const pg_dnn_api *api, cudnnBackendDescriptor_t cfg,
                 api->GetAttribute(knobs[i], CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE, CUDNN_TYPE_INT64,
                                   1, &c, &value) != CUDNN_STATUS_SUCCESS)
                 continue;
-            const char *name = knob_name((int)type);
-            if (used < sizeof info->knobs) {
-                if (name)
-                    used += (size_t)snprintf(info->knobs + used, sizeof info->knobs - used,
-                                             "%s%s=%lld", used ? " " : "", name,
-                                             (long long)value);
-                else
-                    used += (size_t)snprintf(info->knobs + used, sizeof info->knobs - used,
-                                             "%sKNOB%d=%lld", used ? " " : "", (int)type,
-                                             (long long)value);
-            }
+            out->knob_type[out->n_knobs] = (int32_t)type;
+            out->knob_value[out->n_knobs] = value;
+            out->n_knobs++;
         }
     }
     for (int i = 0; i < made; i++)
         api->DestroyDescriptor(knobs[i]);
+    pg_cudnn_config_sort(out);
+}
+
+/* The engine configuration pin names, re-created for opgraph: the engine by its global index,
+ * then its knob choices. Owned by g; NULL with g's failure set when cuDNN refuses a step. */
+static cudnnBackendDescriptor_t pinned_config(pg_dnn_graph *g, cudnnBackendDescriptor_t opgraph,
+                                              const pg_cudnn_config *pin)
+{
+    const char *what = "pinned engine";
+    cudnnBackendDescriptor_t engine = create(g, CUDNN_BACKEND_ENGINE_DESCRIPTOR, what);
+    int64_t index = pin->engine_id;
+    set(g, engine, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &opgraph,
+        what);
+    set(g, engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &index, what);
+    if (!finalize(g, engine, what))
+        return NULL;
+    cudnnBackendDescriptor_t knobs[PG_CUDNN_MAX_KNOBS];
+    for (int i = 0; i < pin->n_knobs; i++) {
+        what = "pinned knob choice";
+        knobs[i] = create(g, CUDNN_BACKEND_KNOB_CHOICE_DESCRIPTOR, what);
+        cudnnBackendKnobType_t type = (cudnnBackendKnobType_t)pin->knob_type[i];
+        int64_t value = pin->knob_value[i];
+        set(g, knobs[i], CUDNN_ATTR_KNOB_CHOICE_KNOB_TYPE, CUDNN_TYPE_KNOB_TYPE, 1, &type, what);
+        set(g, knobs[i], CUDNN_ATTR_KNOB_CHOICE_KNOB_VALUE, CUDNN_TYPE_INT64, 1, &value, what);
+        if (!finalize(g, knobs[i], what))
+            return NULL;
+    }
+    what = "pinned engine configuration";
+    cudnnBackendDescriptor_t cfg = create(g, CUDNN_BACKEND_ENGINECFG_DESCRIPTOR, what);
+    set(g, cfg, CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &engine, what);
+    if (pin->n_knobs > 0)
+        set(g, cfg, CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+            pin->n_knobs, knobs, what);
+    return finalize(g, cfg, what) ? cfg : NULL;
+}
+
+/* An execution plan of cfg for handle, or NULL with g's failure set. Owned by g. */
+static cudnnBackendDescriptor_t make_plan(pg_dnn_graph *g, cudnnHandle_t handle,
+                                          cudnnBackendDescriptor_t cfg)
+{
+    cudnnBackendDescriptor_t p = create(g, CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR,
+                                        "execution plan");
+    set(g, p, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle, "execution plan");
+    set(g, p, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cfg,
+        "execution plan");
+    return finalize(g, p, "execution plan") ? p : NULL;
 }
 
 /* The configurations heuristics `mode` offers, at most max; first the count, then the list.
@@ -308,8 +331,53 @@ static int heuristics(pg_dnn_graph *g, cudnnBackendDescriptor_t opgraph,
     return (int)(got < n ? got : n);
 }
 
+/* The workspace size of a finalized plan into info. */
+static pg_status plan_workspace(pg_dnn_graph *g, cudnnBackendDescriptor_t plan,
+                                pg_cudnn_sdpa_info *info, pg_diag *d)
+{
+    int64_t ws = 0, c = 0;
+    cudnnStatus_t s = g->api->GetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
+                                           CUDNN_TYPE_INT64, 1, &c, &ws);
+    if (s != CUDNN_STATUS_SUCCESS || ws < 0) {
+        char err[640];
+        pg_dnn_describe(g->api, s, err, sizeof err);
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL,
+                           "reading the plan's workspace size: %s", err);
+    }
+    info->workspace_bytes = (size_t)ws;
+    return PG_OK;
+}
+
+/* The pinned configuration's plan. PG_ERR_INPUT naming the configuration when cuDNN refuses
+ * it (the caller may search instead). */
+static pg_status plan_pinned(pg_dnn_graph *g, cudnnHandle_t handle,
+                             cudnnBackendDescriptor_t opgraph, const pg_cudnn_config *pin,
+                             cudnnBackendDescriptor_t *plan, pg_cudnn_sdpa_info *info,
+                             pg_diag *d)
+{
+    cudnnBackendDescriptor_t cfg = pinned_config(g, opgraph, pin);
+    if (cfg)
+        *plan = make_plan(g, handle, cfg);
+    if (!*plan) {
+        char err[1024], text[600];
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                           "cuDNN refused the pinned configuration (%s): %s",
+                           pg_cudnn_config_format(pin, text, sizeof text),
+                           pg_dnn_graph_error(g, err, sizeof err));
+    }
+    info->configs_returned = 0;
+    info->configs_tried = 1;
+    snprintf(info->heuristics, sizeof info->heuristics, "pinned");
+    info->config.engine_id = pin->engine_id;
+    info->config.n_knobs = pin->n_knobs;
+    memcpy(info->config.knob_type, pin->knob_type, sizeof pin->knob_type);
+    memcpy(info->config.knob_value, pin->knob_value, sizeof pin->knob_value);
+    return plan_workspace(g, *plan, info, d);
+}
+
 pg_status pg_dnn_plan(pg_dnn_graph *g, cudnnHandle_t handle, int max_configs,
-                      cudnnBackendDescriptor_t *plan, pg_cudnn_sdpa_info *info, pg_diag *d)
+                      const pg_cudnn_config *pin, cudnnBackendDescriptor_t *plan,
+                      pg_cudnn_sdpa_info *info, pg_diag *d)
 {
     char err[1024];
     *plan = NULL;
@@ -322,6 +390,8 @@ pg_status pg_dnn_plan(pg_dnn_graph *g, cudnnHandle_t handle, int max_configs,
     if (g->status != CUDNN_STATUS_SUCCESS)
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "%s",
                            pg_dnn_graph_error(g, err, sizeof err));
+    if (pin)
+        return plan_pinned(g, handle, opgraph, pin, plan, info, d);
     if (max_configs < 1)
         max_configs = 1;
     if (max_configs > 64)
@@ -341,13 +411,8 @@ pg_status pg_dnn_plan(pg_dnn_graph *g, cudnnHandle_t handle, int max_configs,
         }
         for (int i = 0; i < n && !*plan; i++) {
             tried++;
-            cudnnBackendDescriptor_t p = create(g, CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR,
-                                                "execution plan");
-            set(g, p, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle,
-                "execution plan");
-            set(g, p, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
-                &cfgs[i], "execution plan");
-            if (finalize(g, p, "execution plan")) {
+            cudnnBackendDescriptor_t p = make_plan(g, handle, cfgs[i]);
+            if (p) {
                 *plan = p;
                 info->configs_returned = returned;
                 snprintf(info->heuristics, sizeof info->heuristics, "%s",
@@ -364,16 +429,7 @@ pg_status pg_dnn_plan(pg_dnn_graph *g, cudnnHandle_t handle, int max_configs,
     if (!*plan)
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL,
                            "no engine configuration finalized (%d tried; last: %s)", tried, last);
-    int64_t ws = 0, c = 0;
-    cudnnStatus_t s = g->api->GetAttribute(*plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
-                                           CUDNN_TYPE_INT64, 1, &c, &ws);
-    if (s != CUDNN_STATUS_SUCCESS || ws < 0) {
-        pg_dnn_describe(g->api, s, err, sizeof err);
-        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL,
-                           "reading the plan's workspace size: %s", err);
-    }
-    info->workspace_bytes = (size_t)ws;
-    return PG_OK;
+    return plan_workspace(g, *plan, info, d);
 }
 
 pg_status pg_dnn_variant_pack(const pg_dnn_api *api, const int64_t *uids, void *const *ptrs,

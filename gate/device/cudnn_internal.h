@@ -96,10 +96,14 @@ void pg_dnn_sdpa_fwd(pg_dnn_graph *g, cudnnBackendDescriptor_t q, cudnnBackendDe
 
 /* Finalize the operation graph of g's operations for handle, then ask the heuristics (mode A,
  * then the fallback list) for engine configurations and keep the first of at most max_configs
- * whose execution plan finalizes. *plan is owned by g. info gets engine id, knobs, heuristics
- * mode, counts and the workspace size. PG_ERR_INFRA naming the step when none finalizes. */
+ * whose execution plan finalizes; with pin, that configuration only (engine by global index,
+ * knob choices), no heuristics. *plan is owned by g. info gets engine id and knobs
+ * (info->config; the graph field is the caller's), heuristics mode ("pinned" with a pin), counts
+ * and the workspace size. PG_ERR_INFRA naming the step when none finalizes; PG_ERR_INPUT naming
+ * the configuration when cuDNN refuses the pin. */
 pg_status pg_dnn_plan(pg_dnn_graph *g, cudnnHandle_t handle, int max_configs,
-                      cudnnBackendDescriptor_t *plan, pg_cudnn_sdpa_info *info, pg_diag *d);
+                      const pg_cudnn_config *pin, cudnnBackendDescriptor_t *plan,
+                      pg_cudnn_sdpa_info *info, pg_diag *d);
 
 /* A variant pack binding n (uid, pointer) pairs and the workspace. The caller destroys it with
  * api->DestroyDescriptor. */

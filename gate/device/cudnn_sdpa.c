@@ -21,16 +21,15 @@ enum {
     VIRT = 100
 };
 
-typedef enum {
-    G_FWD_FUSED,         /* SDPA_FWD operation */
-    G_FWD_COMPOSITE,     /* matmul, scale, mask, softmax with stats, matmul */
-    G_BWD_COMPOSITE,     /* the frontend's graph: the K reshape feeding dS·K in fp32 */
-    G_BWD_COMPOSITE_IO,  /* the same with that reshape in the I/O type */
-} graph_kind;
+/* The graphs (model/cudnn_config.h): PG_DNN_GRAPH_FWD_FUSED is the SDPA_FWD operation;
+ * _FWD_COMPOSITE matmul, scale, mask, softmax with stats, matmul; _BWD_COMPOSITE the frontend's
+ * graph with the K reshape feeding dS·K in fp32; _BWD_COMPOSITE_IO the same with that reshape in
+ * the I/O type. */
+typedef pg_dnn_graph_kind graph_kind;
 
-static const char *const k_graph_names[] = {"fused SDPA_FWD", "composite forward",
-                                            "composite backward",
-                                            "composite backward (I/O-type K view)"};
+static const char *const k_graph_names[PG_DNN_GRAPH_COUNT] = {
+    "fused SDPA_FWD", "composite forward", "composite backward",
+    "composite backward (I/O-type K view)"};
 
 /* A finalized plan for one shape and graph, or the reason it could not be made. Owned by the
  * device's cache for the life of the device. */
@@ -40,7 +39,10 @@ typedef struct plan_entry {
     pg_dtype dtype;
     int64_t B, H, S, D;
     graph_kind kind;
+    bool pinned;        /* made from `pin`, not by the heuristics */
+    pg_cudnn_config pin;
     bool ok;
+    pg_status error_status; /* when !ok: PG_ERR_INPUT for a refused pin, else PG_ERR_INFRA */
     char error[768];
     pg_dnn_graph graph; /* owns every descriptor, the plan included */
     cudnnBackendDescriptor_t plan;
@@ -329,7 +331,8 @@ static plan_entry *find(struct pg_cudnn_state *st, const pg_sdpa_args *a, graph_
     for (plan_entry *e = st->plans; e; e = e->next)
         if (e->backward == a->backward && e->causal == a->shape.causal && e->dtype == a->dtype &&
             e->B == a->shape.B && e->H == a->shape.H && e->S == a->shape.S &&
-            e->D == a->shape.D && e->kind == kind)
+            e->D == a->shape.D && e->kind == kind && e->pinned == (a->pin != NULL) &&
+            (!a->pin || pg_cudnn_config_equal(&e->pin, a->pin)))
             return e;
     return NULL;
 }
@@ -351,25 +354,31 @@ static plan_entry *make_entry(struct pg_cudnn_state *st, const pg_sdpa_args *a, 
     e->S = a->shape.S;
     e->D = a->shape.D;
     e->kind = kind;
+    e->pinned = a->pin != NULL;
+    if (a->pin)
+        e->pin = *a->pin;
+    e->error_status = PG_ERR_INFRA;
     pg_dnn_graph_init(&e->graph, st->api);
     shapes s;
     make_shapes(&a->shape, &s);
     build b = {&e->graph, &s, a->dtype == PG_DTYPE_BF16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF,
                VIRT};
     switch (kind) {
-    case G_FWD_FUSED: fwd_fused(&b, a->shape.causal, &e->roles); break;
-    case G_FWD_COMPOSITE: fwd_composite(&b, a->shape.causal, &e->roles); break;
-    case G_BWD_COMPOSITE: bwd_composite(&b, a->shape.causal, false, &e->roles); break;
-    case G_BWD_COMPOSITE_IO: bwd_composite(&b, a->shape.causal, true, &e->roles); break;
+    case PG_DNN_GRAPH_FWD_FUSED: fwd_fused(&b, a->shape.causal, &e->roles); break;
+    case PG_DNN_GRAPH_FWD_COMPOSITE: fwd_composite(&b, a->shape.causal, &e->roles); break;
+    case PG_DNN_GRAPH_BWD_COMPOSITE: bwd_composite(&b, a->shape.causal, false, &e->roles); break;
+    case PG_DNN_GRAPH_BWD_COMPOSITE_IO: bwd_composite(&b, a->shape.causal, true, &e->roles); break;
+    case PG_DNN_GRAPH_COUNT: break;
     }
     pg_diag pd;
     pg_diag_clear(&pd);
     if (e->graph.status != CUDNN_STATUS_SUCCESS) {
         pg_dnn_graph_error(&e->graph, e->error, sizeof e->error);
-    } else if (pg_dnn_plan(&e->graph, st->handle, a->max_configs, &e->plan, &e->info, &pd) !=
-               PG_OK) {
+    } else if ((e->error_status = pg_dnn_plan(&e->graph, st->handle, a->max_configs, a->pin,
+                                              &e->plan, &e->info, &pd)) != PG_OK) {
         snprintf(e->error, sizeof e->error, "%s", pd.message);
     } else {
+        e->info.config.graph = kind;
         e->ok = true;
         e->info.version = st->api->version;
         e->info.header_version = CUDNN_VERSION;
@@ -392,17 +401,17 @@ static pg_status forward_kinds(long version, bool causal, graph_kind *kinds, int
     *n = 0;
     if (force && force[0] && strcmp(force, "auto") != 0) {
         if (strcmp(force, "fused") == 0)
-            kinds[(*n)++] = G_FWD_FUSED;
+            kinds[(*n)++] = PG_DNN_GRAPH_FWD_FUSED;
         else if (strcmp(force, "composite") == 0)
-            kinds[(*n)++] = G_FWD_COMPOSITE;
+            kinds[(*n)++] = PG_DNN_GRAPH_FWD_COMPOSITE;
         else
             return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "PTXGATE_CUDNN_SDPA_GRAPH",
                                "unknown value '%s'; accepted: auto, fused, composite", force);
         return PG_OK;
     }
     if (!causal && version >= 91301)
-        kinds[(*n)++] = G_FWD_FUSED;
-    kinds[(*n)++] = G_FWD_COMPOSITE;
+        kinds[(*n)++] = PG_DNN_GRAPH_FWD_FUSED;
+    kinds[(*n)++] = PG_DNN_GRAPH_FWD_COMPOSITE;
     return PG_OK;
 }
 
@@ -499,9 +508,18 @@ pg_status pg_cudnn_sdpa_prepare(pg_device *dev, const pg_sdpa_args *a, pg_cudnn_
         return st;
     graph_kind kinds[2];
     int n_kinds = 0;
-    if (a->backward) {
-        kinds[n_kinds++] = G_BWD_COMPOSITE;
-        kinds[n_kinds++] = G_BWD_COMPOSITE_IO;
+    if (a->pin) {
+        bool bwd_graph = a->pin->graph == PG_DNN_GRAPH_BWD_COMPOSITE || a->pin->graph == PG_DNN_GRAPH_BWD_COMPOSITE_IO;
+        if (bwd_graph != a->backward || !pg_dnn_graph_id(a->pin->graph))
+            return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                               "the pinned configuration's graph %s is not a %s graph",
+                               pg_dnn_graph_id(a->pin->graph) ? pg_dnn_graph_id(a->pin->graph)
+                                                              : "(unknown)",
+                               a->backward ? "backward" : "forward");
+        kinds[n_kinds++] = a->pin->graph;
+    } else if (a->backward) {
+        kinds[n_kinds++] = PG_DNN_GRAPH_BWD_COMPOSITE;
+        kinds[n_kinds++] = PG_DNN_GRAPH_BWD_COMPOSITE_IO;
     } else if ((st = forward_kinds(cs->api->version, a->shape.causal, kinds, &n_kinds, d)) !=
                PG_OK) {
         return st;
@@ -521,6 +539,8 @@ pg_status pg_cudnn_sdpa_prepare(pg_device *dev, const pg_sdpa_args *a, pg_cudnn_
             used += (size_t)snprintf(why + used, sizeof why - used, "%s%s: %s", used ? "; " : "",
                                      k_graph_names[kinds[i]], e->error);
     }
+    if (!chosen && a->pin)
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL, "%s", why);
     if (!chosen) {
         char v[32];
         pg_dnn_version_text(cs->api->version, v, sizeof v);

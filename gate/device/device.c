@@ -69,6 +69,8 @@ pg_status pg_device_open(int ordinal, pg_device **out, pg_diag *d)
         goto done;
     /* A constant of the library; no GPU work, no runtime initialisation. */
     dev->info.cublaslt_version = (long)cublasLtGetVersion();
+    /* cuDNN is optional: 0 when it cannot be loaded (its baseline then says why). */
+    dev->info.cudnn_version = pg_cudnn_version(NULL, 0);
 done:
     if (st != PG_OK) {
         /* Open failing is an infrastructure problem whatever the CUDA error was. */

@@ -21,6 +21,7 @@
 
 #include "../base/diag.h"
 #include "../model/blaslt_algo.h"
+#include "../model/cudnn_config.h"
 #include "../model/dtype.h"
 #include "../model/tensor_map.h"
 
@@ -53,6 +54,8 @@ typedef struct {
     int driver_api_version;    /* cuDriverGetVersion, e.g. 13000 */
     char driver_version[64];   /* NVML system driver version, e.g. "580.159.04" */
     long cublaslt_version;     /* cublasLtGetVersion, e.g. 130100 */
+    long cudnn_version;        /* cudnnGetVersion of the libcudnn.so.9 found, e.g. 91400; 0 when
+                                  cuDNN cannot be loaded */
     /* Launch limits (cuDeviceGetAttribute). */
     int max_threads_per_block;
     int max_block_dim[3];
@@ -236,8 +239,9 @@ pg_status pg_buffer_convert(pg_buffer *dst, pg_dtype dtype, const pg_buffer *src
  * (rowsum(dO ⊙ O), recomputed P, five matmuls, fp32 dQ accumulator). The environment variable
  * PTXGATE_CUDNN_SDPA_GRAPH=composite or =fused forces one forward graph. Heuristics mode A (then
  * the fallback list) ranks engine configurations; the first of at most max_configs whose
- * execution plan finalizes is kept. Plans are cached per device, shape and graph: preparing the
- * same shape again reuses the plan. */
+ * execution plan finalizes is kept. With args.pin (a stored baseline's configuration) the graph,
+ * engine and knob choices are re-created as given instead, and no heuristics run. Plans are
+ * cached per device, shape, graph and pin: preparing the same shape again reuses the plan. */
 typedef struct pg_cudnn_sdpa pg_cudnn_sdpa;
 typedef struct {
     bool backward;
@@ -248,14 +252,15 @@ typedef struct {
     pg_buffer *O, *LSE;      /* forward: outputs; backward: inputs (O dtype, LSE fp32) */
     const pg_buffer *dO;     /* backward only */
     pg_buffer *dQ, *dK, *dV; /* backward only: outputs */
+    const pg_cudnn_config *pin; /* NULL: heuristics choose; else this configuration (borrowed) */
 } pg_sdpa_args;
 typedef struct {
     long version;            /* cudnnGetVersion() at run time, e.g. 91400 = 9.14.0 */
     long header_version;     /* CUDNN_VERSION of the headers ptxgate was built with */
     char graph[64];          /* "fused SDPA_FWD" or "composite (N operations)" */
-    long long engine_id;     /* CUDNN_ATTR_ENGINE_GLOBAL_INDEX of the chosen configuration */
-    char knobs[256];         /* "KNOB=value ..." of the chosen configuration; "" when none */
-    char heuristics[16];     /* "mode A" or "fallback" */
+    pg_cudnn_config config;  /* graph, engine (CUDNN_ATTR_ENGINE_GLOBAL_INDEX; -1 when it could
+                                not be read) and knob choices of the chosen configuration */
+    char heuristics[16];     /* "mode A", "fallback" or "pinned" */
     int configs_returned;    /* by the heuristics that produced the plan */
     int configs_tried;       /* execution plans finalized or attempted until one succeeded */
     size_t workspace_bytes;  /* cuDNN's workspace */
@@ -268,7 +273,9 @@ typedef struct {
  * arguments out of range (dtype, sizes, buffers too small); PG_ERR_INFRA when cuDNN is absent or
  * older than 9, or rejects the graph: the message names the operation, shape and cuDNN version,
  * e.g. "cuDNN 9.14.0 cannot run SDPA backward (bf16, causal, B=4 H=48 S=4096 D=256): no engine
- * configuration finalized (16 tried; last CUDNN_STATUS_NOT_SUPPORTED: ...)". */
+ * configuration finalized (16 tried; last CUDNN_STATUS_NOT_SUPPORTED: ...)". A pinned
+ * configuration that cuDNN refuses (another version, graph or shape) is PG_ERR_INPUT naming it,
+ * so the caller can fall back to the heuristics. */
 pg_status pg_cudnn_sdpa_prepare(pg_device *dev, const pg_sdpa_args *args, pg_cudnn_sdpa **out,
                                 pg_cudnn_sdpa_info *info, pg_diag *d);
 /* Enqueue one execution on the device stream (backward on cuDNN < 9.6: first zero the dQ

@@ -282,22 +282,31 @@ static pg_status load_symbols(const json_t *o, const pg_jctx *c, pg_baseline_wor
     return PG_OK;
 }
 
+/* vendor: {library, algorithm | configuration, workspace_bytes, heuristic_rank,
+ * candidates_timed}; "algorithm" for cuBLASLt, "configuration" for cuDNN. */
 static pg_status load_vendor(const json_t *o, const pg_jctx *c, pg_baseline_workload *w,
                              pg_diag *d)
 {
-    static const char *const keys[] = {"library", "algorithm", "workspace_bytes",
-                                       "heuristic_rank", "candidates_timed", NULL};
-    pg_status st = pg_jcheck_keys(o, c, keys, d);
+    static const char *const blaslt_keys[] = {"library", "algorithm", "workspace_bytes",
+                                              "heuristic_rank", "candidates_timed", NULL};
+    static const char *const cudnn_keys[] = {"library", "configuration", "workspace_bytes",
+                                             "heuristic_rank", "candidates_timed", NULL};
+    pg_status st =
+        pg_jget_string_copy(o, c, "library", true, true, w->library, sizeof w->library, d);
+    if (st != PG_OK)
+        return st;
+    bool cudnn = strcmp(w->library, "cudnn") == 0;
+    if (!cudnn && strcmp(w->library, "cublaslt") != 0)
+        return bad(c, "library", d, "expected \"cublaslt\" or \"cudnn\", got '%s'", w->library);
+    const char *key = cudnn ? "configuration" : "algorithm";
+    json_t *config = NULL;
+    st = pg_jcheck_keys(o, c, cudnn ? cudnn_keys : blaslt_keys, d);
     if (st == PG_OK)
-        st = pg_jget_string_copy(o, c, "library", true, true, w->library, sizeof w->library, d);
-    if (st == PG_OK && strcmp(w->library, "cublaslt") != 0)
-        return bad(c, "library", d, "expected \"cublaslt\", got '%s'", w->library);
-    json_t *algo = NULL;
-    if (st == PG_OK)
-        st = pg_jget_object(o, c, "algorithm", true, &algo, d);
+        st = pg_jget_object(o, c, key, true, &config, d);
     if (st == PG_OK) {
-        pg_jctx ac = pg_jctx_member(c, "algorithm");
-        st = pg_blaslt_algo_from_json(algo, &ac, &w->algorithm, d);
+        pg_jctx ac = pg_jctx_member(c, key);
+        st = cudnn ? pg_cudnn_config_from_json(config, &ac, &w->cudnn, d)
+                   : pg_blaslt_algo_from_json(config, &ac, &w->algorithm, d);
     }
     if (st == PG_OK)
         st = get_int_min(o, c, "workspace_bytes", 0, &w->workspace_bytes, d);
@@ -572,10 +581,14 @@ static json_t *workload_json(const pg_baseline_workload *w)
     json_t *sym = json_object();
     for (int i = 0; i < w->n_symbols; i++)
         json_object_set_new(sym, w->symbol_names[i], json_integer(w->symbol_values[i]));
-    json_t *vendor = json_pack("{s:s, s:o, s:I, s:i, s:i}", "library", w->library, "algorithm",
-                               pg_blaslt_algo_to_json(&w->algorithm), "workspace_bytes",
-                               (json_int_t)w->workspace_bytes, "heuristic_rank",
-                               w->heuristic_rank, "candidates_timed", w->candidates_timed);
+    bool cudnn = pg_baseline_workload_is_cudnn(w);
+    json_t *vendor = json_pack("{s:s, s:o, s:I, s:i, s:i}", "library", w->library,
+                               cudnn ? "configuration" : "algorithm",
+                               cudnn ? pg_cudnn_config_to_json(&w->cudnn)
+                                     : pg_blaslt_algo_to_json(&w->algorithm),
+                               "workspace_bytes", (json_int_t)w->workspace_bytes,
+                               "heuristic_rank", w->heuristic_rank, "candidates_timed",
+                               w->candidates_timed);
     json_t *time = json_pack("{s:o, s:o, s:o, s:o, s:I, s:s, s:i, s:i, s:i, s:s}", "median_ms",
                              ms(w->median_ms), "ci_low_ms", ms(w->ci_low_ms), "ci_high_ms",
                              ms(w->ci_high_ms), "confidence", ms(w->confidence), "samples",
@@ -639,4 +652,33 @@ pg_status pg_baseline_write(const pg_baseline *b, const char *path, pg_diag *d)
         st = pg_file_write_atomic(path, text, len, d);
     free(text);
     return st;
+}
+
+bool pg_baseline_workload_is_cudnn(const pg_baseline_workload *w)
+{
+    return strcmp(w->library, "cudnn") == 0;
+}
+
+const char *pg_baseline_library_label(const pg_baseline_workload *w)
+{
+    return pg_baseline_workload_is_cudnn(w) ? "cuDNN" : "cuBLASLt";
+}
+
+char *pg_baseline_vendor_config_text(const pg_baseline_workload *w, char *out, size_t n)
+{
+    if (!pg_baseline_workload_is_cudnn(w))
+        return pg_blaslt_algo_format(&w->algorithm, out, n);
+    char config[512];
+    const char *graph = pg_dnn_graph_id(w->cudnn.graph);
+    snprintf(out, n, "graph %s, %s", graph ? graph : "?",
+             pg_cudnn_config_format(&w->cudnn, config, sizeof config));
+    return out;
+}
+
+bool pg_baseline_vendor_config_equal(const pg_baseline_workload *a, const pg_baseline_workload *b)
+{
+    if (strcmp(a->library, b->library) != 0)
+        return false;
+    return pg_baseline_workload_is_cudnn(a) ? pg_cudnn_config_equal(&a->cudnn, &b->cudnn)
+                                            : pg_blaslt_algo_equal(&a->algorithm, &b->algorithm);
 }

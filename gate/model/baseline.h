@@ -1,7 +1,8 @@
 /* Stored baselines (docs/baselines.md, schemas/baseline.schema.json): one file per GPU kind and
  * task, baselines/<gpu-key>/<task>.json, holding per workload the vendor library's pinned
  * configuration and its measured time, the environment fingerprint it was measured in, and the
- * task's accepted kernel (content hashes and its measured speedup). Loading validates every
+ * task's accepted kernel (content hashes and its measured speedup). The vendor library is
+ * cuBLASLt for GEMM tasks and cuDNN for attention tasks. Loading validates every
  * field (errors name the file and the JSON path); writing is deterministic (sorted keys, fixed
  * number formatting, so equal baselines are equal bytes) and atomic. */
 #ifndef PG_MODEL_BASELINE_H
@@ -15,6 +16,7 @@
 #include "../base/diag.h"
 #include "../base/digest.h"
 #include "blaslt_algo.h"
+#include "cudnn_config.h"
 #include "fingerprint.h"
 #include "gpu_key.h"
 #include "task.h"
@@ -28,12 +30,14 @@ typedef struct {
     int64_t symbol_values[PG_MAX_SYMBOLS];
     int n_symbols;
     /* The vendor configuration, pinned. */
-    char library[16];          /* "cublaslt" */
-    pg_blaslt_algo algorithm;
-    int64_t workspace_bytes;   /* workspace handed to cuBLASLt */
-    int heuristic_rank;        /* rank of the algorithm in the heuristic's list (0 = first) */
-    int candidates_timed;      /* heuristic candidates timed in the search that chose it */
-    /* Its measured time: the performance stage's cuBLASLt arm. */
+    char library[16];          /* "cublaslt" | "cudnn" */
+    pg_blaslt_algo algorithm;  /* cuBLASLt: the algorithm */
+    pg_cudnn_config cudnn;     /* cuDNN: graph, engine and knob choices */
+    int64_t workspace_bytes;   /* workspace handed to the library */
+    int heuristic_rank;        /* rank of the choice in the heuristic's list (0 = first) */
+    int candidates_timed;      /* cuBLASLt: heuristic candidates timed in the search that chose
+                                  it; cuDNN: configurations tried until one finalized */
+    /* Its measured time: the performance stage's vendor arm. */
     double median_ms, ci_low_ms, ci_high_ms;
     double confidence;         /* of [ci_low_ms, ci_high_ms] */
     int64_t samples;           /* timed launches */
@@ -43,7 +47,7 @@ typedef struct {
     /* The accepted kernel in the same blocks (when the task has one). */
     bool has_accepted;
     double accepted_median_ms, accepted_ci_low_ms, accepted_ci_high_ms;
-    double speedup, speedup_ci_low, speedup_ci_high; /* cuBLASLt time / accepted kernel time */
+    double speedup, speedup_ci_low, speedup_ci_high; /* vendor time / accepted kernel time */
 } pg_baseline_workload;
 
 typedef struct {
@@ -77,7 +81,8 @@ char *pg_baseline_path(char *out, size_t n, const char *dir, const char *gpu_key
  * form; the environment (pg_fingerprint_from_json); accepted_kernel null or {manifest, source,
  * manifest_sha256, source_sha256} with relative paths and 64-hex-digit hashes; workloads an
  * object of 1.. entries keyed by workload name, each with symbols (positive integers), vendor
- * (library "cublaslt", algorithm per pg_blaslt_algo_from_json, workspace_bytes >= 0,
+ * (library "cublaslt" with algorithm per pg_blaslt_algo_from_json, or "cudnn" with
+ * configuration per pg_cudnn_config_from_json; workspace_bytes >= 0,
  * heuristic_rank >= 0, candidates_timed >= 1), time (0 < ci_low_ms <= median_ms <= ci_high_ms,
  * confidence in (0, 1), samples/blocks/timed >= 1, warmup >= 0, mode cold|sustained, method
  * non-empty) and accepted (null exactly when the file has no accepted kernel; else times as
@@ -121,6 +126,19 @@ void pg_baseline_remove(pg_baseline *b, const char *name);
  * still describes that problem size. */
 bool pg_baseline_workload_matches(const pg_baseline_workload *w, const pg_task *t,
                                   const pg_workload *tw);
+
+/* True when w's vendor library is cuDNN (its configuration is w->cudnn), false for cuBLASLt. */
+bool pg_baseline_workload_is_cudnn(const pg_baseline_workload *w);
+
+/* "cuBLASLt" or "cuDNN", for messages. */
+const char *pg_baseline_library_label(const pg_baseline_workload *w);
+
+/* The pinned configuration as one line into out (n bytes, always NUL-terminated): cuBLASLt's
+ * pg_blaslt_algo_format, or "graph composite_fwd, engine 7; STAGES=3" for cuDNN. Returns out. */
+char *pg_baseline_vendor_config_text(const pg_baseline_workload *w, char *out, size_t n);
+
+/* Same library and the same algorithm / engine configuration. */
+bool pg_baseline_vendor_config_equal(const pg_baseline_workload *a, const pg_baseline_workload *b);
 
 /* Fill w's name and symbols from the task's workload (sorted by symbol name). */
 void pg_baseline_workload_set_problem(pg_baseline_workload *w, const pg_task *t,

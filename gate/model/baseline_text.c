@@ -57,9 +57,15 @@ static char *finish(FILE *f, char **buf)
     return *buf;
 }
 
+/* What the pinned choice is called: cuBLASLt's algorithm, cuDNN's engine configuration. */
+static const char *config_word(const pg_baseline_workload *w)
+{
+    return pg_baseline_workload_is_cudnn(w) ? "configuration" : "algorithm";
+}
+
 char *pg_baseline_show_text(const pg_baseline *b)
 {
-    char *buf = NULL, algo[256];
+    char *buf = NULL, algo[700];
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f)
@@ -78,17 +84,19 @@ char *pg_baseline_show_text(const pg_baseline *b)
         const pg_baseline_workload *w = &b->workloads[i];
         fprintf(f, "  %s (", w->name);
         symbols(f, w);
-        fprintf(f, ")\n    cuBLASLt  ");
+        fprintf(f, ")\n    %-9s ", pg_baseline_library_label(w));
         vendor_time(f, w);
         fprintf(f, " (%.0f %% CI, %lld launches, %s mode, %d blocks of %d+%d)\n",
                 100.0 * w->confidence, (long long)w->samples, w->mode, w->blocks, w->warmup,
                 w->timed);
-        fprintf(f, "    algorithm %s; workspace %lld bytes; heuristic rank %d of %d timed\n",
-                pg_blaslt_algo_format(&w->algorithm, algo, sizeof algo),
-                (long long)w->workspace_bytes, w->heuristic_rank, w->candidates_timed);
+        fprintf(f, "    %s %s; workspace %lld bytes; heuristic rank %d of %d %s\n",
+                config_word(w), pg_baseline_vendor_config_text(w, algo, sizeof algo),
+                (long long)w->workspace_bytes, w->heuristic_rank, w->candidates_timed,
+                pg_baseline_workload_is_cudnn(w) ? "tried" : "timed");
         if (w->has_accepted) {
-            fprintf(f, "    accepted  %.4f ms [%.4f, %.4f]; speedup vs cuBLASLt ",
-                    w->accepted_median_ms, w->accepted_ci_low_ms, w->accepted_ci_high_ms);
+            fprintf(f, "    accepted  %.4f ms [%.4f, %.4f]; speedup vs %s ",
+                    w->accepted_median_ms, w->accepted_ci_low_ms, w->accepted_ci_high_ms,
+                    pg_baseline_library_label(w));
             speedup(f, w);
             fprintf(f, "\n");
         }
@@ -98,19 +106,20 @@ char *pg_baseline_show_text(const pg_baseline *b)
 
 static void workload_diff(FILE *f, const pg_baseline_workload *o, const pg_baseline_workload *n)
 {
-    char a[256], b[256];
-    fprintf(f, "  %s: cuBLASLt ", n->name);
+    char a[700], b[700];
+    fprintf(f, "  %s: %s ", n->name, pg_baseline_library_label(n));
     vendor_time(f, o);
     fprintf(f, " → ");
     vendor_time(f, n);
     bool overlap = n->ci_low_ms <= o->ci_high_ms && o->ci_low_ms <= n->ci_high_ms;
     fprintf(f, " (%+.2f %%, intervals %s)", 100.0 * (n->median_ms / o->median_ms - 1.0),
             overlap ? "overlap" : "disjoint");
-    if (pg_blaslt_algo_equal(&o->algorithm, &n->algorithm))
-        fprintf(f, "; algorithm unchanged\n");
+    if (pg_baseline_vendor_config_equal(o, n))
+        fprintf(f, "; %s unchanged\n", config_word(n));
     else
-        fprintf(f, "; algorithm %s → %s\n", pg_blaslt_algo_format(&o->algorithm, a, sizeof a),
-                pg_blaslt_algo_format(&n->algorithm, b, sizeof b));
+        fprintf(f, "; %s %s → %s\n", config_word(n),
+                pg_baseline_vendor_config_text(o, a, sizeof a),
+                pg_baseline_vendor_config_text(n, b, sizeof b));
     if (strcmp(o->mode, n->mode) != 0)
         fprintf(f, "    timing mode %s → %s\n", o->mode, n->mode);
     if (o->has_accepted && n->has_accepted) {
@@ -130,10 +139,10 @@ static void workload_diff(FILE *f, const pg_baseline_workload *o, const pg_basel
 
 static void workload_new(FILE *f, const pg_baseline_workload *n)
 {
-    char a[256];
-    fprintf(f, "  %s: new: cuBLASLt ", n->name);
+    char a[700];
+    fprintf(f, "  %s: new: %s ", n->name, pg_baseline_library_label(n));
     vendor_time(f, n);
-    fprintf(f, "; algorithm %s", pg_blaslt_algo_format(&n->algorithm, a, sizeof a));
+    fprintf(f, "; %s %s", config_word(n), pg_baseline_vendor_config_text(n, a, sizeof a));
     if (n->has_accepted) {
         fprintf(f, "; accepted kernel speedup ");
         speedup(f, n);

@@ -23,6 +23,7 @@ static const struct {
     PG_F("cuda_driver_api_version", F_INT, cuda_driver_api_version, false),
     PG_F("ptxas_version", F_STR, ptxas_version, false),
     PG_F("cublaslt_version", F_LONG, cublaslt_version, false),
+    PG_F("cudnn_version", F_LONG, cudnn_version, false),
     PG_F("max_sm_clock_mhz", F_INT, max_sm_clock_mhz, false),
     PG_F("max_memory_clock_mhz", F_INT, max_memory_clock_mhz, false),
     PG_F("power_limit_w", F_WATTS, power_limit_w, false),
@@ -200,4 +201,9 @@ int pg_fingerprint_diff(const pg_fingerprint *stored, const pg_fingerprint *live
 bool pg_fingerprint_same_cublaslt(const pg_fingerprint *stored, const pg_fingerprint *live)
 {
     return stored->cublaslt_version > 0 && stored->cublaslt_version == live->cublaslt_version;
+}
+
+bool pg_fingerprint_same_cudnn(const pg_fingerprint *stored, const pg_fingerprint *live)
+{
+    return stored->cudnn_version > 0 && stored->cudnn_version == live->cudnn_version;
 }

@@ -1,5 +1,5 @@
 /* The environment fingerprint a stored baseline was measured in (docs/baselines.md): the GPU,
- * the software that shapes its numbers (driver, CUDA, ptxas, cuBLASLt) and the settings that
+ * the software that shapes its numbers (driver, CUDA, ptxas, cuBLASLt, cuDNN) and the settings that
  * shape its clocks (maximum clocks, power limit, ECC). No UUID, host name or bus id: a
  * fingerprint describes a kind of runner, not one machine. Pure: filled by the pipeline from
  * the device, compared here. */
@@ -22,6 +22,7 @@ typedef struct {
     int cuda_driver_api_version; /* cuDriverGetVersion, 13000 = CUDA 13.0 */
     char ptxas_version[64];      /* "13.0.88" */
     long cublaslt_version;       /* cublasLtGetVersion, 130100 = 13.1.0 */
+    long cudnn_version;          /* cudnnGetVersion, 91400 = 9.14.0 */
     int max_sm_clock_mhz;        /* NVML maximum SM clock */
     int max_memory_clock_mhz;    /* NVML maximum memory clock */
     double power_limit_w;        /* NVML enforced power limit, W */
@@ -48,7 +49,7 @@ typedef struct {
     bool gpu;           /* a field of the GPU itself (name, compute capability, SMs) */
 } pg_fingerprint_change;
 
-#define PG_FINGERPRINT_FIELDS 11
+#define PG_FINGERPRINT_FIELDS 12
 
 /* Compare field by field (strings exactly, power limits within 0.5 W); an unknown value on one
  * side only is a difference, unknown on both sides is not. Writes at most PG_FINGERPRINT_FIELDS
@@ -58,5 +59,9 @@ int pg_fingerprint_diff(const pg_fingerprint *stored, const pg_fingerprint *live
 
 /* True when both cuBLASLt versions are known and equal: a stored algorithm may then be pinned. */
 bool pg_fingerprint_same_cublaslt(const pg_fingerprint *stored, const pg_fingerprint *live);
+
+/* True when both cuDNN versions are known and equal: a stored engine configuration may then be
+ * pinned. */
+bool pg_fingerprint_same_cudnn(const pg_fingerprint *stored, const pg_fingerprint *live);
 
 #endif

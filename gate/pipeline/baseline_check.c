@@ -1,7 +1,8 @@
 /* Stored baselines at check time (docs/baselines.md): find the file of (GPU key, task), compare
- * its fingerprint with the live one, pin its cuBLASLt algorithm when the library version is the
- * same, and after the performance stage compare the live cuBLASLt time with the stored one
- * (runner drift). The stored numbers never enter a verdict: the comparisons stay live. */
+ * its fingerprint with the live one, pin its vendor configuration (cuBLASLt algorithm, cuDNN
+ * engine configuration) when the library version is the same, and after the performance stage
+ * compare the live vendor time with the stored one (runner drift). The stored numbers never
+ * enter a verdict: the comparisons stay live. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 
 #include "base/digest.h"
 #include "model/gpu_key.h"
+#include "model/task_ops.h"
 #include "stats/drift.h"
 #include "internal.h"
 
@@ -28,7 +30,8 @@ typedef struct {
     pg_baseline *b;                 /* owned, when found */
     pg_fingerprint_change changes[PG_FINGERPRINT_FIELDS];
     int n_changes;
-    bool pin_ok;                    /* stored and live cuBLASLt versions are the same */
+    bool cudnn;                     /* the task's vendor library is cuDNN (else cuBLASLt) */
+    bool pin_ok;                    /* stored and live versions of that library are the same */
     char accepted_note[1600];       /* the accepted kernel differs from the stored one: why */
     json_t *events;                 /* per-workload notes (array of strings), owned */
 } bl_entry;
@@ -151,6 +154,7 @@ pg_status pg_baselines_resolve(pg_run *run, pg_submission *subs, size_t n, pg_di
             continue;
         bl_entry *e = &s->e[s->n++];
         snprintf(e->task, sizeof e->task, "%s", subs[i].task->id);
+        e->cudnn = pg_operation_is_attention(subs[i].task->op);
         e->events = json_array();
     }
     if (!o->baselines_dir) {
@@ -181,7 +185,8 @@ pg_status pg_baselines_resolve(pg_run *run, pg_submission *subs, size_t n, pg_di
         e->status = BL_FOUND;
         if (s->have_live) {
             e->n_changes = pg_fingerprint_diff(&e->b->env, &s->live, e->changes);
-            e->pin_ok = pg_fingerprint_same_cublaslt(&e->b->env, &s->live);
+            e->pin_ok = e->cudnn ? pg_fingerprint_same_cudnn(&e->b->env, &s->live)
+                                 : pg_fingerprint_same_cublaslt(&e->b->env, &s->live);
         }
         for (size_t k = 0; k < n; k++)
             if (strcmp(subs[k].task->id, e->task) == 0) {
@@ -222,6 +227,11 @@ static const pg_baseline_workload *usable(const pg_wctx *c, bl_entry **entry, ch
                  e->path, c->w->name);
         return NULL;
     }
+    if (pg_baseline_workload_is_cudnn(w) != e->cudnn) {
+        snprintf(why, n, "%s: the entry of workload %s is for %s, the task's baseline is %s",
+                 e->path, c->w->name, pg_baseline_library_label(w), e->cudnn ? "cuDNN" : "cuBLASLt");
+        return NULL;
+    }
     return w;
 }
 
@@ -247,60 +257,137 @@ static json_t *current_stage(pg_wctx *c)
     return name && strcmp(name, "performance") == 0 ? st : NULL;
 }
 
+static const char *library_label(const bl_entry *e)
+{
+    return e && e->cudnn ? "cuDNN" : "cuBLASLt";
+}
+
+/* What the stored entry offers the vendor arm of c. */
+typedef struct {
+    bl_entry *e;
+    const pg_baseline_workload *w; /* the usable entry, or NULL */
+    const char *status;            /* found | none | not_looked | no_entry | missing */
+    bool pin;                      /* w may be pinned: same library version */
+    char note[2200];               /* why not pinned, or why the pin was refused */
+} stored_choice;
+
+static void choose_stored(pg_wctx *c, stored_choice *sc)
+{
+    char why[1500] = "";
+    memset(sc, 0, sizeof *sc);
+    sc->w = usable(c, &sc->e, why, sizeof why);
+    bl_entry *e = sc->e;
+    sc->status = sc->w                                    ? "found"
+                 : !c->run->o->baselines_dir              ? "none"
+                 : !c->run->baselines->gpu_key[0]         ? "not_looked"
+                 : e && e->status == BL_FOUND             ? "no_entry"
+                                                          : "missing";
+    if (!sc->w) {
+        snprintf(sc->note, sizeof sc->note, "%s: searched", why);
+        return;
+    }
+    sc->pin = e->pin_ok;
+    if (sc->pin)
+        return;
+    const pg_fingerprint *stored = &e->b->env, *live = &c->run->baselines->live;
+    long a = e->cudnn ? stored->cudnn_version : stored->cublaslt_version;
+    long b = e->cudnn ? live->cudnn_version : live->cublaslt_version;
+    char as[32] = "unknown", bs[32] = "unknown";
+    if (a > 0)
+        snprintf(as, sizeof as, "%ld", a);
+    if (b > 0)
+        snprintf(bs, sizeof bs, "%ld", b);
+    snprintf(sc->note, sizeof sc->note,
+             "%s %s stored, %s here: the stored %s is not pinned, searched", library_label(e),
+             as, bs, e->cudnn ? "engine configuration" : "algorithm");
+}
+
+/* A pinned preparation that returned st: PG_ERR_INPUT (the library refused the stored choice)
+ * is noted and falls back to the search; other errors stand. */
+static bool pin_refused(pg_wctx *c, stored_choice *sc, pg_status st, const pg_diag *pd)
+{
+    if (st != PG_ERR_INPUT)
+        return false;
+    snprintf(sc->note, sizeof sc->note, "the stored %s was refused, searched instead: %s",
+             sc->e->cudnn ? "engine configuration" : "algorithm", pd->message);
+    add_event(sc->e, "%s: %s", c->w->name, sc->note);
+    return true;
+}
+
+/* details.stored_baseline of the performance stage being built; config is the chosen
+ * configuration (new reference, stolen). */
+static void record_stored(pg_wctx *c, const stored_choice *sc, bool pinned, json_t *config,
+                          json_t *reproducible)
+{
+    json_t *stage = current_stage(c);
+    if (!stage) {
+        json_decref(config);
+        json_decref(reproducible);
+        return;
+    }
+    json_t *j = json_pack("{s:o, s:s, s:s, s:o}", "file",
+                          sc->e && sc->e->path[0] ? pg_jstr(sc->e->path) : json_null(), "status",
+                          sc->status, "algorithm_source", pinned ? "pinned" : "searched", "note",
+                          pg_jstr(sc->note));
+    json_object_set_new(j, sc->e && sc->e->cudnn ? "configuration" : "algorithm_config", config);
+    if (reproducible)
+        json_object_set_new(j, "algorithm_reproducible", reproducible);
+    json_object_set_new(pg_stage_details(stage), "stored_baseline", j);
+}
+
 pg_status pg_baseline_prepare_gemm(pg_wctx *c, pg_dtype dtype, int64_t M, int64_t N, int64_t K,
                                    const pg_buffer *A, const pg_buffer *B, pg_buffer *C,
                                    int max_candidates, pg_blaslt_gemm **out,
                                    pg_blaslt_choice *choice, pg_diag *d)
 {
     pg_device *dev = c->run->dev;
-    bl_entry *e = NULL;
-    char why[1500] = "", note[2200] = "";
-    const pg_baseline_workload *w = usable(c, &e, why, sizeof why);
-    const char *status = w                                   ? "found"
-                         : !c->run->o->baselines_dir         ? "none"
-                         : !c->run->baselines->gpu_key[0]    ? "not_looked"
-                         : e && e->status == BL_FOUND        ? "no_entry"
-                                                             : "missing";
+    stored_choice sc;
+    choose_stored(c, &sc);
     pg_status st = PG_ERR_INPUT;
-    if (w && e->pin_ok) {
+    if (sc.pin) {
         pg_diag pd;
         pg_diag_clear(&pd);
-        st = pg_blaslt_gemm_prepare_pinned(dev, dtype, M, N, K, A, B, C, &w->algorithm,
-                                           (size_t)w->workspace_bytes, out, choice, &pd);
-        if (st == PG_ERR_INPUT) {
-            snprintf(note, sizeof note, "the stored algorithm was refused, searched instead: %s",
-                     pd.message);
-            add_event(e, "%s: %s", c->w->name, note);
-        } else if (st != PG_OK) {
+        st = pg_blaslt_gemm_prepare_pinned(dev, dtype, M, N, K, A, B, C, &sc.w->algorithm,
+                                           (size_t)sc.w->workspace_bytes, out, choice, &pd);
+        if (st != PG_OK && !pin_refused(c, &sc, st, &pd)) {
             *d = pd;
             return st;
         }
-    } else if (w) {
-        char a[32] = "unknown", b[32] = "unknown";
-        if (e->b->env.cublaslt_version > 0)
-            snprintf(a, sizeof a, "%ld", e->b->env.cublaslt_version);
-        if (c->run->baselines->live.cublaslt_version > 0)
-            snprintf(b, sizeof b, "%ld", c->run->baselines->live.cublaslt_version);
-        snprintf(note, sizeof note,
-                 "cuBLASLt %s stored, %s here: the stored algorithm is not pinned, searched", a, b);
-    } else {
-        snprintf(note, sizeof note, "%s: searched", why);
     }
     if (st != PG_OK)
         st = pg_blaslt_gemm_prepare(dev, dtype, M, N, K, A, B, C, max_candidates, out, choice, d);
-    json_t *stage = current_stage(c);
-    if (stage && st == PG_OK)
-        json_object_set_new(
-            pg_stage_details(stage), "stored_baseline",
-            json_pack("{s:o, s:s, s:s, s:o, s:o, s:b}", "file",
-                      e && e->path[0] ? pg_jstr(e->path) : json_null(), "status", status,
-                      "algorithm_source", choice->pinned ? "pinned" : "searched", "note",
-                      pg_jstr(note), "algorithm_config", pg_blaslt_algo_to_json(&choice->config),
-                      "algorithm_reproducible", choice->config_reproduces));
+    if (st == PG_OK)
+        record_stored(c, &sc, choice->pinned, pg_blaslt_algo_to_json(&choice->config),
+                      json_boolean(choice->config_reproduces));
     return st;
 }
 
-/* Live cuBLASLt numbers of the stage: false when the stage did not time it. */
+pg_status pg_baseline_prepare_sdpa(pg_wctx *c, pg_sdpa_args *args, pg_cudnn_sdpa **out,
+                                   pg_cudnn_sdpa_info *info, pg_diag *d)
+{
+    stored_choice sc;
+    choose_stored(c, &sc);
+    pg_status st = PG_ERR_INPUT;
+    if (sc.pin) {
+        pg_diag pd;
+        pg_diag_clear(&pd);
+        args->pin = &sc.w->cudnn;
+        st = pg_cudnn_sdpa_prepare(c->run->dev, args, out, info, &pd);
+        args->pin = NULL;
+        if (st != PG_OK && !pin_refused(c, &sc, st, &pd)) {
+            *d = pd;
+            return st;
+        }
+    }
+    if (st != PG_OK)
+        st = pg_cudnn_sdpa_prepare(c->run->dev, args, out, info, d);
+    if (st == PG_OK)
+        record_stored(c, &sc, strcmp(info->heuristics, "pinned") == 0,
+                      pg_cudnn_config_to_json(&info->config), NULL);
+    return st;
+}
+
+/* Live vendor numbers of the stage: false when the stage did not time it. */
 static bool live_numbers(json_t *det, double v[3])
 {
     static const char *const keys[3] = {"median_ms", "ci_low_ms", "ci_high_ms"};
@@ -342,7 +429,8 @@ void pg_baseline_check_stage(pg_wctx *c)
             pg_stage_finish(stage, status, dur, "%s; %s (warning: --on-missing-baseline=warn)",
                             msg, why);
         if (file_found)
-            add_event(e, "%s: %s; the cuBLASLt algorithm was searched%s", c->w->name, why,
+            add_event(e, "%s: %s; the %s configuration was searched%s", c->w->name, why,
+                      library_label(e),
                       o->on_missing_baseline == PG_MISSING_WARN ? " (warning)" : "");
         return;
     }
@@ -350,7 +438,8 @@ void pg_baseline_check_stage(pg_wctx *c)
     const char *mode = json_string_value(json_object_get(det, "mode"));
     if (!live_numbers(det, live)) {
         json_object_set_new(det, "baseline_drift",
-                            drift_json("not_compared", "the stage did not time cuBLASLt"));
+                            drift_json("not_compared", e->cudnn ? "the stage did not time cuDNN"
+                                                                : "the stage did not time cuBLASLt"));
         return;
     }
     if (!mode || strcmp(mode, w->mode) != 0) {
@@ -377,9 +466,9 @@ void pg_baseline_check_stage(pg_wctx *c)
         return;
     char text[700];
     snprintf(text, sizeof text,
-             "runner drift: cuBLASLt %.4f ms [%.4f, %.4f] here vs %.4f ms [%.4f, %.4f] stored in "
+             "runner drift: %s %.4f ms [%.4f, %.4f] here vs %.4f ms [%.4f, %.4f] stored in "
              "%s (%+.1f %%, %s beyond the %.1f %% tolerance)",
-             live[0], live[1], live[2], w->median_ms, w->ci_low_ms, w->ci_high_ms, e->path,
+             library_label(e), live[0], live[1], live[2], w->median_ms, w->ci_low_ms, w->ci_high_ms, e->path,
              100.0 * (r.ratio - 1.0), r.kind == PG_DRIFT_SLOWER ? "slower" : "faster",
              100.0 * o->drift_tolerance);
     add_event(e, "%s: %s", c->w->name, text);
@@ -445,8 +534,9 @@ json_t *pg_baselines_json(const pg_run *run)
             json_array_append_new(notes, pg_jstr(line));
         }
         if (e->status == BL_FOUND && s->have_live && !e->pin_ok) {
-            snprintf(line, sizeof line, "%s: cuBLASLt version differs from the baseline's: "
-                                        "algorithms searched, not pinned", e->task);
+            snprintf(line, sizeof line, "%s: %s version differs from the baseline's: "
+                                        "configurations searched, not pinned", e->task,
+                     library_label(e));
             json_array_append_new(notes, pg_jstr(line));
         }
         if (e->accepted_note[0]) {

@@ -107,8 +107,8 @@ static pg_status prepare_input(const pg_refresh_options *o, const char *id, refr
     const pg_task *t = in->task;
     if (!t->accepted_kernel[0])
         return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "gate.accepted_kernel",
-                           "task '%s' names no accepted kernel: a refresh measures cuBLASLt next "
-                           "to the task's accepted kernel, so the task must name one", t->id);
+                           "task '%s' names no accepted kernel: a refresh measures the vendor "
+                           "library next to the task's accepted kernel, so the task must name one", t->id);
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", t->file);
     snprintf(in->manifest_path, sizeof in->manifest_path, "%s/%s", dirname(dir),
@@ -167,6 +167,7 @@ static void fingerprint_from_results(const json_t *env, pg_fingerprint *f)
         (int)json_integer_value(json_object_get(env, "cuda_driver_api_version"));
     snprintf(f->ptxas_version, sizeof f->ptxas_version, "%s", str(env, "ptxas_version"));
     f->cublaslt_version = (long)json_integer_value(json_object_get(env, "cublaslt_version"));
+    f->cudnn_version = (long)json_integer_value(json_object_get(env, "cudnn_version"));
     f->max_sm_clock_mhz = (int)json_integer_value(json_object_get(gpu, "max_sm_clock_mhz"));
     f->max_memory_clock_mhz = (int)json_integer_value(json_object_get(gpu, "max_memory_clock_mhz"));
     double w = num(gpu, "power_limit_w");
@@ -209,18 +210,24 @@ static int workload_from_results(const json_t *wl, double confidence, pg_baselin
         snprintf(why, n, "%s: performance %s: %s", str(wl, "name"), status, str(perf, "message"));
         return strcmp(status, "fail") == 0 ? 1 : 3;
     }
-    pg_jctx ac = {.file = "results", .path = "stored_baseline.algorithm_config"};
+    bool cudnn = strcmp(str(base, "library"), "cudnn") == 0;
+    const char *key = cudnn ? "configuration" : "algorithm_config";
+    pg_jctx ac = {.file = "results"};
+    snprintf(ac.path, sizeof ac.path, "stored_baseline.%s", key);
     pg_diag d;
-    if (pg_blaslt_algo_from_json(json_object_get(stored, "algorithm_config"), &ac, &w->algorithm,
-                                 &d) != PG_OK) {
-        snprintf(why, n, "%s: the performance stage recorded no algorithm configuration: %s",
-                 str(wl, "name"), d.message);
+    const json_t *config = json_object_get(stored, key);
+    pg_status st = cudnn ? pg_cudnn_config_from_json(config, &ac, &w->cudnn, &d)
+                         : pg_blaslt_algo_from_json(config, &ac, &w->algorithm, &d);
+    if (st != PG_OK) {
+        snprintf(why, n, "%s: the performance stage recorded no %s configuration: %s",
+                 str(wl, "name"), cudnn ? "cuDNN" : "cuBLASLt", d.message);
         return 3;
     }
-    snprintf(w->library, sizeof w->library, "cublaslt");
+    snprintf(w->library, sizeof w->library, "%s", cudnn ? "cudnn" : "cublaslt");
     w->workspace_bytes = json_integer_value(json_object_get(base, "workspace_bytes"));
     w->heuristic_rank = (int)json_integer_value(json_object_get(base, "chosen_rank"));
-    w->candidates_timed = (int)json_integer_value(json_object_get(base, "candidates_timed"));
+    w->candidates_timed = (int)json_integer_value(
+        json_object_get(base, cudnn ? "configs_tried" : "candidates_timed"));
     w->median_ms = num(base, "median_ms");
     w->ci_low_ms = num(base, "ci_low_ms");
     w->ci_high_ms = num(base, "ci_high_ms");
@@ -238,7 +245,7 @@ static int workload_from_results(const json_t *wl, double confidence, pg_baselin
     w->speedup = num(sp, "estimate");
     w->speedup_ci_low = num(sp, "ci_low");
     w->speedup_ci_high = num(sp, "ci_high");
-    if (!json_is_true(json_object_get(stored, "algorithm_reproducible")))
+    if (!cudnn && !json_is_true(json_object_get(stored, "algorithm_reproducible")))
         snprintf(why, n, "%s: re-creating the stored configuration did not give cuBLASLt's "
                          "algorithm byte for byte: a pinned check may time another kernel",
                  str(wl, "name"));

@@ -1,5 +1,5 @@
-/* The environment fingerprint of a run: host, GPU, driver, CUDA, ptxas and cuBLASLt versions,
- * clocks, power limit and ECC mode; as results JSON and as the model's pg_fingerprint. */
+/* The environment fingerprint of a run: host, GPU, driver, CUDA, ptxas, cuBLASLt and cuDNN
+ * versions, clocks, power limit and ECC mode; as results JSON and as the model's pg_fingerprint. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,6 +40,8 @@ json_t *pg_environment_json(const pg_run *run)
                                                   : json_null());
         json_object_set_new(env, "cublaslt_version",
                             i->cublaslt_version ? json_integer(i->cublaslt_version) : json_null());
+        json_object_set_new(env, "cudnn_version",
+                            i->cudnn_version ? json_integer(i->cudnn_version) : json_null());
     } else {
         json_object_set_new(env, "gpu", json_null());
         json_object_set_new(env, "gpu_skip_reason",
@@ -48,6 +50,7 @@ json_t *pg_environment_json(const pg_run *run)
         json_object_set_new(env, "driver_version", json_null());
         json_object_set_new(env, "cuda_driver_api_version", json_null());
         json_object_set_new(env, "cublaslt_version", json_null());
+        json_object_set_new(env, "cudnn_version", json_null());
     }
     if (run->n_dev_infos > 1) {
         /* --devices: every device of the run (one GPU model, checked at the start). */
@@ -78,6 +81,7 @@ void pg_run_fingerprint(const pg_run *run, pg_fingerprint *out)
     snprintf(out->driver_version, sizeof out->driver_version, "%s", i->driver_version);
     out->cuda_driver_api_version = i->driver_api_version;
     out->cublaslt_version = i->cublaslt_version;
+    out->cudnn_version = i->cudnn_version;
     out->max_sm_clock_mhz = i->max_sm_clock_mhz;
     out->max_memory_clock_mhz = i->max_memory_clock_mhz;
     out->power_limit_w = i->power_limit_w;

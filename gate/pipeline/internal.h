@@ -492,7 +492,10 @@ bool pg_stage_verify(pg_wctx *c);
  * algorithm pinned when the stored and live cuBLASLt versions match and the entry describes
  * c's workload, else the heuristic search (also when cuBLASLt refuses the pinned algorithm);
  * how it went is written to the current performance stage's details.stored_baseline.
- * check_stage: after the performance stage: the live cuBLASLt median and interval against the
+ * prepare_sdpa: the same for cuDNN's attention graphs (vendor_arm.c): args->pin set to the
+ * stored engine configuration when the cuDNN versions match (and reset after), else, or when
+ * cuDNN refuses it, the heuristics choose.
+ * check_stage: after the performance stage: the live vendor median and interval against the
  * stored ones (details.baseline_drift); drift beyond --drift-tolerance is a warning or an
  * infrastructure error per --on-drift. Verdicts stay those of the live measurement.
  * json: the run's "baselines" section (docs/results.md). */
@@ -502,6 +505,8 @@ pg_status pg_baseline_prepare_gemm(pg_wctx *c, pg_dtype dtype, int64_t M, int64_
                                    const pg_buffer *A, const pg_buffer *B, pg_buffer *C,
                                    int max_candidates, pg_blaslt_gemm **out,
                                    pg_blaslt_choice *choice, pg_diag *d);
+pg_status pg_baseline_prepare_sdpa(pg_wctx *c, pg_sdpa_args *args, pg_cudnn_sdpa **out,
+                                   pg_cudnn_sdpa_info *info, pg_diag *d);
 void pg_baseline_check_stage(pg_wctx *c);
 json_t *pg_baselines_json(const pg_run *run);
 void pg_baselines_release(pg_run *run);

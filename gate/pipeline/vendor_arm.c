@@ -80,7 +80,8 @@ static pg_status prepare_sdpa(pg_wctx *c, pg_vendor *b, pg_diag *d)
         .dK = bwd ? b->out[m.dk] : NULL,
         .dV = bwd ? b->out[m.dv] : NULL,
     };
-    return pg_cudnn_sdpa_prepare(c->run->dev, &a, &b->sdpa, &b->info, d);
+    /* The stored baseline's pinned engine configuration when there is one (baseline_check.c). */
+    return pg_baseline_prepare_sdpa(c, &a, &b->sdpa, &b->info, d);
 }
 
 pg_status pg_vendor_prepare(pg_wctx *c, pg_vendor **out, pg_diag *d)
@@ -139,20 +140,22 @@ void pg_vendor_describe(const pg_vendor *b, json_t *obj)
         return;
     }
     const pg_cudnn_sdpa_info *i = &b->info;
-    char version[32], header[32], algorithm[512];
+    char version[32], header[32], algorithm[768], config[600];
     snprintf(version, sizeof version, "%ld.%ld.%ld", i->version / 10000, i->version / 100 % 100,
              i->version % 100);
     snprintf(header, sizeof header, "%ld.%ld.%ld", i->header_version / 10000,
              i->header_version / 100 % 100, i->header_version % 100);
-    snprintf(algorithm, sizeof algorithm, "%s; engine %lld%s%s", i->graph, i->engine_id,
-             i->knobs[0] ? "; " : "", i->knobs);
+    pg_cudnn_config_format(&i->config, config, sizeof config);
+    snprintf(algorithm, sizeof algorithm, "%s; %s", i->graph, config);
     json_object_set_new(obj, "library", json_string("cudnn"));
     json_object_set_new(obj, "algorithm", json_string(algorithm));
     json_object_set_new(obj, "cudnn_version", json_string(version));
     json_object_set_new(obj, "cudnn_header_version", json_string(header));
     json_object_set_new(obj, "graph", json_string(i->graph));
-    json_object_set_new(obj, "engine_id", json_integer((json_int_t)i->engine_id));
-    json_object_set_new(obj, "knobs", json_string(i->knobs));
+    json_object_set_new(obj, "engine_id", json_integer((json_int_t)i->config.engine_id));
+    const char *knobs = strchr(config, ';');
+    json_object_set_new(obj, "knobs", json_string(knobs ? knobs + 2 : ""));
+    json_object_set_new(obj, "configuration", pg_cudnn_config_to_json(&i->config));
     json_object_set_new(obj, "heuristics", json_string(i->heuristics));
     json_object_set_new(obj, "candidates_returned", json_integer(i->configs_returned));
     json_object_set_new(obj, "chosen_rank", json_integer(i->configs_tried - 1));

@@ -60,8 +60,8 @@ static bool get_str(const json_t *j, const char *key, char *dst, size_t n)
 #define PG_INFO_INTS(X)                                                                        \
     X(ordinal) X(cc_major) X(cc_minor) X(sm_count) X(sm_clock_mhz) X(max_sm_clock_mhz)        \
     X(memory_clock_mhz) X(max_memory_clock_mhz) X(ecc) X(l2_bytes) X(memory_bytes)            \
-    X(driver_api_version) X(cublaslt_version) X(max_threads_per_block) X(max_shared_per_block) \
-    X(max_shared_per_block_optin)
+    X(driver_api_version) X(cublaslt_version) X(cudnn_version) X(max_threads_per_block)      \
+    X(max_shared_per_block) X(max_shared_per_block_optin)
 #define PG_INFO_STRS(X) X(name) X(uuid) X(pci_bus_id) X(driver_version)
 
 json_t *pg_device_info_to_json(const pg_device_info *i)

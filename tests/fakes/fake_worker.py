@@ -36,6 +36,7 @@ INFO = {"name": "Fake GPU", "uuid": "GPU-fake", "pci_bus_id": "0000:00:00.0", "d
         "max_sm_clock_mhz": 1980, "memory_clock_mhz": 2619, "max_memory_clock_mhz": 3201,
         "power_limit_w": 700.0, "ecc": 1, "l2_bytes": 62914560,
         "memory_bytes": 150000000000, "driver_api_version": 13000, "cublaslt_version": 130100,
+        "cudnn_version": 91400,
         "max_threads_per_block": 1024, "max_shared_per_block": 49152,
         "max_shared_per_block_optin": 232448, "max_block_dim": [1024, 1024, 64],
         "max_grid_dim": [2147483647, 65535, 65535]}

@@ -228,6 +228,39 @@ static pg_status enqueue_sdpa(void *ctx, pg_diag *d)
     return pg_cudnn_sdpa_enqueue(ctx, d);
 }
 
+/* A stored baseline's pin: the chosen configuration re-created from its graph, engine and
+ * knobs (no heuristics) gives the same configuration and workspace; an engine index cuDNN does
+ * not have is refused as PG_ERR_INPUT (the gate then searches). */
+static void check_pinning(const pg_sdpa_args *a, const pg_cudnn_sdpa_info *chosen)
+{
+    pg_sdpa_args pinned = *a;
+    pinned.pin = &chosen->config;
+    pg_cudnn_sdpa *p = NULL;
+    pg_cudnn_sdpa_info info;
+    pg_diag d;
+    pg_diag_clear(&d);
+    double t0 = now_s();
+    pg_status st = pg_cudnn_sdpa_prepare(g_dev, &pinned, &p, &info, &d);
+    bool same = st == PG_OK && pg_cudnn_config_equal(&info.config, &chosen->config) &&
+                info.workspace_bytes == chosen->workspace_bytes &&
+                strcmp(info.heuristics, "pinned") == 0;
+    printf("  pinned re-creation: %s (%s, workspace %zu B, %.2f s)%s%s\n", same ? "ok" : "FAIL",
+           st == PG_OK ? info.heuristics : "refused", st == PG_OK ? info.workspace_bytes : 0,
+           now_s() - t0, st == PG_OK ? "" : ": ", st == PG_OK ? "" : d.message);
+    g_failures += !same;
+    pg_cudnn_sdpa_free(p);
+    pg_cudnn_config bogus = chosen->config;
+    bogus.engine_id = 100000;
+    pinned.pin = &bogus;
+    p = NULL;
+    pg_diag_clear(&d);
+    st = pg_cudnn_sdpa_prepare(g_dev, &pinned, &p, &info, &d);
+    printf("  pin of engine 100000: %s (%s)\n", st == PG_ERR_INPUT ? "refused, ok" : "FAIL",
+           d.message);
+    g_failures += st != PG_ERR_INPUT;
+    pg_cudnn_sdpa_free(p);
+}
+
 static void run_task(const char *root, const char *id, const char *workload, bool timing)
 {
     char dir[4096], buf[4096];
@@ -307,11 +340,14 @@ static void run_task(const char *root, const char *id, const char *workload, boo
         g_failures++;
         goto done;
     }
-    printf("  cuDNN %ld (headers %ld): %s, engine %lld [%s], heuristics %s (%d returned, %d "
+    char config[600];
+    printf("  cuDNN %ld (headers %ld): %s, %s, heuristics %s (%d returned, %d "
            "tried), workspace %zu B, scratch %zu B, plan %.2f s\n",
-           info.version, info.header_version, info.graph, info.engine_id, info.knobs,
-           info.heuristics, info.configs_returned, info.configs_tried, info.workspace_bytes,
-           info.scratch_bytes, now_s() - t0);
+           info.version, info.header_version, info.graph,
+           pg_cudnn_config_format(&info.config, config, sizeof config), info.heuristics,
+           info.configs_returned, info.configs_tried, info.workspace_bytes, info.scratch_bytes,
+           now_s() - t0);
+    check_pinning(&a, &info);
     /* poison the outputs so an unwritten element shows */
     for (int i = 0; i < t->n_tensors; i++)
         if (t->tensors[i].is_output)

@@ -185,6 +185,70 @@ static void test_schema_accepts_what_is_written(void **state)
     json_decref(schema);
 }
 
+/* The fixture's first workload turned into a cuDNN entry (an attention task's baseline). */
+static void make_cudnn(pg_baseline_workload *w)
+{
+    snprintf(w->library, sizeof w->library, "cudnn");
+    w->cudnn = (pg_cudnn_config){.graph = PG_DNN_GRAPH_FWD_FUSED, .engine_id = 8, .n_knobs = 2};
+    w->cudnn.knob_type[0] = 14, w->cudnn.knob_value[0] = 2;
+    w->cudnn.knob_type[1] = 40, w->cudnn.knob_value[1] = 128;
+    w->candidates_timed = 1;
+}
+
+static void test_cudnn_entry(void **state)
+{
+    json_t *schema = NULL;
+    pg_diag d;
+    assert_int_equal(pg_json_load(SCHEMA, &schema, &d), PG_OK);
+    g_schema_root = schema;
+    pg_baseline *b = load_ok(FIXTURE);
+    make_cudnn(&b->workloads[0]);
+    assert_true(pg_baseline_workload_is_cudnn(&b->workloads[0]));
+    assert_string_equal(pg_baseline_library_label(&b->workloads[0]), "cuDNN");
+    char text[700];
+    assert_string_equal(pg_baseline_vendor_config_text(&b->workloads[0], text, sizeof text),
+                        "graph fused_sdpa_fwd, engine 8; STAGES=2 TILE_M=128");
+    assert_false(pg_baseline_vendor_config_equal(&b->workloads[0], &b->workloads[1]));
+    /* Written, it matches the schema and reads back the same, byte for byte. */
+    json_t *doc = pg_baseline_to_json(b);
+    const json_t *vendor = json_object_get(json_object_get(json_object_get(doc, "workloads"), WL),
+                                           "vendor");
+    assert_non_null(json_object_get(vendor, "configuration"));
+    assert_null(json_object_get(vendor, "algorithm"));
+    char why[512] = "";
+    if (schema_errors(schema, doc, "", why, sizeof why))
+        fail_msg("written: %s", why);
+    pg_baseline *again = NULL;
+    if (pg_baseline_from_json(doc, "b.json", NULL, NULL, &again, &d) != PG_OK)
+        fail_msg("%s", d.message);
+    assert_true(pg_baseline_vendor_config_equal(&b->workloads[0], &again->workloads[0]));
+    char *t1 = NULL, *t2 = NULL;
+    assert_int_equal(pg_baseline_dumps(b, &t1, NULL, &d), PG_OK);
+    assert_int_equal(pg_baseline_dumps(again, &t2, NULL, &d), PG_OK);
+    assert_string_equal(t1, t2);
+    /* A cuDNN entry carrying cuBLASLt's algorithm is refused, by ptxgate and by the schema. */
+    json_t *v = json_object_get(json_object_get(json_object_get(doc, "workloads"), WL), "vendor");
+    json_object_set_new(v, "algorithm", json_object());
+    pg_baseline_free(again);
+    again = NULL;
+    pg_diag_clear(&d);
+    assert_int_equal(pg_baseline_from_json(doc, "b.json", NULL, NULL, &again, &d), PG_ERR_INPUT);
+    assert_string_equal(d.field, "workloads." WL ".vendor.algorithm");
+    why[0] = '\0';
+    assert_true(schema_errors(schema, doc, "", why, sizeof why) > 0);
+    /* An unknown library names both that exist. */
+    json_object_del(v, "algorithm");
+    json_object_set_new(v, "library", json_string("cutlass"));
+    pg_diag_clear(&d);
+    assert_int_equal(pg_baseline_from_json(doc, "b.json", NULL, NULL, &again, &d), PG_ERR_INPUT);
+    assert_non_null(strstr(d.message, "\"cublaslt\" or \"cudnn\""));
+    free(t1);
+    free(t2);
+    json_decref(doc);
+    pg_baseline_free(b);
+    json_decref(schema);
+}
+
 static void test_new_put_remove(void **state)
 {
     pg_baseline *b = NULL;
@@ -375,6 +439,7 @@ int main(void)
         cmocka_unit_test(test_rounding_is_stable),
         cmocka_unit_test(test_write_is_atomic_and_replaces),
         cmocka_unit_test(test_schema_accepts_what_is_written),
+        cmocka_unit_test(test_cudnn_entry),
         cmocka_unit_test(test_new_put_remove),
         cmocka_unit_test(test_workload_matches_task),
         cmocka_unit_test(test_defects_are_located),

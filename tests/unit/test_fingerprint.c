@@ -21,6 +21,7 @@ static void h200(pg_fingerprint *f)
     f->cuda_driver_api_version = 13000;
     snprintf(f->ptxas_version, sizeof f->ptxas_version, "13.0.88");
     f->cublaslt_version = 130100;
+    f->cudnn_version = 91400;
     f->max_sm_clock_mhz = 1980;
     f->max_memory_clock_mhz = 3201;
     f->power_limit_w = 700.0;
@@ -35,6 +36,7 @@ static void test_json_round_trip(void **state)
     assert_int_equal(json_object_size(j), PG_FINGERPRINT_FIELDS);
     assert_true(json_is_true(json_object_get(j, "ecc")));
     assert_int_equal(json_integer_value(json_object_get(j, "cublaslt_version")), 130100);
+    assert_int_equal(json_integer_value(json_object_get(j, "cudnn_version")), 91400);
     pg_jctx c = {.file = "f.json", .path = "environment"};
     pg_diag d;
     assert_int_equal(pg_fingerprint_from_json(j, &c, &b, &d), PG_OK);
@@ -85,6 +87,8 @@ static void test_strict_reading(void **state)
 {
     expect_bad("driver_version", NULL, "required field is missing");
     expect_bad("sm_count", json_integer(0), "positive integer");
+    expect_bad("cudnn_version", NULL, "required field is missing");
+    expect_bad("cudnn_version", json_string("9.14.0"), "positive integer");
     expect_bad("sm_count", json_string("132"), "positive integer");
     expect_bad("ecc", json_string("on"), "true, false or null");
     expect_bad("power_limit_w", json_real(-1), "positive number of watts");
@@ -116,6 +120,17 @@ static void test_diff(void **state)
     assert_string_equal(ch[2].stored, "on");
     assert_string_equal(ch[2].live, "unknown");
     assert_false(pg_fingerprint_same_cublaslt(&stored, &live));
+    assert_true(pg_fingerprint_same_cudnn(&stored, &live));
+    /* Another cuDNN: its own field, and no pinning of cuDNN configurations. */
+    h200(&live);
+    live.cudnn_version = 91900;
+    n = pg_fingerprint_diff(&stored, &live, ch);
+    assert_int_equal(n, 1);
+    assert_string_equal(ch[0].field, "cudnn_version");
+    assert_string_equal(ch[0].stored, "91400");
+    assert_string_equal(ch[0].live, "91900");
+    assert_false(pg_fingerprint_same_cudnn(&stored, &live));
+    assert_true(pg_fingerprint_same_cublaslt(&stored, &live));
     /* Another GPU is marked as such. */
     h200(&live);
     snprintf(live.gpu_name, sizeof live.gpu_name, "NVIDIA H100 80GB HBM3");
@@ -131,6 +146,7 @@ static void test_diff(void **state)
     pg_fingerprint_init(&live);
     assert_int_equal(pg_fingerprint_diff(&stored, &live, ch), 0);
     assert_false(pg_fingerprint_same_cublaslt(&stored, &live));
+    assert_false(pg_fingerprint_same_cudnn(&stored, &live));
 }
 
 int main(void)

@@ -95,6 +95,7 @@ static void test_device_info_round_trip(void **state)
     i.l2_bytes = 62914560;
     i.memory_bytes = 150754820096LL;
     i.cublaslt_version = 130100;
+    i.cudnn_version = 91400;
     i.max_threads_per_block = 1024;
     i.max_block_dim[2] = 64;
     i.max_grid_dim[0] = 2147483647;
