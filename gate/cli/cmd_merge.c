@@ -1,5 +1,6 @@
 /* `ptxgate merge`: combine the results of the shards of one run (check --shard i/n) into one
  * results.json with its JUnit and markdown reports. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -53,14 +54,19 @@ int pg_cmd_merge(int argc, char **argv)
         free(pos);
         return 3;
     }
-    if (pg_cli_prepare_output(out, true, &d) != PG_OK)
+    if (pg_cli_prepare_output(out, pg_cli_report_names, &d) != PG_OK)
         rc = pg_cli_fail(&d);
+    bool prepared = rc == 0;
     for (size_t i = 0; rc == 0 && i < n; i++)
         if (pg_cli_load_results(pos[i + 1], &shards[i], &d) != PG_OK)
             rc = pg_cli_fail(&d);
     if (rc == 0 &&
         pg_results_merge(shards, (const char *const *)pos + 1, n, &merged, &d) != PG_OK)
         rc = pg_cli_fail(&d);
+    /* Bad input: no merged reports, and an earlier merge's must not pass for them. (When
+     * writing the reports fails below, the earlier ones are left whole instead.) */
+    if (prepared && rc != 0)
+        pg_cli_remove_outputs(out, pg_cli_report_names);
     if (rc == 0) {
         char path[4200];
         snprintf(path, sizeof path, "%s/results.json", out);
