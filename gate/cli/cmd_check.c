@@ -64,7 +64,7 @@ static pg_command_spec k_spec = {
     "  ptxgate check --workloads m4096_n4096_k4096 --output out tasks/gemm_bf16_nt/examples\n"
     "  ptxgate check --if-no-gpu skip tasks/gemm_bf16_nt/examples   # offline stages only on a GPU-less machine\n"
     "  ptxgate check --recursive --output reports submissions/   # a suite: every model version and task\n"
-    "  ptxgate check --shard 2/4 --output shard2 submissions/     # then: ptxgate merge reports shard*/results.json",
+    "  ptxgate check --shard 2/4 --output shard2 submissions/     # then: ptxgate merge --output reports shard*/results.json",
     k_options,
 };
 

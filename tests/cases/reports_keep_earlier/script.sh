@@ -34,7 +34,7 @@ check "summary.md is untouched" unchanged
 for i in 1 2; do
   "$BIN" check --no-gpu --quiet --instructions off --shard $i/2 --output "$OUT/s$i" "$m" >/dev/null 2>&1
 done
-"$BIN" merge "$r" "$OUT/s1/results.json" "$OUT/s2/results.json" >"$OUT.merge" 2>&1
+"$BIN" merge --output "$r" "$OUT/s1/results.json" "$OUT/s2/results.json" >"$OUT.merge" 2>&1
 check "merge into that folder exits 2 naming junit.xml" \
   bash -c '[ $1 -eq 2 ] && grep -qF "$2/junit.xml: is a folder" "$3"' _ $? "$r" "$OUT.merge"
 check "the earlier results.json and summary.md are untouched" unchanged
