@@ -4,7 +4,8 @@
 # ptxgate's log carries untrusted text (kernel names, compiler output), so workflow commands
 # are switched off around it. Outputs: exit-code, results, junit-path.
 # Inputs (env): PG_BINARY, PG_DEFAULT_TASKS, PG_SUBMISSIONS, PG_TASKS, PG_WORKLOADS, PG_ARCH,
-# PG_MIN_SPEEDUP, PG_CONFIDENCE, PG_REPETITIONS, PG_SETS, PG_TIMEOUT, PG_DEVICE, PG_IF_NO_GPU,
+# PG_MIN_SPEEDUP, PG_CONFIDENCE, PG_REPETITIONS, PG_SETS, PG_TIMEOUT, PG_DEVICE, PG_DEVICES,
+# PG_RECURSIVE, PG_SANITIZE, PG_IF_NO_GPU,
 # PG_BASELINES_DIR, PG_GPU_KEY, PG_ON_MISSING_BASELINE, PG_ON_DRIFT, PG_DRIFT_TOLERANCE,
 # PG_INSTRUCTIONS, PG_TIMING_MODE, PG_ACCEPTED_KERNEL, PG_OUTPUT_DIR, PG_JUNIT_PATH;
 # GITHUB_OUTPUT.
@@ -13,6 +14,10 @@ set -uo pipefail
 out="${GITHUB_OUTPUT:?}"
 fail() { echo "::error title=ptxgate::$*"; echo "exit-code=2" >>"$out"; exit 1; }
 [[ -n "${PG_BINARY:-}" ]] || fail "no ptxgate binary (the install step failed)"
+case "${PG_RECURSIVE:-false}" in
+  true | false) ;;
+  *) fail "recursive must be true or false" ;;
+esac
 outdir="${PG_OUTPUT_DIR:-ptxgate-reports}"
 
 args=(check --output "$outdir")
@@ -27,6 +32,7 @@ add --repetitions "${PG_REPETITIONS:-}"
 add --sets "${PG_SETS:-}"
 add --timeout "${PG_TIMEOUT:-}"
 add --device "${PG_DEVICE:-}"
+add --devices "${PG_DEVICES:-}"
 add --if-no-gpu "${PG_IF_NO_GPU:-}"
 add --baselines "${PG_BASELINES_DIR:-}"
 add --gpu-key "${PG_GPU_KEY:-}"
@@ -36,6 +42,8 @@ add --drift-tolerance "${PG_DRIFT_TOLERANCE:-}"
 add --instructions "${PG_INSTRUCTIONS:-}"
 add --mode "${PG_TIMING_MODE:-}"
 add --accepted-kernel "${PG_ACCEPTED_KERNEL:-}"
+add --sanitize "${PG_SANITIZE:-}"
+[[ "${PG_RECURSIVE:-false}" == true ]] && args+=(--recursive)
 
 # Submissions: split on blanks and newlines only, never globbed or evaluated; "--" ends the
 # options, so a name starting with "-" is a path, not a flag.

@@ -3,6 +3,8 @@
 #include "fileio.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +96,7 @@ struct pg_fileset_entry {
     char *path;
     char *data;
     size_t len;
+    bool kept; /* commit: the earlier file at path is kept as its ".old" name */
 };
 
 struct pg_fileset {
@@ -119,6 +122,7 @@ pg_status pg_fileset_stage(pg_fileset *s, const char *path, const void *data, si
     struct pg_fileset_entry *e = &s->items[s->count];
     e->path = strdup(path);
     e->data = malloc(len ? len : 1);
+    e->kept = false;
     if (!e->path || !e->data) {
         free(e->path);
         free(e->data);
@@ -130,40 +134,128 @@ pg_status pg_fileset_stage(pg_fileset *s, const char *path, const void *data, si
     return PG_OK;
 }
 
+/* "<path>.<what>.<pid>": the temporary ("tmp") and the kept earlier file ("old") of path. */
+static char *side_name(char *out, size_t n, const char *path, const char *what)
+{
+    snprintf(out, n, "%s.%s.%ld", path, what, (long)getpid());
+    return out;
+}
+
+pg_status pg_file_check_replaceable(const char *path, pg_diag *d)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT ? PG_OK
+                               : pg_diag_set(d, PG_ERR_INPUT, path, 0, NULL,
+                                             "cannot replace the file: %s", strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return pg_diag_set(d, PG_ERR_INPUT, path, 0, NULL,
+                           "is a folder; cannot replace it with a file (remove or rename it)");
+    return PG_OK;
+}
+
+/* Keep the earlier file at e->path, if any, under its "old" name until the set is in place:
+ * a hard link (the file stays at its name meanwhile), else a copy. */
+static pg_status keep_old(struct pg_fileset_entry *e, pg_diag *d)
+{
+    char old[4200];
+    side_name(old, sizeof old, e->path, "old");
+    struct stat st;
+    if (lstat(e->path, &st) != 0) {
+        if (errno == ENOENT)
+            return PG_OK;
+        return pg_diag_set(d, PG_ERR_INPUT, e->path, 0, NULL, "cannot replace the file: %s",
+                           strerror(errno));
+    }
+    unlink(old);
+    if (link(e->path, old) == 0) {
+        e->kept = true;
+        return PG_OK;
+    }
+    /* A file system without hard links: a copy. */
+    char *text = NULL;
+    size_t len = 0;
+    pg_status st2 = pg_file_read(e->path, SIZE_MAX - 1, &text, &len, d);
+    if (st2 == PG_OK)
+        st2 = write_tmp(old, e->path, text, len, d);
+    free(text);
+    if (st2 != PG_OK) {
+        char why[sizeof d->message];
+        snprintf(why, sizeof why, "%s", d->message);
+        return pg_diag_set(d, st2, e->path, 0, NULL,
+                           "cannot keep the earlier file while replacing it: %s", why);
+    }
+    e->kept = true;
+    return PG_OK;
+}
+
+static void drop_kept(struct pg_fileset_entry *e)
+{
+    char old[4200];
+    if (e->kept)
+        unlink(side_name(old, sizeof old, e->path, "old"));
+    e->kept = false;
+}
+
 pg_status pg_fileset_commit(pg_fileset *s, pg_diag *d)
 {
-    /* Write every temporary first, so a full disk or read-only folder fails before any
-     * final name changes. */
-    char tmp[4200];
+    char tmp[4200], old[4200];
     size_t i;
     pg_status st = PG_OK;
+    /* A folder where a file of the set goes is refused before anything is written. */
+    for (i = 0; i < s->count && st == PG_OK; i++)
+        st = pg_file_check_replaceable(s->items[i].path, d);
+    if (st != PG_OK)
+        return st;
+    /* Write every temporary first, so a full disk or read-only folder fails before any
+     * final name changes. */
     for (i = 0; i < s->count; i++) {
-        snprintf(tmp, sizeof tmp, "%s.tmp.%ld", s->items[i].path, (long)getpid());
-        st = write_tmp(tmp, s->items[i].path, s->items[i].data, s->items[i].len, d);
+        st = write_tmp(side_name(tmp, sizeof tmp, s->items[i].path, "tmp"), s->items[i].path,
+                       s->items[i].data, s->items[i].len, d);
         if (st != PG_OK)
             break;
     }
+    for (size_t j = 0; j < s->count && st == PG_OK; j++)
+        st = keep_old(&s->items[j], d);
     if (st != PG_OK) {
-        for (size_t j = 0; j < i; j++) {
-            snprintf(tmp, sizeof tmp, "%s.tmp.%ld", s->items[j].path, (long)getpid());
-            unlink(tmp);
+        for (size_t j = 0; j < s->count; j++) {
+            unlink(side_name(tmp, sizeof tmp, s->items[j].path, "tmp"));
+            drop_kept(&s->items[j]);
         }
         return st;
     }
     for (i = 0; i < s->count; i++) {
-        snprintf(tmp, sizeof tmp, "%s.tmp.%ld", s->items[i].path, (long)getpid());
-        if (rename(tmp, s->items[i].path) != 0) {
-            st = pg_diag_set(d, PG_ERR_INPUT, s->items[i].path, 0, NULL, "rename failed: %s",
-                             strerror(errno));
-            for (size_t j = i; j < s->count; j++) {
-                snprintf(tmp, sizeof tmp, "%s.tmp.%ld", s->items[j].path, (long)getpid());
-                unlink(tmp);
+        if (rename(side_name(tmp, sizeof tmp, s->items[i].path, "tmp"), s->items[i].path) == 0)
+            continue;
+        /* Put the set back as it was: the earlier files where there were some, none where
+         * there were none. */
+        int e = errno;
+        const char *lost = NULL;
+        for (size_t j = 0; j < s->count; j++) {
+            struct pg_fileset_entry *it = &s->items[j];
+            if (j >= i) {
+                unlink(side_name(tmp, sizeof tmp, it->path, "tmp"));
+                drop_kept(it); /* the earlier file is still in place */
+            } else if (it->kept) {
+                if (rename(side_name(old, sizeof old, it->path, "old"), it->path) != 0 && !lost)
+                    lost = it->path;
+                it->kept = false;
+            } else {
+                unlink(it->path);
             }
-            for (size_t j = 0; j < i; j++)
-                unlink(s->items[j].path);
-            return st;
         }
+        if (lost)
+            return pg_diag_set(d, PG_ERR_INPUT, s->items[i].path, 0, NULL,
+                               "cannot replace the file: %s; the earlier '%s' could not be put "
+                               "back and is kept as '%s'",
+                               strerror(e), lost, side_name(old, sizeof old, lost, "old"));
+        return pg_diag_set(d, PG_ERR_INPUT, s->items[i].path, 0, NULL,
+                           "cannot replace the file: %s (the earlier files are left as they "
+                           "were)",
+                           strerror(e));
     }
+    for (i = 0; i < s->count; i++)
+        drop_kept(&s->items[i]);
     return PG_OK;
 }
 

@@ -18,17 +18,29 @@ int pg_cmd_worker(int argc, char **argv);
 /* Print "ptxgate: <located message>" to stderr and return d->status as exit code. */
 int pg_cli_fail(const pg_diag *d);
 
-/* Write the reports into out_dir atomically as one set: results.json (when json_text is not
- * NULL), junit.xml and summary.md, the latter two rendered from the JSON text re-parsed, so
+/* The reports of a run that check and merge write into their output folder: "results.json",
+ * "junit.xml", "summary.md", then NULL (report writes the last two). */
+extern const char *const pg_cli_report_names[];
+
+/* Write the reports into out_dir atomically as one set: results.json (when write_json),
+ * junit.xml and summary.md, the latter two rendered from the JSON text re-parsed, so
  * `ptxgate report` reproduces them byte for byte. results_file names the JSON in messages.
- * Creates out_dir when missing. Errors: PG_ERR_INPUT (unwritable folder, malformed results). */
+ * Creates out_dir when missing. When writing fails, the reports an earlier run left in out_dir
+ * stay exactly as they were (pg_fileset_commit). Errors: PG_ERR_INPUT (malformed results; an
+ * unwritable folder, a folder in a report's place or a failed write, naming the file). */
 pg_status pg_cli_write_reports(const char *out_dir, const char *json_text, const char *results_file,
                                bool write_json, pg_diag *d);
 
-/* Make sure dir exists (created when missing) and is a writable folder, before any work, so a
- * bad --output fails fast. remove_stale: delete results.json, junit.xml and summary.md left by
- * an earlier run. Errors: PG_ERR_INPUT naming the folder. */
-pg_status pg_cli_prepare_output(const char *dir, bool remove_stale, pg_diag *d);
+/* Make sure dir exists (created when missing) and is a writable folder in which each of names
+ * (NULL-terminated file names) can be written, before any work, so a bad --output fails fast
+ * and touches nothing. Errors: PG_ERR_INPUT naming the folder, or the file when a folder is in
+ * its place. */
+pg_status pg_cli_prepare_output(const char *dir, const char *const *names, pg_diag *d);
+
+/* Delete names (NULL-terminated file names) in dir: the reports of an earlier run, after a run
+ * that failed before it had reports to write (an input error), so they are not taken for this
+ * run's. Missing files are not an error. */
+void pg_cli_remove_outputs(const char *dir, const char *const *names);
 
 /* Expand check's arguments into manifest paths (*out: caller frees each string and the array;
  * *count entries). A file stands for itself; a folder for its *.json files except task.json,

@@ -64,7 +64,7 @@ static pg_command_spec k_spec = {
     "  ptxgate check --workloads m4096_n4096_k4096 --output out tasks/gemm_bf16_nt/examples\n"
     "  ptxgate check --if-no-gpu skip tasks/gemm_bf16_nt/examples   # offline stages only on a GPU-less machine\n"
     "  ptxgate check --recursive --output reports submissions/   # a suite: every model version and task\n"
-    "  ptxgate check --shard 2/4 --output shard2 submissions/     # then: ptxgate merge reports shard*/results.json",
+    "  ptxgate check --shard 2/4 --output shard2 submissions/     # then: ptxgate merge --output reports shard*/results.json",
     k_options,
 };
 
@@ -354,11 +354,14 @@ int pg_cmd_check(int argc, char **argv)
 
     pg_diag d;
     pg_diag_clear(&d);
-    if (pg_cli_prepare_output(out_dir, true, &d) != PG_OK) {
+    if (pg_cli_prepare_output(out_dir, pg_cli_report_names, &d) != PG_OK) {
         rc = pg_cli_fail(&d);
         goto done;
     }
     if (pg_check_run(&o, (const char *const *)manifests, (size_t)nman, &res, &d) != PG_OK) {
+        /* No reports for this run: an earlier run's must not pass for them. (When writing the
+         * reports fails below, the earlier ones are left whole instead.) */
+        pg_cli_remove_outputs(out_dir, pg_cli_report_names);
         rc = pg_cli_fail(&d);
         goto done;
     }

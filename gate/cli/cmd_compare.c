@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/fileio.h"
 #include "cli.h"
@@ -133,20 +132,21 @@ int pg_cmd_compare(int argc, char **argv)
     }
     const char *out = pg_option_value(&k_spec, "output") ? pg_option_value(&k_spec, "output")
                                                          : "reports";
-    if (pg_cli_prepare_output(out, false, &d) != PG_OK) {
+    static const char *const names[] = {"compare.json", "compare-junit.xml", "compare.md", NULL};
+    if (pg_cli_prepare_output(out, names, &d) != PG_OK) {
         rc = pg_cli_fail(&d);
         goto done;
     }
-    /* A comparison that fails on its input must not leave an earlier one's reports behind. */
-    static const char *const names[] = {"compare.json", "compare-junit.xml", "compare.md"};
-    for (size_t i = 0; i < 3; i++) {
-        char path[4200];
-        unlink(pg_path_join(path, sizeof path, out, names[i]));
-    }
     if (pg_cli_load_results(pos[0], &old_res, &d) != PG_OK ||
         pg_cli_load_results(pos[1], &new_res, &d) != PG_OK ||
-        pg_compare_build(old_res, pos[0], new_res, pos[1], &o, &model, &d) != PG_OK ||
-        write_set(out, model, &d) != PG_OK) {
+        pg_compare_build(old_res, pos[0], new_res, pos[1], &o, &model, &d) != PG_OK) {
+        /* A comparison that fails on its input must not leave an earlier one's reports
+         * behind. (When writing fails below, the earlier ones are left whole instead.) */
+        pg_cli_remove_outputs(out, names);
+        rc = pg_cli_fail(&d);
+        goto done;
+    }
+    if (write_set(out, model, &d) != PG_OK) {
         rc = pg_cli_fail(&d);
         goto done;
     }

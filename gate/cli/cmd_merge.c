@@ -1,30 +1,49 @@
 /* `ptxgate merge`: combine the results of the shards of one run (check --shard i/n) into one
  * results.json with its JUnit and markdown reports. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "options.h"
 #include "report/merge.h"
 
 static pg_option k_options[] = {
+    {"output", "DIR", "Folder for the merged results.json, junit.xml and summary.md (created if missing). Default: reports.", NULL},
     {0},
 };
 
 static pg_command_spec k_spec = {
     "merge",
-    "ptxgate merge OUT_DIR SHARD_RESULTS.json ...",
-    "Combine the results of every shard of one run (ptxgate check --shard i/n) into OUT_DIR/"
-    "results.json, junit.xml and summary.md, judged as one unsharded run.",
+    "ptxgate merge [--output DIR] SHARD_RESULTS.json ...",
+    "Combine the results of every shard of one run (ptxgate check --shard i/n) into one "
+    "results.json, junit.xml and summary.md in --output, judged as one unsharded run.",
     "All shards 1..n must be given, each once, with the same GPU model, driver, libraries,\n"
     "ptxgate version and settings. Holm's correction is applied again over the performance\n"
     "comparisons of all shards. See docs/shards.md.\n"
+    "The older form 'ptxgate merge OUT_DIR SHARD_RESULTS.json ...' still works: without\n"
+    "--output, a first argument that is a folder, or is absent and does not end in .json, is\n"
+    "taken as the output folder (with a note).\n"
     "Exit codes: the merged run's (0 pass, 1 gate failure, 3 infrastructure); 2 for a usage or\n"
     "input error (a missing or foreign shard, a different fingerprint), naming the file and field.",
-    "  ptxgate merge reports shard1/results.json shard2/results.json\n"
-    "  ptxgate merge reports shards/*/results.json",
+    "  ptxgate merge --output reports shard1/results.json shard2/results.json\n"
+    "  ptxgate merge --output reports shards/*/results.json",
     k_options,
 };
+
+/* The older form "merge OUT_DIR SHARD..." (without --output): its first argument is an output
+ * folder when it is a folder, or is absent and not named like a results file; a results file
+ * given first is always a shard. */
+static bool legacy_out_dir(const char *arg)
+{
+    struct stat st;
+    if (stat(arg, &st) == 0)
+        return S_ISDIR(st.st_mode);
+    size_t n = strlen(arg);
+    return !(n >= 5 && strcmp(arg + n - 5, ".json") == 0);
+}
 
 int pg_cmd_merge(int argc, char **argv)
 {
@@ -35,14 +54,24 @@ int pg_cmd_merge(int argc, char **argv)
         free(pos);
         return rc < 0 ? 0 : rc;
     }
-    if (npos < 2) {
-        fprintf(stderr, "ptxgate merge: expected OUT_DIR and at least one shard's results.json "
-                        "(see 'ptxgate merge --help')\n");
+    const char *out = pg_option_value(&k_spec, "output");
+    int first = 0; /* pos[first..npos) are the shards */
+    if (!out && npos >= 2 && legacy_out_dir(pos[0])) {
+        out = pos[0];
+        first = 1;
+        fprintf(stderr, "ptxgate merge: taking '%s' as the output folder (the older form); use "
+                        "--output %s\n", out, out);
+    }
+    if (!out)
+        out = "reports";
+    if (npos - first < 1) {
+        fprintf(stderr, "ptxgate merge: expected at least one shard's results.json (see "
+                        "'ptxgate merge --help')\n");
         free(pos);
         return 2;
     }
-    const char *out = pos[0];
-    size_t n = (size_t)npos - 1;
+    char **files = pos + first;
+    size_t n = (size_t)(npos - first);
     json_t **shards = calloc(n, sizeof *shards), *merged = NULL;
     char *text = NULL;
     pg_diag d;
@@ -53,14 +82,19 @@ int pg_cmd_merge(int argc, char **argv)
         free(pos);
         return 3;
     }
-    if (pg_cli_prepare_output(out, true, &d) != PG_OK)
+    if (pg_cli_prepare_output(out, pg_cli_report_names, &d) != PG_OK)
         rc = pg_cli_fail(&d);
+    bool prepared = rc == 0;
     for (size_t i = 0; rc == 0 && i < n; i++)
-        if (pg_cli_load_results(pos[i + 1], &shards[i], &d) != PG_OK)
+        if (pg_cli_load_results(files[i], &shards[i], &d) != PG_OK)
             rc = pg_cli_fail(&d);
     if (rc == 0 &&
-        pg_results_merge(shards, (const char *const *)pos + 1, n, &merged, &d) != PG_OK)
+        pg_results_merge(shards, (const char *const *)files, n, &merged, &d) != PG_OK)
         rc = pg_cli_fail(&d);
+    /* Bad input: no merged reports, and an earlier merge's must not pass for them. (When
+     * writing the reports fails below, the earlier ones are left whole instead.) */
+    if (prepared && rc != 0)
+        pg_cli_remove_outputs(out, pg_cli_report_names);
     if (rc == 0) {
         char path[4200];
         snprintf(path, sizeof path, "%s/results.json", out);

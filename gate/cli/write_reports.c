@@ -11,7 +11,9 @@
 #include "report/junit.h"
 #include "report/markdown.h"
 
-pg_status pg_cli_prepare_output(const char *dir, bool remove_stale, pg_diag *d)
+const char *const pg_cli_report_names[] = {"results.json", "junit.xml", "summary.md", NULL};
+
+pg_status pg_cli_prepare_output(const char *dir, const char *const *names, pg_diag *d)
 {
     char buf[4096];
     if (!dir[0])
@@ -34,13 +36,21 @@ pg_status pg_cli_prepare_output(const char *dir, bool remove_stale, pg_diag *d)
         return pg_diag_set(d, PG_ERR_INPUT, dir, 0, "--output", "the output path is not a folder");
     if (access(buf, W_OK | X_OK) != 0)
         return pg_diag_set(d, PG_ERR_INPUT, dir, 0, "--output", "the output folder is not writable");
-    /* Reports of an earlier run must not outlive a run that fails with an input error. */
-    static const char *const names[] = {"results.json", "junit.xml", "summary.md"};
-    for (size_t i = 0; remove_stale && i < 3; i++) {
+    for (size_t i = 0; names && names[i]; i++) {
+        char path[4200];
+        pg_status s = pg_file_check_replaceable(pg_path_join(path, sizeof path, dir, names[i]), d);
+        if (s != PG_OK)
+            return s;
+    }
+    return PG_OK;
+}
+
+void pg_cli_remove_outputs(const char *dir, const char *const *names)
+{
+    for (size_t i = 0; names[i]; i++) {
         char path[4200];
         unlink(pg_path_join(path, sizeof path, dir, names[i]));
     }
-    return PG_OK;
 }
 
 pg_status pg_cli_write_reports(const char *out_dir, const char *json_text, const char *results_file,
@@ -66,7 +76,7 @@ pg_status pg_cli_write_reports(const char *out_dir, const char *json_text, const
     if (st == PG_OK)
         st = pg_report_markdown(results, results_file, &md, &md_len, d);
     if (st == PG_OK)
-        st = pg_cli_prepare_output(out_dir, false, d);
+        st = pg_cli_prepare_output(out_dir, pg_cli_report_names + (write_json ? 0 : 1), d);
     if (st != PG_OK)
         goto done;
     set = pg_fileset_new();

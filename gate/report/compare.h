@@ -64,8 +64,10 @@ pg_status pg_compare_build(const json_t *old_res, const char *old_file, const js
                            pg_diag *d);
 
 /* The aggregate half of pg_compare_build, a function of the model's "workloads" records and
- * "settings" only: fills "stages" (pass rates, transitions, McNemar), "fast_p", "speedup"
- * (geometric means, bootstrap intervals, Wilcoxon), "tasks" and "gate". Exposed for tests.
+ * "settings" only: fills "stages" (per side the count of each outcome, "judged" = pass + fail
+ * and "pass_rate" = pass / judged, null when nothing was judged; transitions, McNemar),
+ * "fast_p", "speedup" (geometric means, bootstrap intervals, Wilcoxon), "tasks" and "gate".
+ * Exposed for tests.
  * Errors: PG_ERR_INFRA on out-of-memory. */
 pg_status pg_compare_summarize(json_t *model, const pg_compare_options *o, pg_diag *d);
 

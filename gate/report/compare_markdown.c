@@ -48,15 +48,27 @@ static void speedup_cell(pg_rtext *t, double v)
         pg_rtext_add(t, "—");
 }
 
+/* The pass rate over the judged workloads (pass + fail), with the count of those left out;
+ * never 0 % for a stage that judged nothing. */
 static void rate_cell(pg_rtext *t, const json_t *side)
 {
-    long long pass = integer(side, "pass");
-    long long all = pass + integer(side, "fail") + integer(side, "error") + integer(side, "skipped");
+    long long pass = integer(side, "pass"), judged = pass + integer(side, "fail");
+    long long error = integer(side, "error"), skipped = integer(side, "skipped");
     double r = num(side, "pass_rate");
-    if (isfinite(r))
-        pg_rtext_addf(t, "%.1f %% (%lld/%lld)", 100.0 * r, pass, all);
-    else
+    if (isfinite(r) && judged > 0) {
+        pg_rtext_addf(t, "%.1f %% (%lld/%lld", 100.0 * r, pass, judged);
+        if (error + skipped > 0)
+            pg_rtext_addf(t, "; %lld not judged", error + skipped);
+        pg_rtext_add(t, ")");
+    } else if (skipped > 0 && error == 0) {
+        pg_rtext_add(t, "n/a (all skipped)");
+    } else if (error > 0 && skipped == 0) {
+        pg_rtext_add(t, "n/a (all errors)");
+    } else if (error + skipped > 0) {
+        pg_rtext_add(t, "n/a (none judged)");
+    } else {
         pg_rtext_add(t, "—");
+    }
 }
 
 static void side_line(pg_rtext *t, const char *label, const json_t *s)
@@ -140,8 +152,9 @@ static void stages_table(pg_rtext *t, const json_t *m)
                       : json_is_true(json_object_get(mc, "significant_better")) ? " (better)"
                                                                                 : "");
     }
-    pg_rtext_add(t, "\nA stage not run because an earlier one failed counts as failed; *not "
-                    "comparable* = an error or a skip on one side.\n\n");
+    pg_rtext_add(t, "\nPass rates are over the judged workloads (pass + fail); errors and skips "
+                    "are left out. A stage not run because an earlier one failed counts as "
+                    "failed; *not comparable* = an error or a skip on one side.\n\n");
 }
 
 static void fast_p_table(pg_rtext *t, const json_t *m)

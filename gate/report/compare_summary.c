@@ -30,9 +30,13 @@ static json_t *num_or_null(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* A side's outcome counts for one stage. The pass rate is over the judged outcomes only (pass
+ * and fail): a stage skipped on a side (no disassembler, no GPU) or stopped by an
+ * infrastructure error says nothing about the kernel, so it is left out of the rate instead of
+ * counting as a failure; with nothing judged the rate is null. */
 static json_t *side_counts(const json_t *records, const char *side, const char *stage)
 {
-    size_t n[4] = {0}, total = json_array_size(records);
+    size_t n[4] = {0};
     static const char *const names[4] = {"pass", "fail", "error", "skipped"};
     size_t i;
     const json_t *rec;
@@ -41,9 +45,11 @@ static json_t *side_counts(const json_t *records, const char *side, const char *
         for (int k = 0; k < 4; k++)
             n[k] += strcmp(o, names[k]) == 0;
     }
-    return json_pack("{s:I, s:I, s:I, s:I, s:o}", "pass", (json_int_t)n[0], "fail",
+    size_t judged = n[0] + n[1];
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:o}", "pass", (json_int_t)n[0], "fail",
                      (json_int_t)n[1], "error", (json_int_t)n[2], "skipped", (json_int_t)n[3],
-                     "pass_rate", total ? json_real((double)n[0] / (double)total) : json_null());
+                     "judged", (json_int_t)judged, "pass_rate",
+                     judged ? json_real((double)n[0] / (double)judged) : json_null());
 }
 
 static json_t *mcnemar_json(size_t worse, size_t better, double alpha)

@@ -25,7 +25,7 @@ for i in 1 2; do
   "$bin" check --shard $i/2 --output "$out/s$i" "${args[@]}" >"$out/s$i.stdout" 2>&1
   echo "shard $i/2: exit $? ($(grep '^shard ' "$out/s$i.stdout"))"
 done
-"$bin" merge "$out/merged" "$out/s1/results.json" "$out/s2/results.json" >"$out/merge.stdout" 2>&1
+"$bin" merge --output "$out/merged" "$out/s1/results.json" "$out/s2/results.json" >"$out/merge.stdout" 2>&1
 merge_rc=$?
 cat "$out/merge.stdout"
 echo "unsharded exit $full_rc, merged exit $merge_rc"

@@ -265,6 +265,86 @@ static void test_fast_p_definition(void **state)
     json_decref(b);
 }
 
+/* A workload with an instructions stage between correctness and performance. */
+static json_t *workload3(const char *name, const char *corr, const char *instr, const char *perf)
+{
+    return json_pack("{s:s, s:s, s:[o, o, o], s:o}", "name", name, "verdict", "pass", "stages",
+                     stage("correctness", corr), stage("instructions", instr),
+                     stage("performance", perf), "speedup_factor",
+                     strcmp(perf, "pass") == 0 ? json_real(1.0) : json_null());
+}
+
+/* Pass rates are over the judged outcomes (pass + fail) only: a stage skipped on both sides
+ * (instructions without a disassembler) has a null rate and shows "n/a (all skipped)", never
+ * 0 %; skipped workloads do not dilute another stage's rate; transitions and McNemar are
+ * counted exactly as before. */
+static void test_pass_rate_over_judged(void **state)
+{
+    json_t *a = results("2026-11-29T10:00:00Z"), *b = results("2026-11-30T10:00:00Z");
+    json_t *sa = submission("t", "k", "pass"), *sb = submission("t", "k", "pass");
+    add_wl(sa, workload3("w0", "pass", "skipped", "pass"));
+    add_wl(sa, workload3("w1", "pass", "skipped", "pass"));
+    add_wl(sa, workload3("w2", "skipped", "skipped", "skipped"));
+    add_wl(sa, workload3("w3", "pass", "skipped", "fail"));
+    add_wl(sb, workload3("w0", "pass", "skipped", "pass"));
+    add_wl(sb, workload3("w1", "pass", "skipped", "fail"));
+    add_wl(sb, workload3("w2", "pass", "skipped", "pass"));
+    add_wl(sb, workload3("w3", "pass", "skipped", "pass"));
+    add_sub(a, sa);
+    add_sub(b, sb);
+    json_t *m = build(a, b, PG_FAIL_ON_REGRESSION);
+    assert_int_equal(json_array_size(json_object_get(m, "compared_stages")), 4);
+
+    const json_t *ins = stage_summary(m, "instructions");
+    for (int side = 0; side < 2; side++) {
+        const json_t *c = json_object_get(ins, side ? "new" : "old");
+        assert_true(json_is_null(json_object_get(c, "pass_rate")));
+        assert_int_equal(jint(c, "judged"), 0);
+        assert_int_equal(jint(c, "skipped"), 4);
+    }
+    assert_int_equal(jint(ins, "regressions"), 0);
+    assert_int_equal(jint(ins, "fixes"), 0);
+    assert_int_equal(jint(ins, "not_comparable"), 0);
+    assert_float_equal(json_real_value(json_object_get(json_object_get(ins, "mcnemar"), "p_value")),
+                       1.0, 0);
+
+    const json_t *corr = stage_summary(m, "correctness");
+    assert_float_equal(json_real_value(json_object_get(json_object_get(corr, "old"), "pass_rate")),
+                       1.0, 0); /* 3 of 3 judged, not 3 of 4 */
+    assert_int_equal(jint(json_object_get(corr, "old"), "judged"), 3);
+    assert_float_equal(json_real_value(json_object_get(json_object_get(corr, "new"), "pass_rate")),
+                       1.0, 0);
+    assert_int_equal(jint(corr, "not_comparable"), 1);
+
+    const json_t *perf = stage_summary(m, "performance");
+    assert_float_equal(json_real_value(json_object_get(json_object_get(perf, "old"), "pass_rate")),
+                       2.0 / 3.0, 1e-15);
+    assert_float_equal(json_real_value(json_object_get(json_object_get(perf, "new"), "pass_rate")),
+                       3.0 / 4.0, 1e-15);
+    assert_int_equal(jint(perf, "regressions"), 1);
+    assert_int_equal(jint(perf, "fixes"), 1);
+    assert_int_equal(jint(perf, "not_comparable"), 1);
+    const json_t *mc = json_object_get(perf, "mcnemar");
+    assert_int_equal(jint(mc, "worse"), 1);
+    assert_int_equal(jint(mc, "better"), 1);
+    const json_t *gate = json_object_get(m, "gate");
+    assert_int_equal(jint(gate, "regressions"), 1);
+    assert_int_equal(jint(gate, "exit_code"), 1);
+
+    char *md = NULL;
+    size_t len;
+    pg_diag d;
+    assert_int_equal(pg_compare_markdown(m, &md, &len, &d), PG_OK);
+    assert_non_null(strstr(md, "| instructions | n/a (all skipped) | n/a (all skipped) | 0 | 0 | 0 |"));
+    assert_non_null(strstr(md, "| performance | 66.7 % (2/3; 1 not judged) | 75.0 % (3/4) | 1 | 1 | 1 |"));
+    assert_non_null(strstr(md, "| correctness | 100.0 % (3/3; 1 not judged) | 100.0 % (4/4) |"));
+    assert_null(strstr(md, "| 0.0 %"));
+    free(md);
+    json_decref(m);
+    json_decref(a);
+    json_decref(b);
+}
+
 static void test_fail_on_parsing(void **state)
 {
     unsigned f;
@@ -326,6 +406,7 @@ int main(void)
         cmocka_unit_test(test_duplicates_are_input_errors),
         cmocka_unit_test(test_significant_mcnemar),
         cmocka_unit_test(test_fast_p_definition),
+        cmocka_unit_test(test_pass_rate_over_judged),
         cmocka_unit_test(test_fail_on_parsing),
         cmocka_unit_test(test_renderers),
     };

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# check --shard i/n and ptxgate merge without a GPU: two shards of the bundled examples merged
-# give the unsharded run's verdict table, counts and exit code; each shard holds only its own
+# check --shard i/n and ptxgate merge --output without a GPU: two shards of the bundled examples
+# merged give the unsharded run's verdict table, counts and exit code (the older form with
+# OUT_DIR first gives the same); each shard holds only its own
 # items (the others are absent, not skipped); the merged report regenerates byte for byte and
 # its JUnit validates; incomplete, repeated, foreign or different shards are refused with exit 2
 # and leave no report; an empty shard passes. (Holm over merged performance comparisons needs a
@@ -16,8 +17,24 @@ for i in 1 2; do
   check "shard $i/2 exits like the full run ($full_rc)" [ $? -eq $full_rc ]
   check "shard $i/2 says how many items it ran" grep -q "^shard $i/2: [0-9]* of [0-9]* work items" "$OUT.s$i"
 done
-"$BIN" merge "$OUT/merged" "$OUT/s2/results.json" "$OUT/s1/results.json" >"$OUT.merge" 2>&1
+"$BIN" merge --output "$OUT/merged" "$OUT/s2/results.json" "$OUT/s1/results.json" >"$OUT.merge" 2>&1
 check "merge exits like the full run" [ $? -eq $full_rc ]
+check "merge --help documents --output" bash -c '"$1" merge --help | grep -q -- "--output DIR"' _ "$BIN"
+# The older form, OUT_DIR first, still works (with a note pointing at --output) and gives the
+# same report; a results file given first is a shard, not a folder.
+"$BIN" merge "$OUT/merged_old_form" "$OUT/s2/results.json" "$OUT/s1/results.json" >"$OUT.merge_old" 2>&1
+check "merge OUT_DIR SHARD... (older form) exits like the full run" [ $? -eq $full_rc ]
+check "and points at --output" grep -qF "use --output $OUT/merged_old_form" "$OUT.merge_old"
+check "and writes the same results" cmp -s "$OUT/merged/results.json" "$OUT/merged_old_form/results.json"
+(cd "$OUT" && "$BIN" merge s1/results.json s2/results.json >"$OUT.merge_default" 2>&1)
+check "without --output, into reports/ (exit like the full run)" [ $? -eq $full_rc ]
+check "reports/results.json is the merged run (shard paths aside)" python3 - "$OUT" <<'PY'
+import json, sys
+a, b = (json.load(open(f"{sys.argv[1]}/{d}/results.json")) for d in ("merged", "reports"))
+for r in (a, b):
+    r.pop("merged_from")
+sys.exit(0 if a == b else 1)
+PY
 check "the merged table equals the unsharded one" python3 - "$OUT" <<'PY'
 import json, sys
 out = sys.argv[1]
@@ -54,7 +71,7 @@ fi
 
 refuse() { # what, expected text, merge arguments...
   local what="$1" text="$2"; shift 2
-  "$BIN" merge "$OUT/refused" "$@" >"$OUT.refused" 2>&1
+  "$BIN" merge --output "$OUT/refused" "$@" >"$OUT.refused" 2>&1
   local rc=$?
   check "$what: exit 2" [ $rc -eq 2 ]
   check "$what: says '$text'" grep -q -- "$text" "$OUT.refused"
