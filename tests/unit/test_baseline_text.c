@@ -115,12 +115,44 @@ static void test_diff_of_an_update(void **state)
     pg_baseline_free(n);
 }
 
+/* An attention task's entry names cuDNN and its engine configuration, in show and in a diff. */
+static void test_cudnn_entry(void **state)
+{
+    pg_baseline *old = fixture(), *n = fixture();
+    for (pg_baseline *b = old; b; b = b == old ? n : NULL) {
+        pg_baseline_workload *w = &b->workloads[0];
+        snprintf(w->library, sizeof w->library, "cudnn");
+        w->cudnn = (pg_cudnn_config){.graph = PG_DNN_GRAPH_BWD_COMPOSITE, .engine_id = 2,
+                                     .n_knobs = 1};
+        w->cudnn.knob_type[0] = 24, w->cudnn.knob_value[0] = 26;
+        w->candidates_timed = 1;
+    }
+    char *t = pg_baseline_show_text(n);
+    expect_line(t, "    cuDNN     0.1771 ms [0.1769, 0.1773] (95 % CI");
+    expect_line(t, "    configuration graph composite_bwd, engine 2; KERNEL_CFG=26; workspace "
+                   "67108864 bytes; heuristic rank 0 of 1 tried\n");
+    expect_line(t, "speedup vs cuDNN 0.497x");
+    free(t);
+    t = pg_baseline_diff_text(old, n, "b/h200-sxm/mha_bwd_d128.json");
+    expect_line(t, "  m4096_n4096_k4096: cuDNN 0.1771 ms [0.1769, 0.1773] → 0.1771 ms");
+    expect_line(t, "; configuration unchanged\n");
+    free(t);
+    n->workloads[0].cudnn.knob_value[0] = 7;
+    t = pg_baseline_diff_text(old, n, "b/h200-sxm/mha_bwd_d128.json");
+    expect_line(t, "; configuration graph composite_bwd, engine 2; KERNEL_CFG=26 → graph "
+                   "composite_bwd, engine 2; KERNEL_CFG=7\n");
+    free(t);
+    pg_baseline_free(old);
+    pg_baseline_free(n);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_show),
         cmocka_unit_test(test_diff_of_a_new_file),
         cmocka_unit_test(test_diff_of_an_update),
+        cmocka_unit_test(test_cudnn_entry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
