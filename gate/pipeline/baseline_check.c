@@ -335,52 +335,89 @@ static void record_stored(pg_wctx *c, const stored_choice *sc, bool pinned, json
     json_object_set_new(pg_stage_details(stage), "stored_baseline", j);
 }
 
+/* One preparation of the vendor arm: with the stored configuration (pinned) or searched. */
+typedef pg_status (*vendor_prepare_fn)(void *ctx, const stored_choice *sc, bool pinned,
+                                       pg_diag *d);
+
+/* The stored configuration when it may be pinned; the search when it may not, or when the
+ * library refused it (noted). Other errors of the pinned preparation stand. */
+static pg_status prepare_vendor(pg_wctx *c, stored_choice *sc, vendor_prepare_fn fn, void *ctx,
+                                pg_diag *d)
+{
+    choose_stored(c, sc);
+    if (sc->pin) {
+        pg_diag pd;
+        pg_diag_clear(&pd);
+        pg_status st = fn(ctx, sc, true, &pd);
+        if (st == PG_OK)
+            return st;
+        if (!pin_refused(c, sc, st, &pd)) {
+            *d = pd;
+            return st;
+        }
+    }
+    return fn(ctx, sc, false, d);
+}
+
+typedef struct {
+    pg_device *dev;
+    pg_dtype dtype;
+    int64_t M, N, K;
+    const pg_buffer *A, *B;
+    pg_buffer *C;
+    int max_candidates;
+    pg_blaslt_gemm **out;
+    pg_blaslt_choice *choice;
+} gemm_prep;
+
+static pg_status prepare_gemm(void *ctx, const stored_choice *sc, bool pinned, pg_diag *d)
+{
+    gemm_prep *g = ctx;
+    if (pinned)
+        return pg_blaslt_gemm_prepare_pinned(g->dev, g->dtype, g->M, g->N, g->K, g->A, g->B,
+                                             g->C, &sc->w->algorithm,
+                                             (size_t)sc->w->workspace_bytes, g->out, g->choice,
+                                             d);
+    return pg_blaslt_gemm_prepare(g->dev, g->dtype, g->M, g->N, g->K, g->A, g->B, g->C,
+                                  g->max_candidates, g->out, g->choice, d);
+}
+
 pg_status pg_baseline_prepare_gemm(pg_wctx *c, pg_dtype dtype, int64_t M, int64_t N, int64_t K,
                                    const pg_buffer *A, const pg_buffer *B, pg_buffer *C,
                                    int max_candidates, pg_blaslt_gemm **out,
                                    pg_blaslt_choice *choice, pg_diag *d)
 {
-    pg_device *dev = c->run->dev;
+    gemm_prep g = {c->run->dev, dtype, M, N, K, A, B, C, max_candidates, out, choice};
     stored_choice sc;
-    choose_stored(c, &sc);
-    pg_status st = PG_ERR_INPUT;
-    if (sc.pin) {
-        pg_diag pd;
-        pg_diag_clear(&pd);
-        st = pg_blaslt_gemm_prepare_pinned(dev, dtype, M, N, K, A, B, C, &sc.w->algorithm,
-                                           (size_t)sc.w->workspace_bytes, out, choice, &pd);
-        if (st != PG_OK && !pin_refused(c, &sc, st, &pd)) {
-            *d = pd;
-            return st;
-        }
-    }
-    if (st != PG_OK)
-        st = pg_blaslt_gemm_prepare(dev, dtype, M, N, K, A, B, C, max_candidates, out, choice, d);
+    pg_status st = prepare_vendor(c, &sc, prepare_gemm, &g, d);
     if (st == PG_OK)
         record_stored(c, &sc, choice->pinned, pg_blaslt_algo_to_json(&choice->config),
                       json_boolean(choice->config_reproduces));
     return st;
 }
 
+typedef struct {
+    pg_device *dev;
+    pg_sdpa_args *args;
+    pg_cudnn_sdpa **out;
+    pg_cudnn_sdpa_info *info;
+} sdpa_prep;
+
+static pg_status prepare_sdpa(void *ctx, const stored_choice *sc, bool pinned, pg_diag *d)
+{
+    sdpa_prep *p = ctx;
+    p->args->pin = pinned ? &sc->w->cudnn : NULL;
+    pg_status st = pg_cudnn_sdpa_prepare(p->dev, p->args, p->out, p->info, d);
+    p->args->pin = NULL; /* borrowed from the stored baseline */
+    return st;
+}
+
 pg_status pg_baseline_prepare_sdpa(pg_wctx *c, pg_sdpa_args *args, pg_cudnn_sdpa **out,
                                    pg_cudnn_sdpa_info *info, pg_diag *d)
 {
+    sdpa_prep p = {c->run->dev, args, out, info};
     stored_choice sc;
-    choose_stored(c, &sc);
-    pg_status st = PG_ERR_INPUT;
-    if (sc.pin) {
-        pg_diag pd;
-        pg_diag_clear(&pd);
-        args->pin = &sc.w->cudnn;
-        st = pg_cudnn_sdpa_prepare(c->run->dev, args, out, info, &pd);
-        args->pin = NULL;
-        if (st != PG_OK && !pin_refused(c, &sc, st, &pd)) {
-            *d = pd;
-            return st;
-        }
-    }
-    if (st != PG_OK)
-        st = pg_cudnn_sdpa_prepare(c->run->dev, args, out, info, d);
+    pg_status st = prepare_vendor(c, &sc, prepare_sdpa, &p, d);
     if (st == PG_OK)
         record_stored(c, &sc, strcmp(info->heuristics, "pinned") == 0,
                       pg_cudnn_config_to_json(&info->config), NULL);

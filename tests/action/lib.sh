@@ -72,3 +72,28 @@ check() { # check DESCRIPTION COMMAND...: run COMMAND, count a failure with the 
   if "${@:2}"; then echo "ok: $1"; else echo "FAIL: $1"; failures=$((failures + 1)); fi
 }
 failures=0
+
+# run_action NAME [run_action.py arguments...]: action.yml run as case NAME against $OUT/event.json
+# with the built binary and no GPU needed (if-no-gpu=skip); its temp folder, job summary, log,
+# result and reports (output-dir) under $OUT/NAME. The caller adds its own --input arguments.
+run_action() {
+  local name="$1"
+  shift
+  mkdir -p "$OUT/$name"
+  "$YAML_PYTHON" "$ROOT/tests/action/run_action.py" --action "$ROOT/action.yml" \
+    --event "$OUT/event.json" --temp "$OUT/$name/temp" --summary "$OUT/$name/summary.md" \
+    --log "$OUT/$name/log.txt" --result "$OUT/$name/result.json" \
+    --input binary-path="$BIN" --input if-no-gpu=skip --input output-dir="$OUT/$name/reports" "$@"
+}
+
+# push_event_setup: the fake GitHub API (token t-SECRET) and a push event of kernels/gemm on a
+# self-hosted runner, exported as the action's environment.
+push_event_setup() {
+  mkdir -p "$OUT"
+  echo '{"tokens": {"t-SECRET": "bot"}}' >"$OUT/state.json"
+  fake_github "$OUT/state.json"
+  echo '{"repository": {"full_name": "kernels/gemm"}}' >"$OUT/event.json"
+  export GITHUB_EVENT_NAME=push GITHUB_REPOSITORY=kernels/gemm GITHUB_API_URL="$FAKE_URL" \
+    GITHUB_TOKEN=t-SECRET GITHUB_EVENT_PATH="$OUT/event.json" GITHUB_WORKSPACE="$ROOT" \
+    RUNNER_ENVIRONMENT=self-hosted
+}

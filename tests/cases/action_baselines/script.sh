@@ -6,23 +6,10 @@
 set -uo pipefail
 source "$ROOT/tests/action/lib.sh"
 yaml_python
-mkdir -p "$OUT"
-echo '{"tokens": {"t-SECRET": "bot"}}' >"$OUT/state.json"
-fake_github "$OUT/state.json"
-echo '{"repository": {"full_name": "kernels/gemm"}}' >"$OUT/event.json"
-export GITHUB_EVENT_NAME=push GITHUB_REPOSITORY=kernels/gemm GITHUB_API_URL="$FAKE_URL" \
-  GITHUB_TOKEN=t-SECRET GITHUB_EVENT_PATH="$OUT/event.json" GITHUB_WORKSPACE="$ROOT" \
-  RUNNER_ENVIRONMENT=self-hosted
+push_event_setup
 run() { # run NAME [input=value...]
-  local name="$1"
-  shift
-  mkdir -p "$OUT/$name"
-  "$YAML_PYTHON" "$ROOT/tests/action/run_action.py" --action "$ROOT/action.yml" \
-    --event "$OUT/event.json" --temp "$OUT/$name/temp" --summary "$OUT/$name/summary.md" \
-    --log "$OUT/$name/log.txt" --result "$OUT/$name/result.json" \
-    --input binary-path="$BIN" --input if-no-gpu=skip --input comment-mode=off \
-    --input output-dir="$OUT/$name/reports" \
-    --input submissions=tasks/gemm_bf16_nt/examples/tiled_mma.json --input instructions=warn "$@"
+  run_action "$1" --input comment-mode=off \
+    --input submissions=tasks/gemm_bf16_nt/examples/tiled_mma.json --input instructions=warn "${@:2}"
 }
 run ok --input baselines-dir=tests/data/baselines --input gpu-key=h200-sxm \
   --input on-missing-baseline=warn --input on-drift=fail --input drift-tolerance=0.03

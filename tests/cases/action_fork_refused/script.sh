@@ -15,12 +15,7 @@ JSON
 export GITHUB_REPOSITORY=kernels/gemm GITHUB_API_URL="$FAKE_URL" GITHUB_TOKEN=t-SECRET \
   GITHUB_EVENT_PATH="$OUT/event.json" GITHUB_WORKSPACE="$ROOT"
 run() { # run NAME EVENT RUNNER [input=value...]
-  local name="$1"
-  mkdir -p "$OUT/$name"
-  GITHUB_EVENT_NAME="$2" RUNNER_ENVIRONMENT="$3" "$YAML_PYTHON" "$ROOT/tests/action/run_action.py" \
-    --action "$ROOT/action.yml" --event "$OUT/event.json" --temp "$OUT/$name/temp" \
-    --summary "$OUT/$name/summary.md" --log "$OUT/$name/log.txt" --result "$OUT/$name/result.json" \
-    --input binary-path="$BIN" --input if-no-gpu=skip --input output-dir="$OUT/$name/reports" \
+  GITHUB_EVENT_NAME="$2" RUNNER_ENVIRONMENT="$3" run_action "$1" \
     --input submissions=tests/fixtures/gemm_bf16_nt/syntax_error.json "${@:4}"
 }
 steps() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["conclusion"], " ".join(s["outcome"] for s in r["steps"]))' "$OUT/$1/result.json"; }

@@ -25,14 +25,8 @@ export GITHUB_EVENT_NAME=pull_request GITHUB_REPOSITORY=kernels/gemm GITHUB_API_
   RUNNER_ENVIRONMENT=self-hosted
 
 run() { # run NAME [input=value...]
-  local name="$1"; shift
-  "$YAML_PYTHON" "$ROOT/tests/action/run_action.py" --action "$ROOT/action.yml" \
-    --event "$OUT/event.json" --temp "$OUT/$name/temp" --summary "$OUT/$name/summary.md" \
-    --log "$OUT/$name/log.txt" --result "$OUT/$name/result.json" \
-    --input binary-path="$BIN" --input if-no-gpu=skip --input check-name=ptxgate \
-    --input output-dir="$OUT/$name/reports" \
-    --input "submissions=tests/fixtures/gemm_bf16_nt/syntax_error.json
-tasks/gemm_bf16_nt/examples/naive.json" "$@"
+  run_action "$1" --input check-name=ptxgate --input "submissions=tests/fixtures/gemm_bf16_nt/syntax_error.json
+tasks/gemm_bf16_nt/examples/naive.json" "${@:2}"
 }
 mkdir -p "$OUT/run1" "$OUT/run2" "$OUT/run3"
 run run1 || { echo "FAIL: the simulator failed"; cat "$OUT/run1/log.txt"; exit 1; }
