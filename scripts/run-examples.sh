@@ -5,7 +5,9 @@
 # instructions (wgmma, TMA), the other examples fail the instructions stage, and with a GPU the
 # naive and hand-written examples are slow on purpose and fail the speed gate (see
 # tasks/gemm_bf16_nt/examples/README.md).
+# The action linters (scripts/lint-tools.sh, from PyPI) serve only the test suite: not installed
+# here unless PTXGATE_SKIP_LINT_TOOLS is set to something other than 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/build.sh >&2
+PTXGATE_SKIP_LINT_TOOLS="${PTXGATE_SKIP_LINT_TOOLS:-1}" scripts/build.sh >&2
 exec build/ptxgate check --if-no-gpu skip --output reports "$@" tasks/*/examples

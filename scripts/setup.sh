@@ -46,3 +46,12 @@ if [[ ! -x "$cuda/bin/nvcc" ]]; then
        "headers, nvcc, ptxas and cuBLASLt to build" >&2
   exit 3
 fi
+# The SASS half of the instructions stage needs a disassembler from the toolkit; without one it
+# is skipped (never passed). Not needed to build or test: a note, not an error.
+if [[ -z "${PTXGATE_NVDISASM:-}${PTXGATE_CUOBJDUMP:-}" ]] &&
+   ! PATH="$PATH:$cuda/bin" command -v nvdisasm >/dev/null &&
+   ! PATH="$PATH:$cuda/bin" command -v cuobjdump >/dev/null; then
+  echo "setup: note: neither nvdisasm nor cuobjdump is in $cuda/bin or on PATH: the SASS part" \
+       "of the instructions stage will be skipped (install NVIDIA's cuda-nvdisasm-<version> or" \
+       "cuda-cuobjdump-<version> package, or set PTXGATE_NVDISASM)" >&2
+fi

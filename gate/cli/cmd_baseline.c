@@ -27,11 +27,11 @@ static pg_command_spec k_refresh = {
     "ptxgate baseline refresh [options] [TASK ...]",
     "Re-measure the stored baselines of the tasks (default: every task) on this GPU and write "
     "them, printing what changed (old -> new medians with intervals, configuration changes).",
-    "Each task's accepted kernel (gate.accepted_kernel) runs through correctness and performance "
-    "as in ptxgate check, with the vendor library's configuration searched (cuBLASLt's "
-    "algorithm for GEMM tasks, cuDNN's engine configuration for attention tasks); the file "
-    "stores that configuration, the library's median with its interval, the environment "
-    "fingerprint and the accepted kernel's hashes and speedup.\n"
+    "Each task's accepted kernel (gate.accepted_kernel) runs through correctness and performance\n"
+    "as in ptxgate check, with the vendor library's configuration searched (cuBLASLt's algorithm\n"
+    "for GEMM tasks, cuDNN's engine configuration for attention tasks); the file stores that\n"
+    "configuration, the library's median with its interval, the environment fingerprint and the\n"
+    "accepted kernel's hashes and speedup. See docs/baselines.md.\n"
     "Exit codes: 0 all written, 1 an accepted kernel failed a stage, 2 usage or input error,\n"
     "3 no GPU or an infrastructure error (a task not measured keeps its old file).",
     "  ptxgate baseline refresh --baselines baselines\n"

@@ -56,15 +56,17 @@ static pg_command_spec k_spec = {
     "A DIR argument stands for every *.json manifest in it (task.json, results.json and\n"
     "compare.json excluded); with --recursive, in its subfolders too.\n"
     "Target instructions are checked against data/arch/<arch>.json ($PTXGATE_ARCH_DATA, else the\n"
-    "installed share/ptxgate/arch); the SASS part needs nvdisasm or cuobjdump\n"
-    "($PTXGATE_NVDISASM, $PTXGATE_CUOBJDUMP, PATH, next to ptxas). See docs/instructions.md.\n"
+    "installed share/ptxgate/arch, else the source tree's data/arch); the SASS part needs nvdisasm\n"
+    "or cuobjdump ($PTXGATE_NVDISASM, $PTXGATE_CUOBJDUMP, PATH, next to ptxas) and is skipped,\n"
+    "never passed, without one. See docs/instructions.md.\n"
     "Exit codes: 0 pass, 1 gate failure (a kernel failed a stage), 2 usage or input error,\n"
     "3 infrastructure (no GPU, driver, library or tool failure). See docs/exit-codes.md.",
     "  ptxgate check tasks/gemm_bf16_nt/examples/tiled_mma.json\n"
     "  ptxgate check --workloads m4096_n4096_k4096 --output out tasks/gemm_bf16_nt/examples\n"
-    "  ptxgate check --if-no-gpu skip tasks/gemm_bf16_nt/examples   # offline stages only on a GPU-less machine\n"
+    "  ptxgate check --if-no-gpu skip tasks/gemm_bf16_nt/examples   # without a GPU: offline stages\n"
     "  ptxgate check --recursive --output reports submissions/   # a suite: every model version and task\n"
-    "  ptxgate check --shard 2/4 --output shard2 submissions/     # then: ptxgate merge --output reports shard*/results.json",
+    "  ptxgate check --shard 2/4 --output shard2 submissions/     # one shard of four, then:\n"
+    "  ptxgate merge --output reports shard*/results.json",
     k_options,
 };
 

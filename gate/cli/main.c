@@ -29,7 +29,7 @@ static void usage(FILE *to)
                 "is it fast against the vendor library.\n\ncommands:\n");
     for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++)
         if (k_commands[i].summary)
-            fprintf(to, "  %-8s %s\n", k_commands[i].name, k_commands[i].summary);
+            fprintf(to, "  %-9s %s\n", k_commands[i].name, k_commands[i].summary);
     fprintf(to, "\n'ptxgate <command> --help' explains each command's options.\n"
                 "'ptxgate --version' prints the version.\n"
                 "\nexample:\n  ptxgate check --if-no-gpu skip tasks/gemm_bf16_nt/examples\n");

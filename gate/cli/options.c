@@ -15,15 +15,59 @@ static int count_options(const pg_command_spec *spec)
     return n;
 }
 
+/* Help layout: lines of at most HELP_WIDTH columns; option descriptions start at HELP_COL. */
+enum { HELP_WIDTH = 100, HELP_NAME_WIDTH = 26, HELP_COL = 2 + HELP_NAME_WIDTH + 1 };
+
+/* Print text word-wrapped to HELP_WIDTH, continuation lines indented by `indent` columns; the
+ * cursor is at column `col` when it starts. A word longer than a line is printed whole. Columns
+ * are counted in bytes, which is exact for the ASCII help texts. */
+static void print_wrapped(FILE *to, const char *text, int indent, int col)
+{
+    const char *p = text;
+    bool first = true;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        size_t len = strcspn(p, " ");
+        if (len == 0)
+            break;
+        if (!first && col + 1 + (int)len > HELP_WIDTH) {
+            fprintf(to, "\n%*s", indent, "");
+            col = indent;
+        } else if (!first) {
+            fputc(' ', to);
+            col++;
+        }
+        fwrite(p, 1, len, to);
+        col += (int)len;
+        p += len;
+        first = false;
+    }
+    fputc('\n', to);
+}
+
+/* One option line: "  --name ARG" padded to HELP_COL, or on a line of its own when longer. */
+static void print_option(FILE *to, const char *left, const char *help)
+{
+    if ((int)strlen(left) > HELP_NAME_WIDTH) {
+        fprintf(to, "  %s\n%*s", left, HELP_COL, "");
+    } else {
+        fprintf(to, "  %-*s ", HELP_NAME_WIDTH, left);
+    }
+    print_wrapped(to, help, HELP_COL, HELP_COL);
+}
+
 void pg_options_help(const pg_command_spec *spec, FILE *to)
 {
-    fprintf(to, "usage: %s\n\n%s\n\noptions:\n", spec->usage, spec->summary);
+    fprintf(to, "usage: %s\n\n", spec->usage);
+    print_wrapped(to, spec->summary, 0, 0);
+    fprintf(to, "\noptions:\n");
     for (const pg_option *o = spec->options; o->name; o++) {
         char left[80];
         snprintf(left, sizeof left, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-        fprintf(to, "  %-26s %s\n", left, o->help);
+        print_option(to, left, o->help);
     }
-    fprintf(to, "  %-26s %s\n", "--help", "Show this help and exit.");
+    print_option(to, "--help", "Show this help and exit.");
     if (spec->details)
         fprintf(to, "\n%s\n", spec->details);
     if (spec->examples)

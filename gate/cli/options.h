@@ -26,6 +26,9 @@ typedef struct {
  * *positional (argv pointers; caller frees the array). Returns 0, or 2 after printing an error
  * naming the bad flag to stderr. --help prints the help and returns -1. */
 int pg_options_parse(pg_command_spec *spec, int argc, char **argv, char ***positional, int *npos);
+/* Print the command's help to `to`: usage, the summary and every option's help word-wrapped to
+ * 100 columns (an option whose name and argument do not fit the 26-column name field gets its
+ * description on the next line), then details and examples verbatim. Writes nothing else. */
 void pg_options_help(const pg_command_spec *spec, FILE *to);
 /* The value of option `name` (NULL when absent). */
 const char *pg_option_value(const pg_command_spec *spec, const char *name);
