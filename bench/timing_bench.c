@@ -102,6 +102,17 @@ static void print_rate(const char *what, size_t k, size_t n)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+                     atoi(argv[1]) < 1 || (argc > 2 && atoi(argv[2]) < 1) ||
+                     (argc > 3 && atoi(argv[3]) < 0) || argc > 4)) {
+        printf("usage: %s [RUNS [PER_RUN [POWER_N]]]\n"
+               "  RUNS     A/A runs of PER_RUN comparisons each (default 20)\n"
+               "  PER_RUN  comparisons per run (default 10)\n"
+               "  POWER_N  comparisons with an injected slowdown per size (default 50)\n"
+               "The method is printed at the top of a run (docs/performance.md).\n",
+               argv[0]);
+        return strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ? 0 : 2;
+    }
     int runs = argc > 1 ? atoi(argv[1]) : 20, per_run = argc > 2 ? atoi(argv[2]) : 10;
     int power_n = argc > 3 ? atoi(argv[3]) : 50;
     int64_t M = 4096, N = 4096, K = 4096;

@@ -23,7 +23,6 @@
 
 #define RESULTS_DIR PG_TEST_DATA "/results"
 #define OWN_XSD PG_SOURCE_DIR "/schemas/junit.xsd"
-#define JENKINS_XSD PG_SOURCE_DIR "/../shared/schemas/junit-10.xsd"
 #define RESULTS_SCHEMA PG_SOURCE_DIR "/schemas/results.schema.json"
 
 #include "results_fixtures.h"
@@ -112,11 +111,14 @@ static void test_every_fixture_validates_against_own_xsd(void **state)
     }
 }
 
+/* Jenkins' junit-10.xsd is not ours to ship: PTXGATE_JUNIT10_XSD names a copy when there is
+ * one (docs/reports.md). */
 static void test_every_fixture_validates_against_jenkins_xsd(void **state)
 {
-    if (access(JENKINS_XSD, R_OK) != 0) {
-        print_message("SKIP: %s is absent; JUnit output not checked against Jenkins junit-10.xsd\n",
-                      JENKINS_XSD);
+    const char *JENKINS_XSD = getenv("PTXGATE_JUNIT10_XSD");
+    if (!JENKINS_XSD || access(JENKINS_XSD, R_OK) != 0) {
+        print_message("SKIP: PTXGATE_JUNIT10_XSD %s; JUnit output not checked against Jenkins "
+                      "junit-10.xsd\n", JENKINS_XSD ? "names no readable file" : "is not set");
         skip();
     }
     for (const char *const *f = k_fixtures; *f; f++) {

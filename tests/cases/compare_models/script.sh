@@ -68,8 +68,8 @@ check "markdown names the regression" grep -q 'correctness pass → fail \*\*(re
 check "JUnit has one failure" grep -q '<testsuites name="ptxgate compare" tests="29" failures="1"' "$OUT/new/compare-junit.xml"
 if command -v xmllint >/dev/null; then
   check "JUnit validates (schemas/junit.xsd)" xmllint --noout --schema "$ROOT/schemas/junit.xsd" "$OUT/new/compare-junit.xml"
-  if [[ -f "$ROOT/../shared/schemas/junit-10.xsd" ]]; then
-    check "JUnit validates (junit-10.xsd)" xmllint --noout --schema "$ROOT/../shared/schemas/junit-10.xsd" "$OUT/new/compare-junit.xml"
+  if [[ -f "${PTXGATE_JUNIT10_XSD:-}" ]]; then
+    check "JUnit validates (junit-10.xsd)" xmllint --noout --schema "$PTXGATE_JUNIT10_XSD" "$OUT/new/compare-junit.xml"
   fi
 else
   echo "note: xmllint absent; JUnit validated by the unit test only"
