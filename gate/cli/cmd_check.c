@@ -1,5 +1,6 @@
 /* `ptxgate check`: run submissions through the gate and write the reports. */
 #include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,17 +99,36 @@ static bool parse_watchdog(const char *list, pg_watchdog *w)
     return true;
 }
 
+/* Progress lines on stderr. A failure message repeated from the line before (the same missing
+ * GPU for every stage of every workload) is shortened to "same as above". */
 static void progress(void *ctx, const char *task, const char *sub, const char *workload,
                      const char *stage, const char *status, const char *message)
 {
+    static char last[1024];
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* --devices: one thread a GPU */
     if (!status) {
         fprintf(stderr, "[%s/%s] %s%s%s ...\n", task, sub, stage, workload ? " " : "",
                 workload ? workload : "");
         return;
     }
+    pthread_mutex_lock(&lock);
+    bool repeated = message && message[0] && strcmp(status, "pass") != 0 &&
+                    strncmp(message, last, sizeof last - 1) == 0;
     fprintf(stderr, "[%s/%s] %s%s%s: %s%s%s\n", task, sub, stage, workload ? " " : "",
             workload ? workload : "", status, message && message[0] ? " — " : "",
-            message ? message : "");
+            repeated ? "same as above" : message ? message : "");
+    snprintf(last, sizeof last, "%s", strcmp(status, "pass") != 0 && message ? message : "");
+    pthread_mutex_unlock(&lock);
+    (void)ctx;
+}
+
+/* A stage's message for the table: the missing GPU's reason is printed once, at the end. */
+static const char *table_message(const json_t *st, const char *gpu_reason)
+{
+    const char *m = json_string_value(json_object_get(st, "message"));
+    if (m && gpu_reason && strcmp(m, gpu_reason) == 0)
+        return "no GPU (reason below)";
+    return m ? m : "";
 }
 
 /* The per-stage table on stdout. */
@@ -116,6 +136,8 @@ static void print_summary(const json_t *res)
 {
     size_t i, j, k;
     json_t *sub, *wl, *st;
+    json_t *env = json_object_get(res, "environment");
+    const char *gpu_reason = json_string_value(json_object_get(env, "gpu_skip_reason"));
     json_array_foreach(json_object_get(res, "submissions"), i, sub) {
         printf("%s (%s, %s): %s\n", json_string_value(json_object_get(sub, "name")),
                json_string_value(json_object_get(sub, "task")),
@@ -123,8 +145,7 @@ static void print_summary(const json_t *res)
                json_string_value(json_object_get(sub, "verdict")));
         json_array_foreach(json_object_get(sub, "stages"), k, st)
             printf("  %-12s %-8s %s\n", json_string_value(json_object_get(st, "stage")),
-                   json_string_value(json_object_get(st, "status")),
-                   json_string_value(json_object_get(st, "message")));
+                   json_string_value(json_object_get(st, "status")), table_message(st, gpu_reason));
         json_array_foreach(json_object_get(sub, "workloads"), j, wl) {
             printf("  workload %s: %s\n", json_string_value(json_object_get(wl, "name")),
                    json_string_value(json_object_get(wl, "verdict")));
@@ -134,7 +155,7 @@ static void print_summary(const json_t *res)
             json_array_foreach(json_object_get(wl, "stages"), k, st)
                 printf("    %-12s %-8s %s\n", json_string_value(json_object_get(st, "stage")),
                        json_string_value(json_object_get(st, "status")),
-                       json_string_value(json_object_get(st, "message")));
+                       table_message(st, gpu_reason));
         }
     }
     json_t *shard = json_object_get(res, "shard");
@@ -144,10 +165,12 @@ static void print_summary(const json_t *res)
                (long long)json_integer_value(json_object_get(shard, "count")),
                json_array_size(json_object_get(shard, "items")),
                (long long)json_integer_value(json_object_get(shard, "items_total")));
-    json_t *env = json_object_get(res, "environment");
-    if (json_is_null(json_object_get(env, "gpu")))
-        printf("GPU stages not run: %s\n",
-               json_string_value(json_object_get(env, "gpu_skip_reason")));
+    if (json_is_null(json_object_get(env, "gpu"))) {
+        printf("GPU stages not run: %s\n", gpu_reason ? gpu_reason : "unknown");
+        if (json_integer_value(json_object_get(res, "exit_code")) == 3)
+            printf("(on a machine without a GPU, --if-no-gpu skip runs the offline stages and "
+                   "exits by their verdicts)\n");
+    }
     json_t *counts = json_object_get(res, "counts");
     if (shard && json_array_size(json_object_get(shard, "items")) == 0)
         printf("no work item fell in this shard: nothing to run\n");
