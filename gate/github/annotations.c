@@ -21,6 +21,7 @@ void pg_gh_annotations_free(pg_gh_annotations *a)
         free(a->items[i].path);
         free(a->items[i].title);
         free(a->items[i].message);
+        free(a->items[i].group);
     }
     free(a->items);
     memset(a, 0, sizeof *a);
@@ -71,6 +72,8 @@ static pg_status add(pg_gh_annotations *a, const char *path, const char *workspa
     x->message = clean(message, 0, MESSAGE_MAX);
     x->start_line = x->end_line = line >= 1 ? line : 1;
     x->level = level;
+    x->group = NULL;
+    x->workloads = 0;
     a->n++;
     if (!x->path || !x->title || !x->message)
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
@@ -84,10 +87,41 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* Annotations of one stage record; workload is NULL for submission stages. */
+/* A workload stage's failure already annotated for an earlier workload of the same submission
+ * (items from `first` on): counted there, retitled "[N workloads]"; true when so. */
+static bool merged_repeat(pg_gh_annotations *a, size_t first, const pg_res_submission *s,
+                          const pg_res_stage *st, const char *group, const char *message,
+                          pg_diag *d, pg_status *rc)
+{
+    char *m = clean(message, 0, MESSAGE_MAX);
+    *rc = m ? PG_OK : pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    for (size_t i = first; m && i < a->n; i++) {
+        pg_gh_annotation *x = &a->items[i];
+        if (!x->group || strcmp(x->group, group) != 0 || strcmp(x->message, m) != 0)
+            continue;
+        char title[600];
+        snprintf(title, sizeof title, "ptxgate %s[%zu workloads] %s: %s / %s", st->stage,
+                 ++x->workloads, pg_res_status_word(st->status), s->task ? s->task : "?",
+                 s->name ? s->name : "?");
+        char *t = clean(title, PG_CLEAN_ONE_LINE, TITLE_MAX);
+        if (!t) {
+            *rc = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+        } else {
+            free(x->title);
+            x->title = t;
+        }
+        free(m);
+        return true;
+    }
+    free(m);
+    return *rc != PG_OK;
+}
+
+/* Annotations of one stage record; workload is NULL for submission stages. first: the index
+ * of the submission's first annotation. */
 static pg_status stage_annotations(pg_gh_annotations *a, const pg_res_submission *s,
                                    const char *workload, const pg_res_stage *st,
-                                   const char *workspace, pg_diag *d)
+                                   const char *workspace, size_t first, pg_diag *d)
 {
     char title[600], msg[1200];
     const char *task = s->task ? s->task : "?", *name = s->name ? s->name : "?";
@@ -125,9 +159,20 @@ static pg_status stage_annotations(pg_gh_annotations *a, const pg_res_submission
             return rc;
         errors += err;
     }
-    if ((st->status == PG_RES_FAIL || st->status == PG_RES_ERROR) && errors == 0)
-        rc = add(a, s->manifest, workspace, 1, PG_GH_FAILURE, title,
-                 st->message[0] ? st->message : "no message recorded", d);
+    if ((st->status != PG_RES_FAIL && st->status != PG_RES_ERROR) || errors > 0)
+        return rc;
+    const char *message = st->message[0] ? st->message : "no message recorded";
+    char group[200];
+    snprintf(group, sizeof group, "%s %s", st->stage, pg_res_status_word(st->status));
+    if (workload && merged_repeat(a, first, s, st, group, message, d, &rc))
+        return rc;
+    size_t at = a->n;
+    rc = add(a, s->manifest, workspace, 1, PG_GH_FAILURE, title, message, d);
+    if (rc == PG_OK && workload && at < a->n) {
+        a->items[at].workloads = 1;
+        if (!(a->items[at].group = strdup(group)))
+            rc = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    }
     return rc;
 }
 
@@ -138,12 +183,13 @@ pg_status pg_gh_annotations_build(const pg_results *r, const char *workspace,
     pg_status rc = PG_OK;
     for (size_t i = 0; rc == PG_OK && i < r->n_subs; i++) {
         const pg_res_submission *s = &r->subs[i];
+        size_t first = out->n;
         for (size_t k = 0; rc == PG_OK && k < s->n_stages; k++)
-            rc = stage_annotations(out, s, NULL, &s->stages[k], workspace, d);
+            rc = stage_annotations(out, s, NULL, &s->stages[k], workspace, first, d);
         for (size_t w = 0; rc == PG_OK && w < s->n_workloads; w++)
             for (size_t k = 0; rc == PG_OK && k < s->workloads[w].n_stages; k++)
                 rc = stage_annotations(out, s, s->workloads[w].name, &s->workloads[w].stages[k],
-                                       workspace, d);
+                                       workspace, first, d);
     }
     return rc;
 }

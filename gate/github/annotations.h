@@ -28,6 +28,8 @@ typedef struct {
     pg_gh_level level;
     char *title;
     char *message;
+    char *group;      /* "stage status" of a workload stage's failure, else NULL */
+    size_t workloads; /* workloads this failure annotation stands for (0: a submission stage) */
 } pg_gh_annotation;
 
 typedef struct {
@@ -41,7 +43,10 @@ typedef struct {
  * error or warning in details.diagnostics (errors as failures), at the submission's source when
  * the diagnostic has a PTX line and the source is a .ptx file, else at line 1 of the source with
  * "PTX line N" in the message; and for every failed or errored stage that produced no error
- * annotation, one failure on line 1 of its manifest with the stage's message. workspace (may be
+ * annotation, one failure on line 1 of its manifest with the stage's message; the same failure
+ * (stage, status and message) on several workloads of one submission is one annotation titled
+ * "ptxgate STAGE[N workloads] STATUS: task / name", so GitHub's few shown annotations are not
+ * spent on repeats. workspace (may be
  * NULL or ""): a path under it is made relative to it; "./" prefixes are dropped.
  * *out is zeroed first; free with pg_gh_annotations_free on every path.
  * Errors: PG_ERR_INPUT for a malformed diagnostics list (file and JSON path); PG_ERR_INFRA on

@@ -207,6 +207,32 @@ static void test_annotations_for_failures_without_lines(void **st)
     json_decref(j);
 }
 
+/* The same instructions failure on two workloads of tiled_mma is one annotation for both. */
+static void test_repeated_workload_failures_are_one_annotation(void **st)
+{
+    (void)st;
+    json_t *j;
+    pg_results r;
+    load_results("instructions_fail", &j, &r);
+    pg_gh_annotations a;
+    pg_diag d;
+    assert_int_equal(pg_gh_annotations_build(&r, NULL, &a, &d), PG_OK);
+    size_t instr = 0;
+    for (size_t i = 0; i < a.n; i++) {
+        if (!strstr(a.items[i].title, "ptxgate instructions"))
+            continue;
+        instr++;
+        assert_int_equal(a.items[i].workloads, 2);
+        assert_string_equal(a.items[i].title,
+                            "ptxgate instructions[2 workloads] FAIL: gemm_bf16_nt / tiled_mma");
+        assert_non_null(strstr(a.items[i].message, "wgmma.mma_async absent in PTX"));
+    }
+    assert_int_equal(instr, 1);
+    pg_gh_annotations_free(&a);
+    pg_results_free(&r);
+    json_decref(j);
+}
+
 static void test_annotations_of_hostile_results_stay_commands(void **st)
 {
     (void)st;
@@ -235,7 +261,7 @@ static void test_workflow_command_escaping(void **st)
 {
     (void)st;
     pg_gh_annotation x = {"/w/a,b:c.ptx", 3, 3, PG_GH_WARNING, "M=4096,N=4096: 100%",
-                          "bad\r\n::error::injected 50%"};
+                          "bad\r\n::error::injected 50%", NULL, 0};
     char *cmd = pg_gh_annotation_command(&x);
     assert_string_equal(cmd, "::warning file=/w/a%2Cb%3Ac.ptx,line=3,endLine=3,title=M=4096%2CN=4096%3A "
                              "100%25::bad%0D%0A::error::injected 50%25\n");
@@ -316,6 +342,7 @@ int main(void)
         cmocka_unit_test(test_event_payloads),
         cmocka_unit_test(test_annotations_at_ptx_lines),
         cmocka_unit_test(test_annotations_for_failures_without_lines),
+        cmocka_unit_test(test_repeated_workload_failures_are_one_annotation),
         cmocka_unit_test(test_annotations_of_hostile_results_stay_commands),
         cmocka_unit_test(test_workflow_command_escaping),
         cmocka_unit_test(test_workspace_relative_paths),
