@@ -155,7 +155,8 @@ pg_status pg_plan_build(const pg_task *t, const pg_manifest *m, const pg_workloa
         st = pg_task_tensor_elements(t, i, w, &out->tensor_elements[i], d);
     for (int i = 0; i < m->n_ws && st == PG_OK; i++) {
         snprintf(f, sizeof f, "workspaces.%s.bytes", m->ws[i].name);
-        st = eval_range(&b, m->file, f, m->ws[i].bytes, 0, INT64_MAX, "a byte count", &v);
+        st = eval_range(&b, m->file, f, m->ws[i].bytes, 0, PG_MAX_WORKSPACE_BYTES,
+                        "a byte count no larger than any GPU's memory", &v);
         if (st == PG_OK)
             out->workspace_bytes[i] = (uint64_t)v;
     }

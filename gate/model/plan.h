@@ -40,6 +40,11 @@ typedef struct {
     int n_params;
 } pg_launch_values;
 
+/* Largest workspace a manifest may ask for: 1 TiB, above the memory of any GPU ptxgate targets
+ * (H200 141 GB, B200 180 GB), so a runaway size expression is an input error before any GPU
+ * work. */
+#define PG_MAX_WORKSPACE_BYTES ((int64_t)1 << 40)
+
 /* launches: n_launches entries in manifest order (owned). workspace_bytes[i]: bytes of workspace
  * m->ws[i]. tensor_elements[i]: elements of task tensor i. flop: floating-point operations of one
  * run (the task's flops expression). */

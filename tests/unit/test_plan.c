@@ -151,6 +151,9 @@ static void test_value_ranges(void **state)
     expect_bad("grid_x_big", "huge", "launches[0].grid[0]", "(1..2147483647)", NULL);
     expect_bad("smem_big", "huge", "launches[0].dynamic_shared_bytes", "(0..4294967295)", NULL);
     expect_bad("negative_workspace", "tiny", "workspaces.flags.bytes", "-4", NULL);
+    /* Larger than any GPU's memory: refused before any GPU work. */
+    expect_bad("huge_workspace", "tiny", "workspaces.partial.bytes",
+               "no larger than any GPU's memory", "(0..1099511627776)");
 }
 
 static void test_expression_errors(void **state)
