@@ -42,7 +42,6 @@ typedef struct plan_entry {
     bool pinned;        /* made from `pin`, not by the heuristics */
     pg_cudnn_config pin;
     bool ok;
-    pg_status error_status; /* when !ok: PG_ERR_INPUT for a refused pin, else PG_ERR_INFRA */
     char error[768];
     pg_dnn_graph graph; /* owns every descriptor, the plan included */
     cudnnBackendDescriptor_t plan;
@@ -357,7 +356,6 @@ static plan_entry *make_entry(struct pg_cudnn_state *st, const pg_sdpa_args *a, 
     e->pinned = a->pin != NULL;
     if (a->pin)
         e->pin = *a->pin;
-    e->error_status = PG_ERR_INFRA;
     pg_dnn_graph_init(&e->graph, st->api);
     shapes s;
     make_shapes(&a->shape, &s);
@@ -374,8 +372,8 @@ static plan_entry *make_entry(struct pg_cudnn_state *st, const pg_sdpa_args *a, 
     pg_diag_clear(&pd);
     if (e->graph.status != CUDNN_STATUS_SUCCESS) {
         pg_dnn_graph_error(&e->graph, e->error, sizeof e->error);
-    } else if ((e->error_status = pg_dnn_plan(&e->graph, st->handle, a->max_configs, a->pin,
-                                              &e->plan, &e->info, &pd)) != PG_OK) {
+    } else if (pg_dnn_plan(&e->graph, st->handle, a->max_configs, a->pin, &e->plan, &e->info,
+                           &pd) != PG_OK) {
         snprintf(e->error, sizeof e->error, "%s", pd.message);
     } else {
         e->info.config.graph = kind;
@@ -509,7 +507,8 @@ pg_status pg_cudnn_sdpa_prepare(pg_device *dev, const pg_sdpa_args *a, pg_cudnn_
     graph_kind kinds[2];
     int n_kinds = 0;
     if (a->pin) {
-        bool bwd_graph = a->pin->graph == PG_DNN_GRAPH_BWD_COMPOSITE || a->pin->graph == PG_DNN_GRAPH_BWD_COMPOSITE_IO;
+        bool bwd_graph = a->pin->graph == PG_DNN_GRAPH_BWD_COMPOSITE ||
+                         a->pin->graph == PG_DNN_GRAPH_BWD_COMPOSITE_IO;
         if (bwd_graph != a->backward || !pg_dnn_graph_id(a->pin->graph))
             return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
                                "the pinned configuration's graph %s is not a %s graph",

@@ -197,6 +197,11 @@ pg_status pg_baselines_resolve(pg_run *run, pg_submission *subs, size_t n, pg_di
     return PG_OK;
 }
 
+static const char *library_label(const bl_entry *e)
+{
+    return e && e->cudnn ? "cuDNN" : "cuBLASLt";
+}
+
 /* The stored entry usable for workload c, or NULL with the reason. */
 static const pg_baseline_workload *usable(const pg_wctx *c, bl_entry **entry, char *why, size_t n)
 {
@@ -229,7 +234,7 @@ static const pg_baseline_workload *usable(const pg_wctx *c, bl_entry **entry, ch
     }
     if (pg_baseline_workload_is_cudnn(w) != e->cudnn) {
         snprintf(why, n, "%s: the entry of workload %s is for %s, the task's baseline is %s",
-                 e->path, c->w->name, pg_baseline_library_label(w), e->cudnn ? "cuDNN" : "cuBLASLt");
+                 e->path, c->w->name, pg_baseline_library_label(w), library_label(e));
         return NULL;
     }
     return w;
@@ -255,11 +260,6 @@ static json_t *current_stage(pg_wctx *c)
     json_t *st = json_array_get(stages, json_array_size(stages) - 1);
     const char *name = json_string_value(json_object_get(st, "stage"));
     return name && strcmp(name, "performance") == 0 ? st : NULL;
-}
-
-static const char *library_label(const bl_entry *e)
-{
-    return e && e->cudnn ? "cuDNN" : "cuBLASLt";
 }
 
 /* What the stored entry offers the vendor arm of c. */
@@ -475,8 +475,9 @@ void pg_baseline_check_stage(pg_wctx *c)
     const char *mode = json_string_value(json_object_get(det, "mode"));
     if (!live_numbers(det, live)) {
         json_object_set_new(det, "baseline_drift",
-                            drift_json("not_compared", e->cudnn ? "the stage did not time cuDNN"
-                                                                : "the stage did not time cuBLASLt"));
+                            drift_json("not_compared", e->cudnn
+                                                           ? "the stage did not time cuDNN"
+                                                           : "the stage did not time cuBLASLt"));
         return;
     }
     if (!mode || strcmp(mode, w->mode) != 0) {
@@ -505,7 +506,8 @@ void pg_baseline_check_stage(pg_wctx *c)
     snprintf(text, sizeof text,
              "runner drift: %s %.4f ms [%.4f, %.4f] here vs %.4f ms [%.4f, %.4f] stored in "
              "%s (%+.1f %%, %s beyond the %.1f %% tolerance)",
-             library_label(e), live[0], live[1], live[2], w->median_ms, w->ci_low_ms, w->ci_high_ms, e->path,
+             library_label(e), live[0], live[1], live[2], w->median_ms, w->ci_low_ms,
+             w->ci_high_ms, e->path,
              100.0 * (r.ratio - 1.0), r.kind == PG_DRIFT_SLOWER ? "slower" : "faster",
              100.0 * o->drift_tolerance);
     add_event(e, "%s: %s", c->w->name, text);

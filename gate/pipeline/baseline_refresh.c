@@ -108,7 +108,8 @@ static pg_status prepare_input(const pg_refresh_options *o, const char *id, refr
     if (!t->accepted_kernel[0])
         return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "gate.accepted_kernel",
                            "task '%s' names no accepted kernel: a refresh measures the vendor "
-                           "library next to the task's accepted kernel, so the task must name one", t->id);
+                           "library next to the task's accepted kernel, so the task must name "
+                           "one", t->id);
     char dir[4096];
     snprintf(dir, sizeof dir, "%s", t->file);
     snprintf(in->manifest_path, sizeof in->manifest_path, "%s/%s", dirname(dir),
