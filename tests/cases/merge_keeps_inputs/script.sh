@@ -3,7 +3,8 @@
 # older OUT_DIR-first form takes it for the output folder), --output naming a shard's folder,
 # or --output holding a file given as input, is refused with exit 2 naming the file, before
 # anything is written or removed (an input error would otherwise remove the "earlier reports",
-# which are the shard's own results). compare refuses an input that is one of its own reports.
+# which are the shard's own results). compare and check refuse an input that is one of their
+# own reports.
 # Merging into a folder that holds an earlier merge still replaces it.
 set -uo pipefail
 fail=0
@@ -61,4 +62,11 @@ cp "$OUT/s1/results.json" "$OUT/m/compare.json"
 check "compare --output DIR DIR/compare.json NEW: exit 2" [ $? -eq 2 ]
 check "and names the input" grep -qF "$OUT/m/compare.json: field '--output': is $OUT/m/compare.json" "$OUT.log"
 check "the input is intact" cmp -s "$OUT/m/compare.json" "$OUT/s1/results.json"
+
+# check: a manifest given as input that is one of check's reports.
+mkdir -p "$OUT/k" && cp "$m" "$OUT/k/summary.md"
+"$BIN" check --no-gpu --quiet --output "$OUT/k" "$OUT/k/summary.md" >"$OUT.log" 2>&1
+check "check --output DIR DIR/summary.md: exit 2" [ $? -eq 2 ]
+check "and names the input" grep -qF "$OUT/k/summary.md: field '--output': is $OUT/k/summary.md" "$OUT.log"
+check "the input is intact" cmp -s "$OUT/k/summary.md" "$m"
 exit $fail
