@@ -138,6 +138,35 @@ char *pg_baseline_path(char *out, size_t n, const char *dir, const char *gpu_key
     return out;
 }
 
+pg_status pg_baseline_exists(const char *path, bool *exists, pg_diag *d)
+{
+    struct stat st;
+    *exists = false;
+    if (stat(path, &st) == 0) {
+        if (!S_ISREG(st.st_mode))
+            return pg_diag_set(d, PG_ERR_INPUT, path, 0, NULL,
+                               "expected a stored baseline (a JSON file), found %s",
+                               S_ISDIR(st.st_mode) ? "a folder" : "something that is not a file");
+        *exists = true;
+        return PG_OK;
+    }
+    int e = errno;
+    if (e == ENOENT) {
+        if (lstat(path, &st) == 0)
+            return pg_diag_set(d, PG_ERR_INPUT, path, 0, NULL,
+                               "is a symbolic link to nothing; expected a stored baseline");
+        return PG_OK;
+    }
+    if (e == ENOTDIR) {
+        char dir[4096];
+        return pg_diag_set(d, PG_ERR_INPUT, pg_path_dirname(dir, sizeof dir, path), 0, NULL,
+                           "is not a folder; expected the folder of the GPU key's stored "
+                           "baselines");
+    }
+    return pg_diag_set(d, PG_ERR_INPUT, path, 0, NULL, "cannot read the stored baseline: %s",
+                       strerror(e));
+}
+
 const pg_baseline_workload *pg_baseline_find(const pg_baseline *b, const char *name)
 {
     for (int i = 0; i < b->n_workloads; i++)
