@@ -459,14 +459,18 @@ static pg_status load_workload(const json_t *o, const pg_jctx *c, const char *na
 
 static bool utc_form(const char *s)
 {
-    /* YYYY-MM-DDTHH:MM:SSZ */
+    /* YYYY-MM-DDTHH:MM:SSZ, each field in its calendar range (a leap second allowed). */
     static const char k_form[] = "dddd-dd-ddTdd:dd:ddZ";
     if (strlen(s) != sizeof k_form - 1)
         return false;
     for (size_t i = 0; k_form[i]; i++)
         if (k_form[i] == 'd' ? !(s[i] >= '0' && s[i] <= '9') : s[i] != k_form[i])
             return false;
-    return true;
+    int month = (s[5] - '0') * 10 + (s[6] - '0'), day = (s[8] - '0') * 10 + (s[9] - '0');
+    int hour = (s[11] - '0') * 10 + (s[12] - '0'), minute = (s[14] - '0') * 10 + (s[15] - '0');
+    int second = (s[17] - '0') * 10 + (s[18] - '0');
+    return month >= 1 && month <= 12 && day >= 1 && day <= 31 && hour <= 23 && minute <= 59 &&
+           second <= 60;
 }
 
 static pg_status load_root(const json_t *root, const pg_jctx *c, const char *expect_task,
