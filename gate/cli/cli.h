@@ -4,6 +4,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "base/diag.h"
 
@@ -36,6 +37,13 @@ pg_status pg_cli_write_reports(const char *out_dir, const char *json_text, const
  * and touches nothing. Errors: PG_ERR_INPUT naming the folder, or the file when a folder is in
  * its place. */
 pg_status pg_cli_prepare_output(const char *dir, const char *const *names, pg_diag *d);
+
+/* Refuse inputs that are files the command writes: each of inputs[0..n) (paths) that is the same
+ * file (device and inode) as dir/<name> for one of names (NULL-terminated) is PG_ERR_INPUT naming
+ * the input and --output, since writing the reports, or removing them after bad input, would
+ * destroy it. Inputs or report files that do not exist are not an error here. */
+pg_status pg_cli_check_inputs_apart(const char *dir, const char *const *names,
+                                    const char *const *inputs, size_t n, pg_diag *d);
 
 /* Delete names (NULL-terminated file names) in dir: the reports of an earlier run, after a run
  * that failed before it had reports to write (an input error), so they are not taken for this

@@ -1,12 +1,14 @@
 /* `ptxgate baseline refresh|show`: re-measure stored baselines on this GPU, or list them
  * (docs/baselines.md). */
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "model/baseline.h"
 #include "model/baseline_text.h"
 #include "options.h"
 #include "pipeline/refresh.h"
@@ -134,39 +136,56 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Sorted entries of dir whose names pass keep (owned strings); *n = 0 when dir is unreadable. */
-static char **list_dir(const char *dir, bool want_dirs, size_t *n)
+/* The sorted entries of dir (owned strings in *out, *n of them): with want_dirs, its folders (the
+ * GPU keys; plain files such as a README are skipped; an entry that cannot be read, such as a
+ * symbolic link loop, is PG_ERR_INPUT naming it), else the names ending in ".json" (the stored
+ * baselines, checked by the caller with pg_baseline_exists). Hidden entries are skipped. */
+static pg_status list_dir(const char *dir, bool want_dirs, char ***out, size_t *n, pg_diag *d)
 {
-    DIR *dp = opendir(dir);
     char **v = NULL;
     size_t cap = 0;
     *n = 0;
+    *out = NULL;
+    DIR *dp = opendir(dir);
+    if (!dp)
+        return pg_diag_set(d, PG_ERR_INPUT, dir, 0, NULL, "cannot open the folder: %s",
+                           strerror(errno));
+    pg_status st = PG_OK;
     struct dirent *e;
-    while (dp && (e = readdir(dp))) {
+    while (st == PG_OK && (e = readdir(dp))) {
         if (e->d_name[0] == '.')
             continue;
-        char path[4400];
-        struct stat sb;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (stat(path, &sb) != 0 || (want_dirs ? !S_ISDIR(sb.st_mode) : !S_ISREG(sb.st_mode)))
-            continue;
         size_t len = strlen(e->d_name);
-        if (!want_dirs && (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0))
+        bool json = len >= 6 && strcmp(e->d_name + len - 5, ".json") == 0;
+        if (!want_dirs && !json)
+            continue;
+        char path[4400];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat sb;
+        if (want_dirs && stat(path, &sb) != 0)
+            st = pg_diag_set(d, PG_ERR_INPUT, path, 0, NULL, "cannot read: %s", strerror(errno));
+        if (st != PG_OK || (want_dirs && !S_ISDIR(sb.st_mode)))
             continue;
         if (*n == cap) {
             cap = cap ? 2 * cap : 8;
             char **g = realloc(v, cap * sizeof *g);
-            if (!g)
+            if (!g) {
+                st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
                 break;
+            }
             v = g;
         }
-        v[(*n)++] = strdup(e->d_name);
+        if (!(v[*n] = strdup(e->d_name))) {
+            st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+            break;
+        }
+        (*n)++;
     }
-    if (dp)
-        closedir(dp);
+    closedir(dp);
     if (v)
         qsort(v, *n, sizeof *v, cmp_str);
-    return v;
+    *out = v;
+    return st;
 }
 
 static void free_list(char **v, size_t n)
@@ -208,16 +227,26 @@ static int show(int argc, char **argv)
         return 2;
     }
     size_t nkeys = 0, shown = 0;
-    char **keys = list_dir(dir, true, &nkeys);
+    char **keys = NULL;
+    pg_diag d;
+    pg_diag_clear(&d);
     int *found = calloc((size_t)npos + 1, sizeof *found);
     rc = 0;
+    if (!found) {
+        pg_diag_set(&d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+        rc = pg_cli_fail(&d);
+    }
+    if (rc == 0 && list_dir(dir, true, &keys, &nkeys, &d) != PG_OK)
+        rc = pg_cli_fail(&d);
     for (size_t k = 0; rc == 0 && k < nkeys; k++) {
         if (only_key && strcmp(keys[k], only_key) != 0)
             continue;
         char sub[4400];
         snprintf(sub, sizeof sub, "%s/%s", dir, keys[k]);
         size_t nfiles = 0;
-        char **files = list_dir(sub, false, &nfiles);
+        char **files = NULL;
+        if (list_dir(sub, false, &files, &nfiles, &d) != PG_OK)
+            rc = pg_cli_fail(&d);
         for (size_t f = 0; rc == 0 && f < nfiles; f++) {
             char task[256];
             snprintf(task, sizeof task, "%.*s", (int)(strlen(files[f]) - 5), files[f]);
@@ -228,8 +257,13 @@ static int show(int argc, char **argv)
             char path[4700];
             snprintf(path, sizeof path, "%s/%s", sub, files[f]);
             pg_baseline *b = NULL;
-            pg_diag d;
-            pg_diag_clear(&d);
+            bool exists = false;
+            if (pg_baseline_exists(path, &exists, &d) != PG_OK) {
+                rc = pg_cli_fail(&d);
+                break;
+            }
+            if (!exists) /* removed meanwhile */
+                continue;
             if (pg_baseline_load_file(path, task, keys[k], &b, &d) != PG_OK) {
                 rc = pg_cli_fail(&d);
                 break;

@@ -379,7 +379,9 @@ int pg_cmd_check(int argc, char **argv)
 
     pg_diag d;
     pg_diag_clear(&d);
-    if (pg_cli_prepare_output(out_dir, pg_cli_report_names, &d) != PG_OK) {
+    if (pg_cli_check_inputs_apart(out_dir, pg_cli_report_names, (const char *const *)manifests,
+                                  (size_t)nman, &d) != PG_OK ||
+        pg_cli_prepare_output(out_dir, pg_cli_report_names, &d) != PG_OK) {
         rc = pg_cli_fail(&d);
         goto done;
     }

@@ -133,7 +133,8 @@ int pg_cmd_compare(int argc, char **argv)
     const char *out = pg_option_value(&k_spec, "output") ? pg_option_value(&k_spec, "output")
                                                          : "reports";
     static const char *const names[] = {"compare.json", "compare-junit.xml", "compare.md", NULL};
-    if (pg_cli_prepare_output(out, names, &d) != PG_OK) {
+    if (pg_cli_check_inputs_apart(out, names, (const char *const *)pos, 2, &d) != PG_OK ||
+        pg_cli_prepare_output(out, names, &d) != PG_OK) {
         rc = pg_cli_fail(&d);
         goto done;
     }

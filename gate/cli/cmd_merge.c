@@ -45,6 +45,35 @@ static bool legacy_out_dir(const char *arg)
     return !(n >= 5 && strcmp(arg + n - 5, ".json") == 0);
 }
 
+/* A shard's own results are never replaced or removed by merge: --output naming a shard's
+ * folder (or the older form taking a shard's folder for the output) is refused before anything
+ * is written. legacy: out came from the older form's guess. */
+static pg_status refuse_shard_folder(const char *out, bool legacy, pg_diag *d)
+{
+    char path[4200];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/results.json", out);
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return PG_OK;
+    json_t *earlier = NULL;
+    pg_diag ignored;
+    if (pg_cli_load_results(path, &earlier, &ignored) != PG_OK)
+        return PG_OK; /* not results at all: replaced or removed like any stale report */
+    const json_t *shard = json_object_get(earlier, "shard");
+    pg_status rc = PG_OK;
+    if (json_is_object(shard))
+        rc = pg_diag_set(d, PG_ERR_INPUT, path, 0, "--output",
+                         "holds the results of shard %lld/%lld (ptxgate check --shard); merge "
+                         "does not replace or remove a shard's results: %s",
+                         (long long)json_integer_value(json_object_get(shard, "index")),
+                         (long long)json_integer_value(json_object_get(shard, "count")),
+                         legacy ? "the older form took the first argument for the output "
+                                  "folder; give the shard's results.json, and --output DIR"
+                                : "give another --output folder");
+    json_decref(earlier);
+    return rc;
+}
+
 int pg_cmd_merge(int argc, char **argv)
 {
     char **pos = NULL;
@@ -56,9 +85,11 @@ int pg_cmd_merge(int argc, char **argv)
     }
     const char *out = pg_option_value(&k_spec, "output");
     int first = 0; /* pos[first..npos) are the shards */
+    bool legacy = false;
     if (!out && npos >= 2 && legacy_out_dir(pos[0])) {
         out = pos[0];
         first = 1;
+        legacy = true;
         fprintf(stderr, "ptxgate merge: taking '%s' as the output folder (the older form); use "
                         "--output %s\n", out, out);
     }
@@ -82,7 +113,12 @@ int pg_cmd_merge(int argc, char **argv)
         free(pos);
         return 3;
     }
-    if (pg_cli_prepare_output(out, pg_cli_report_names, &d) != PG_OK)
+    /* Nothing is written or removed where it would destroy an input. */
+    if (pg_cli_check_inputs_apart(out, pg_cli_report_names, (const char *const *)files, n, &d) !=
+            PG_OK ||
+        refuse_shard_folder(out, legacy, &d) != PG_OK)
+        rc = pg_cli_fail(&d);
+    if (rc == 0 && pg_cli_prepare_output(out, pg_cli_report_names, &d) != PG_OK)
         rc = pg_cli_fail(&d);
     bool prepared = rc == 0;
     for (size_t i = 0; rc == 0 && i < n; i++)

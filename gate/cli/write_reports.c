@@ -45,6 +45,25 @@ pg_status pg_cli_prepare_output(const char *dir, const char *const *names, pg_di
     return PG_OK;
 }
 
+pg_status pg_cli_check_inputs_apart(const char *dir, const char *const *names,
+                                    const char *const *inputs, size_t n, pg_diag *d)
+{
+    for (size_t i = 0; names[i]; i++) {
+        char path[4200];
+        struct stat out_st, in_st;
+        if (stat(pg_path_join(path, sizeof path, dir, names[i]), &out_st) != 0)
+            continue;
+        for (size_t k = 0; k < n; k++)
+            if (stat(inputs[k], &in_st) == 0 && in_st.st_dev == out_st.st_dev &&
+                in_st.st_ino == out_st.st_ino)
+                return pg_diag_set(d, PG_ERR_INPUT, inputs[k], 0, "--output",
+                                   "is %s, a file this command writes in its output folder; "
+                                   "give another --output folder",
+                                   path);
+    }
+    return PG_OK;
+}
+
 void pg_cli_remove_outputs(const char *dir, const char *const *names)
 {
     for (size_t i = 0; names[i]; i++) {

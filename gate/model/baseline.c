@@ -138,6 +138,35 @@ char *pg_baseline_path(char *out, size_t n, const char *dir, const char *gpu_key
     return out;
 }
 
+pg_status pg_baseline_exists(const char *path, bool *exists, pg_diag *d)
+{
+    struct stat st;
+    *exists = false;
+    if (stat(path, &st) == 0) {
+        if (!S_ISREG(st.st_mode))
+            return pg_diag_set(d, PG_ERR_INPUT, path, 0, NULL,
+                               "expected a stored baseline (a JSON file), found %s",
+                               S_ISDIR(st.st_mode) ? "a folder" : "something that is not a file");
+        *exists = true;
+        return PG_OK;
+    }
+    int e = errno;
+    if (e == ENOENT) {
+        if (lstat(path, &st) == 0)
+            return pg_diag_set(d, PG_ERR_INPUT, path, 0, NULL,
+                               "is a symbolic link to nothing; expected a stored baseline");
+        return PG_OK;
+    }
+    if (e == ENOTDIR) {
+        char dir[4096];
+        return pg_diag_set(d, PG_ERR_INPUT, pg_path_dirname(dir, sizeof dir, path), 0, NULL,
+                           "is not a folder; expected the folder of the GPU key's stored "
+                           "baselines");
+    }
+    return pg_diag_set(d, PG_ERR_INPUT, path, 0, NULL, "cannot read the stored baseline: %s",
+                       strerror(e));
+}
+
 const pg_baseline_workload *pg_baseline_find(const pg_baseline *b, const char *name)
 {
     for (int i = 0; i < b->n_workloads; i++)
@@ -430,14 +459,18 @@ static pg_status load_workload(const json_t *o, const pg_jctx *c, const char *na
 
 static bool utc_form(const char *s)
 {
-    /* YYYY-MM-DDTHH:MM:SSZ */
+    /* YYYY-MM-DDTHH:MM:SSZ, each field in its calendar range (a leap second allowed). */
     static const char k_form[] = "dddd-dd-ddTdd:dd:ddZ";
     if (strlen(s) != sizeof k_form - 1)
         return false;
     for (size_t i = 0; k_form[i]; i++)
         if (k_form[i] == 'd' ? !(s[i] >= '0' && s[i] <= '9') : s[i] != k_form[i])
             return false;
-    return true;
+    int month = (s[5] - '0') * 10 + (s[6] - '0'), day = (s[8] - '0') * 10 + (s[9] - '0');
+    int hour = (s[11] - '0') * 10 + (s[12] - '0'), minute = (s[14] - '0') * 10 + (s[15] - '0');
+    int second = (s[17] - '0') * 10 + (s[18] - '0');
+    return month >= 1 && month <= 12 && day >= 1 && day <= 31 && hour <= 23 && minute <= 59 &&
+           second <= 60;
 }
 
 static pg_status load_root(const json_t *root, const pg_jctx *c, const char *expect_task,

@@ -75,6 +75,14 @@ void pg_baseline_free(pg_baseline *b);
 char *pg_baseline_path(char *out, size_t n, const char *dir, const char *gpu_key,
                        const char *task);
 
+/* Is there a stored baseline at path (pg_baseline_path)? *exists = false with PG_OK only when
+ * nothing is there (no such file, or no folder of that GPU key); true for a regular file (or a
+ * symbolic link to one). Anything else in its place is PG_ERR_INPUT naming the path, so a broken
+ * file is never taken for a missing one: a folder or other non-file, a symbolic link loop or a
+ * link to nothing, a file where the GPU key's folder should be (naming that), an unreadable
+ * path. */
+pg_status pg_baseline_exists(const char *path, bool *exists, pg_diag *d);
+
 /* Load and validate the file at path. expect_task / expect_gpu_key (may be NULL): the task and
  * GPU key the file's place names; a file whose fields say otherwise is refused. Validates:
  * schema_version 1; no unknown key at any level; task and gpu_key plain names; measured_utc's

@@ -112,6 +112,16 @@ static pg_status load_knob(const json_t *o, const pg_jctx *kc, pg_cudnn_config *
                          "expected the knob's name as a string or null, got %s",
                          name ? pg_json_type_name(name) : "nothing");
     }
+    /* Informational, but not misleading: a type this table names carries that name (or null),
+     * so the file reads as what is pinned and is written back byte for byte. A type it does
+     * not name (a newer cuDNN's) may carry any name. */
+    const char *known = st == PG_OK ? pg_cudnn_knob_name((int)type) : NULL;
+    if (known && json_is_string(name) && strcmp(json_string_value(name), known) != 0) {
+        char f[512];
+        st = pg_diag_set(d, PG_ERR_INPUT, kc->file, 0, pg_jctx_field(kc, "name", f, sizeof f),
+                         "expected \"%s\" (the name of knob type %lld) or null, got '%.64s'",
+                         known, (long long)type, json_string_value(name));
+    }
     for (int i = 0; st == PG_OK && i < out->n_knobs; i++)
         if (out->knob_type[i] == type)
             st = bad(kc, "type", d, "each knob type once, this one repeats", (long long)type);

@@ -57,7 +57,8 @@ json_t *pg_cudnn_config_to_json(const pg_cudnn_config *c);
 
 /* Read what pg_cudnn_config_to_json writes: every key required, no other key; graph one of the
  * ids; engine_id >= 0; at most PG_CUDNN_MAX_KNOBS knobs with distinct types in 0..INT32_MAX
- * (name: string or null, informational). The result is sorted. Errors: PG_ERR_INPUT naming the
+ * (name: string or null, informational; for a type pg_cudnn_knob_name names, that name or null).
+ * The result is sorted. Errors: PG_ERR_INPUT naming the
  * file and the JSON path (ctx) of the bad field. */
 pg_status pg_cudnn_config_from_json(const json_t *obj, const pg_jctx *ctx, pg_cudnn_config *out,
                                     pg_diag *d);

@@ -175,7 +175,10 @@ pg_status pg_baselines_resolve(pg_run *run, pg_submission *subs, size_t n, pg_di
     for (int i = 0; i < s->n; i++) {
         bl_entry *e = &s->e[i];
         pg_baseline_path(e->path, sizeof e->path, o->baselines_dir, s->gpu_key, e->task);
-        if (stat(e->path, &stt) != 0) {
+        bool exists = false;
+        if ((st = pg_baseline_exists(e->path, &exists, d)) != PG_OK)
+            return st;
+        if (!exists) {
             e->status = BL_MISSING;
             continue;
         }

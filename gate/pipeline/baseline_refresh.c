@@ -478,11 +478,12 @@ pg_status pg_baseline_refresh(const pg_refresh_options *o, const char *const *ta
         pg_refresh_task *r = &out->tasks[i];
         snprintf(r->task, sizeof r->task, "%s", in[i].task->id);
         pg_baseline_path(r->path, sizeof r->path, o->baselines_dir, out->gpu_key, r->task);
-        struct stat sb;
-        if (stat(r->path, &sb) == 0) {
-            pg_diag od;
-            pg_diag_clear(&od);
-            if (pg_baseline_load_file(r->path, r->task, out->gpu_key, &r->old, &od) != PG_OK) {
+        bool exists = false;
+        pg_diag od;
+        pg_diag_clear(&od);
+        if (pg_baseline_exists(r->path, &exists, &od) != PG_OK || exists) {
+            if (!exists ||
+                pg_baseline_load_file(r->path, r->task, out->gpu_key, &r->old, &od) != PG_OK) {
                 char m[3000];
                 append(r->message, sizeof r->message, "the old file was not readable and is "
                                                       "replaced");

@@ -279,7 +279,8 @@ static pg_status pair(const json_t *old_root, const pg_results *a, const json_t 
                                     "submission", s->name, "workload", w->name, "old",
                                     side_record(w, oa, present, sa), "new",
                                     side_record(v, ob, present, sb), "log_speedup_ratio",
-                                    isfinite(sa) && isfinite(sb) ? json_real(log(sb / sa))
+                                    /* log(sb) - log(sa): sb / sa may overflow */
+                                    isfinite(sa) && isfinite(sb) ? json_real(log(sb) - log(sa))
                                                                  : json_null(),
                                     "changes", changes);
             if (!rec)

@@ -211,8 +211,8 @@ static json_t *tasks_json(const json_t *records)
                            (json_int_t)n, "old_correct", (json_int_t)ca, "new_correct",
                            (json_int_t)cb, "old_with_speedup", (json_int_t)na, "new_with_speedup",
                            (json_int_t)nb, "old_geomean",
-                           na ? json_real(exp(sa / (double)na)) : json_null(), "new_geomean",
-                           nb ? json_real(exp(sb / (double)nb)) : json_null()));
+                           na ? num_or_null(exp(sa / (double)na)) : json_null(), "new_geomean",
+                           nb ? num_or_null(exp(sb / (double)nb)) : json_null()));
     }
     return out;
 }

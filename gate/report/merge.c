@@ -2,11 +2,13 @@
 #include "merge.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "holm_family.h"
+#include "model/shard.h"
 #include "results_read.h"
 #include "verdicts.h"
 
@@ -53,27 +55,53 @@ static pg_status read_shard(json_t *root, const char *file, shard_in *s, pg_diag
     s->items = json_object_get(sh, "items");
     if (!json_is_integer(idx) || !json_is_integer(cnt) || !json_is_integer(tot) ||
         !json_is_array(s->items) || json_integer_value(cnt) < 1 ||
-        json_integer_value(idx) < 1 || json_integer_value(idx) > json_integer_value(cnt) ||
-        json_integer_value(tot) < 0)
+        json_integer_value(cnt) > PG_SHARD_MAX || json_integer_value(idx) < 1 ||
+        json_integer_value(idx) > json_integer_value(cnt) || json_integer_value(tot) < 0)
         return pg_diag_set(d, PG_ERR_INPUT, file, 0, "shard",
-                           "expected index (1..count), count (>= 1), items_total and items");
+                           "expected index (1..count), count (1..%d), items_total (>= 0) and "
+                           "items",
+                           PG_SHARD_MAX);
+    /* Holm's inputs: a level in (0, 1) and comparison counts a run can have (their sum over
+     * every shard stays far from overflowing). */
+    double alpha = json_number_value(json_object_get(s->holm, "run_alpha"));
+    json_int_t m = json_integer_value(json_object_get(s->holm, "m")),
+               m_planned = json_integer_value(json_object_get(s->holm, "m_planned"));
+    if (!(alpha > 0.0 && alpha < 1.0))
+        return pg_diag_set(d, PG_ERR_INPUT, file, 0, "holm.run_alpha",
+                           "expected a level between 0 and 1, got %g", alpha);
+    if (m_planned < 0 || m_planned > INT32_MAX || m < 0 || m > m_planned)
+        return pg_diag_set(d, PG_ERR_INPUT, file, 0, "holm.m",
+                           "expected 0 <= m <= m_planned <= %d, got m = %lld, m_planned = %lld",
+                           INT32_MAX, (long long)m, (long long)m_planned);
     s->index = (int)json_integer_value(idx);
     s->count = (int)json_integer_value(cnt);
     s->items_total = json_integer_value(tot);
     return PG_OK;
 }
 
-/* Text of a fingerprint value for messages. */
+/* Text of a fingerprint value for messages: 'text' for a string, none for null or absent, else
+ * the value as compact JSON (0.99, false, {"load":1.0}), cut with "…" when longer than buf. */
 static void show(const json_t *v, char *buf, size_t n)
 {
-    if (!v || json_is_null(v))
+    if (!v || json_is_null(v)) {
         snprintf(buf, n, "none");
-    else if (json_is_string(v))
+        return;
+    }
+    if (json_is_string(v)) {
         snprintf(buf, n, "'%s'", json_string_value(v));
-    else if (json_is_integer(v))
-        snprintf(buf, n, "%lld", (long long)json_integer_value(v));
-    else
-        snprintf(buf, n, "(a %s)", json_is_object(v) ? "object" : "value");
+        return;
+    }
+    char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_SORT_KEYS |
+                                     JSON_REAL_PRECISION(15));
+    if (!text) {
+        snprintf(buf, n, "(a %s)", pg_json_type_name(v));
+        return;
+    }
+    if (strlen(text) < n)
+        snprintf(buf, n, "%s", text);
+    else if (n > 8)
+        snprintf(buf, n, "%.*s…", (int)(n - 8), text);
+    free(text);
 }
 
 static pg_status same(const shard_in *a, const shard_in *b, const char *field, const json_t *va,
@@ -171,8 +199,11 @@ static void merge_sub_stages(json_t *into, const json_t *other)
     }
 }
 
-/* Place shard s's submissions and workloads at their positions in the unsharded run. */
-static pg_status place(const shard_in *s, merged_sub *subs, size_t n_subs, pg_diag *d)
+/* Place shard s's submissions and workloads at their positions in the unsharded run. Every
+ * position is below n_items, the work items the shards list together (so what is allocated
+ * follows what the files hold, whatever indexes they claim). */
+static pg_status place(const shard_in *s, merged_sub *subs, size_t n_subs, size_t n_items,
+                       pg_diag *d)
 {
     const json_t *arr = json_object_get(s->root, "submissions");
     size_t next_sub = 0, next_wl = 0;
@@ -186,10 +217,11 @@ static pg_status place(const shard_in *s, merged_sub *subs, size_t n_subs, pg_di
         snprintf(field, sizeof field, "shard.items[%zu]", k);
         if (!json_is_integer(json_object_get(it, "submission_index")) ||
             !json_is_integer(json_object_get(it, "workload_index")) || si < 0 || wi < 0 ||
-            (size_t)si >= n_subs || si < cur)
+            (size_t)si >= n_subs || (uint64_t)wi >= n_items || si < cur)
             return pg_diag_set(d, PG_ERR_INPUT, s->file, 0, field,
-                               "expected submission_index and workload_index (>= 0), submissions "
-                               "in increasing order");
+                               "expected submission_index and workload_index from 0 to %zu (the "
+                               "work items of the run), submissions in increasing order",
+                               n_items ? n_items - 1 : 0);
         if (si != cur) { /* the next submission of this shard */
             if (cur >= 0)
                 next_sub++;
@@ -283,8 +315,19 @@ pg_status pg_results_merge(json_t *const *shards, const char *const *files, size
                 used += (size_t)snprintf(missing + used, sizeof missing - used, "%s%d/%d",
                                          used ? ", " : "", want, in[0].count);
         }
-        st = pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "shard", "incomplete run: missing shard %s",
-                         missing);
+        st = pg_diag_set(d, PG_ERR_INPUT, in[0].file, 0, "shard",
+                         "incomplete run: missing shard %s", missing);
+        goto done;
+    }
+    /* The items the shards list together must be the run's: checked before any placing, so
+     * the positions below are bounded by what the files hold. */
+    size_t n_items = 0;
+    for (size_t i = 0; i < n; i++)
+        n_items += json_array_size(in[i].items);
+    if ((uint64_t)n_items != (uint64_t)in[0].items_total) {
+        st = pg_diag_set(d, PG_ERR_INPUT, in[0].file, 0, "shard.items_total",
+                         "the shards hold %zu work items together, expected %lld", n_items,
+                         (long long)in[0].items_total);
         goto done;
     }
     /* Positions: one slot per submission of the unsharded run. */
@@ -293,7 +336,7 @@ pg_status pg_results_merge(json_t *const *shards, const char *const *files, size
         const json_t *it;
         json_array_foreach(in[i].items, k, it) {
             json_int_t si = json_integer_value(json_object_get(it, "submission_index"));
-            if (si >= 0 && si < in[0].items_total && (size_t)si + 1 > n_subs)
+            if (si >= 0 && (uint64_t)si < (uint64_t)n_items && (size_t)si + 1 > n_subs)
                 n_subs = (size_t)si + 1;
         }
     }
@@ -302,19 +345,10 @@ pg_status pg_results_merge(json_t *const *shards, const char *const *files, size
         st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
         goto done;
     }
-    size_t placed = 0;
-    for (size_t i = 0; st == PG_OK && i < n; i++) {
-        st = place(&in[i], subs, n_subs, d);
-        placed += json_array_size(in[i].items);
-    }
+    for (size_t i = 0; st == PG_OK && i < n; i++)
+        st = place(&in[i], subs, n_subs, n_items, d);
     if (st != PG_OK)
         goto done;
-    if ((int64_t)placed != in[0].items_total) {
-        st = pg_diag_set(d, PG_ERR_INPUT, in[0].file, 0, "shard.items_total",
-                         "the shards hold %zu work items together, expected %lld", placed,
-                         (long long)in[0].items_total);
-        goto done;
-    }
 
     /* The merged results, keys in the order check writes them. */
     const shard_in *env_from = &in[0];

@@ -351,6 +351,8 @@ static void test_defects_are_located(void **state)
     expect_bad("gpu_key", json_string("h100-sxm"), "gpu_key", "expected 'h200-sxm'");
     expect_bad("gpu_key", json_string("H200 SXM"), "gpu_key", "not a GPU key");
     expect_bad("measured_utc", json_string("yesterday"), "measured_utc", "YYYY-MM-DD");
+    expect_bad("measured_utc", json_string("2026-13-99T99:99:99Z"), "measured_utc", "YYYY-MM-DD");
+    expect_bad("measured_utc", json_string("2026-00-10T10:00:00Z"), "measured_utc", "YYYY-MM-DD");
     expect_bad("tool.name", json_string("other"), "tool.name", "expected \"ptxgate\"");
     expect_bad("environment.driver_version", NULL, "environment.driver_version",
                "required field is missing");

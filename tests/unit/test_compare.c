@@ -265,6 +265,44 @@ static void test_fast_p_definition(void **state)
     json_decref(b);
 }
 
+/* Speedups at the ends of the double range (a hostile or corrupt results file): their ratio
+ * overflows, but the log ratio does not; geometric means that overflow are null, never an
+ * "out of memory" exit 3. */
+static void test_extreme_speedups(void **state)
+{
+    json_t *a = results("2026-11-29T10:00:00Z"), *b = results("2026-11-30T10:00:00Z");
+    json_t *sa = submission("t", "k", "pass"), *sb = submission("t", "k", "pass");
+    for (int i = 0; i < 3; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "w%d", i);
+        add_wl(sa, workload(name, "pass", "pass", 4.9e-324));
+        add_wl(sb, workload(name, "pass", "pass", 1.7976931348623157e308));
+    }
+    add_sub(a, sa);
+    add_sub(b, sb);
+    json_t *m = build(a, b, PG_FAIL_ON_SIGNIFICANT);
+    const json_t *rec = json_array_get(json_object_get(m, "workloads"), 0);
+    assert_float_equal(json_real_value(json_object_get(rec, "log_speedup_ratio")),
+                       log(1.7976931348623157e308) - log(4.9e-324), 1e-9);
+    const json_t *ratio = json_object_get(json_object_get(m, "speedup"), "ratio");
+    assert_int_equal(json_integer_value(json_object_get(ratio, "n")), 3);
+    assert_true(json_is_null(json_object_get(ratio, "geomean"))); /* e^1453: not a double */
+    const json_t *task = json_array_get(json_object_get(m, "tasks"), 0);
+    assert_true(json_is_number(json_object_get(task, "old_geomean")));
+    assert_true(json_is_number(json_object_get(task, "new_geomean")) ||
+                json_is_null(json_object_get(task, "new_geomean")));
+    char *md = NULL, *xml = NULL;
+    size_t md_len = 0, xml_len = 0;
+    pg_diag d;
+    assert_int_equal(pg_compare_markdown(m, &md, &md_len, &d), PG_OK);
+    assert_int_equal(pg_compare_junit(m, &xml, &xml_len, &d), PG_OK);
+    free(md);
+    free(xml);
+    json_decref(m);
+    json_decref(a);
+    json_decref(b);
+}
+
 /* A workload with an instructions stage between correctness and performance. */
 static json_t *workload3(const char *name, const char *corr, const char *instr, const char *perf)
 {
@@ -406,6 +444,7 @@ int main(void)
         cmocka_unit_test(test_duplicates_are_input_errors),
         cmocka_unit_test(test_significant_mcnemar),
         cmocka_unit_test(test_fast_p_definition),
+        cmocka_unit_test(test_extreme_speedups),
         cmocka_unit_test(test_pass_rate_over_judged),
         cmocka_unit_test(test_fail_on_parsing),
         cmocka_unit_test(test_renderers),

@@ -82,6 +82,24 @@ static void test_json_round_trip(void **state)
     json_decref(j);
 }
 
+/* Names are informational: null for any type, and any name for a type the table does not know
+ * (a newer cuDNN's), are read; only a known type's wrong name is refused (test below). */
+static void test_knob_names_informational(void **state)
+{
+    pg_cudnn_config c = sample();
+    pg_cudnn_config_sort(&c);
+    json_t *j = pg_cudnn_config_to_json(&c);
+    json_t *k = json_object_get(j, "knobs");
+    json_object_set_new(json_array_get(k, 0), "name", json_null());          /* 14 STAGES */
+    json_object_set_new(json_array_get(k, 2), "name", json_string("FUTURE")); /* 99 */
+    pg_cudnn_config b;
+    pg_jctx ctx = {.file = "b.json", .path = "vendor.configuration"};
+    pg_diag d;
+    assert_int_equal(pg_cudnn_config_from_json(j, &ctx, &b, &d), PG_OK);
+    assert_true(pg_cudnn_config_equal(&c, &b));
+    json_decref(j);
+}
+
 /* Apply edit to the sample's JSON and expect a refusal naming field with msg. */
 static void expect_bad(const char *what, void (*edit)(json_t *), const char *field,
                        const char *msg)
@@ -119,6 +137,12 @@ static void knob_bad_name(json_t *j)
 {
     json_object_set_new(json_array_get(json_object_get(j, "knobs"), 0), "name", json_integer(1));
 }
+static void knob_wrong_name(json_t *j)
+{
+    /* knobs[0] is type 14, STAGES (sorted): another knob's name would misdescribe the pin. */
+    json_object_set_new(json_array_get(json_object_get(j, "knobs"), 0), "name",
+                        json_string("KERNEL_CFG"));
+}
 static void knob_negative_type(json_t *j)
 {
     json_object_set_new(json_array_get(json_object_get(j, "knobs"), 0), "type", json_integer(-1));
@@ -141,6 +165,8 @@ static void test_defects_are_located(void **state)
                "knob choice object");
     expect_bad("knob twice", knob_repeated, "vendor.configuration.knobs[3].type", "once");
     expect_bad("knob name", knob_bad_name, "vendor.configuration.knobs[0].name", "string or null");
+    expect_bad("knob name of another type", knob_wrong_name, "vendor.configuration.knobs[0].name",
+               "\"STAGES\" (the name of knob type 14) or null, got 'KERNEL_CFG'");
     expect_bad("knob type", knob_negative_type, "vendor.configuration.knobs[0].type", "knob type");
     expect_bad("65 knobs", too_many_knobs, "vendor.configuration.knobs", "at most 64");
 }
@@ -151,6 +177,7 @@ int main(void)
         cmocka_unit_test(test_names_and_ids),
         cmocka_unit_test(test_sort_and_format),
         cmocka_unit_test(test_json_round_trip),
+        cmocka_unit_test(test_knob_names_informational),
         cmocka_unit_test(test_defects_are_located),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,7 +2,9 @@
  * each shard's own Holm step (m = its comparisons) promoted an INCONCLUSIVE that Holm over the
  * merged family (m = 4) does not: the merged results equal the unsharded run's, worked out by
  * hand. Then every refusal: a missing, repeated or foreign shard, an item in two shards, a
- * different GPU, driver, ptxgate version or setting, a file that is not a shard. */
+ * different GPU, driver, ptxgate version or setting, a file that is not a shard, and hostile
+ * shard records (positions, shard counts and Holm numbers no run has) refused without
+ * allocating what they claim. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -237,6 +239,55 @@ static void malformed(json_t *a, json_t *b)
     json_object_set_new(b, "verdict", json_string("perhaps"));
 }
 
+/* Hostile shard records: positions, counts and Holm numbers far outside any run. */
+static void huge_workload_index(json_t *a, json_t *b)
+{
+    /* (2^61 + 1) slots of 8 bytes wrap to 8 bytes: the position must be refused, not grown to. */
+    json_t *items = json_object_get(json_object_get(a, "shard"), "items");
+    json_object_set_new(json_array_get(items, 1), "workload_index",
+                        json_integer((json_int_t)1 << 61));
+}
+static void large_workload_index(json_t *a, json_t *b)
+{
+    json_t *items = json_object_get(json_object_get(b, "shard"), "items");
+    json_object_set_new(json_array_get(items, 0), "workload_index", json_integer(1000000000));
+}
+static void count_wraps_int(json_t *a, json_t *b)
+{
+    /* 2^32 + 2 would read as 2 shards in an int. */
+    json_object_set_new(json_object_get(a, "shard"), "count", json_integer(((json_int_t)1 << 32) + 2));
+    json_object_set_new(json_object_get(b, "shard"), "count", json_integer(((json_int_t)1 << 32) + 2));
+}
+static void holm_m_overflows(json_t *a, json_t *b)
+{
+    json_object_set_new(json_object_get(a, "holm"), "m", json_integer((json_int_t)1 << 62));
+    json_object_set_new(json_object_get(b, "holm"), "m", json_integer((json_int_t)1 << 62));
+}
+static void holm_m_above_planned(json_t *a, json_t *b)
+{
+    json_object_set_new(json_object_get(b, "holm"), "m", json_integer(5));
+}
+static void holm_alpha_negative(json_t *a, json_t *b)
+{
+    json_object_set_new(json_object_get(a, "holm"), "run_alpha", json_real(-1.0));
+    json_object_set_new(json_object_get(b, "holm"), "run_alpha", json_real(-1.0));
+}
+static void items_total_huge(json_t *a, json_t *b)
+{
+    json_object_set_new(json_object_get(a, "shard"), "items_total", json_integer((json_int_t)1 << 62));
+    json_object_set_new(json_object_get(b, "shard"), "items_total", json_integer((json_int_t)1 << 62));
+}
+static void other_confidence(json_t *a, json_t *b)
+{
+    json_object_set_new(json_object_get(a, "settings"), "confidence", json_real(0.95));
+    json_object_set_new(json_object_get(b, "settings"), "confidence", json_real(0.99));
+}
+static void other_watchdog(json_t *a, json_t *b)
+{
+    json_object_set_new(json_object_get(a, "settings"), "energy", json_true());
+    json_object_set_new(json_object_get(b, "settings"), "energy", json_false());
+}
+
 static void test_refusals(void **state)
 {
     refused(other_gpu, "s2.json", "environment.gpu.name", "'NVIDIA H100 80GB HBM3' here, 'NVIDIA H200' in s1.json");
@@ -249,6 +300,16 @@ static void test_refusals(void **state)
     refused(not_a_shard, "s2.json", "shard", "not the results of a shard");
     refused(mismatched_record, "s2.json", "shard.items[0]", "does not match");
     refused(malformed, "s2.json", "verdict", "");
+    refused(huge_workload_index, "s1.json", "shard.items[1]", "from 0 to 3");
+    refused(large_workload_index, "s2.json", "shard.items[0]", "from 0 to 3");
+    refused(count_wraps_int, "s1.json", "shard", "count (1..4096)");
+    refused(holm_m_overflows, "s1.json", "holm.m", "m = 4611686018427387904");
+    refused(holm_m_above_planned, "s2.json", "holm.m", "m = 5, m_planned = 4");
+    refused(holm_alpha_negative, "s1.json", "holm.run_alpha", "between 0 and 1");
+    refused(items_total_huge, "s1.json", "shard.items_total", "expected 4611686018427387904");
+    /* Differences name both values, whatever their type. */
+    refused(other_confidence, "s2.json", "settings.confidence", "0.99 here, 0.95 in s1.json");
+    refused(other_watchdog, "s2.json", "settings.energy", "false here, true in s1.json");
 }
 
 int main(void)
