@@ -185,6 +185,16 @@ pg_status pg_baselines_resolve(pg_run *run, pg_submission *subs, size_t n, pg_di
         st = pg_baseline_load_file(e->path, e->task, s->gpu_key, &e->b, d);
         if (st != PG_OK)
             return st;
+        /* The file's library (one per file, pg_baseline_load_file) must be the task's. */
+        const pg_baseline_workload *w0 = &e->b->workloads[0];
+        if (pg_baseline_workload_is_cudnn(w0) != e->cudnn) {
+            char field[300];
+            snprintf(field, sizeof field, "workloads.%s.vendor.library", w0->name);
+            return pg_diag_set(d, PG_ERR_INPUT, e->path, 0, field,
+                               "expected \"%s\": task %s's vendor library is %s, got \"%s\"",
+                               e->cudnn ? "cudnn" : "cublaslt", e->task,
+                               e->cudnn ? "cuDNN" : "cuBLASLt", w0->library);
+        }
         e->status = BL_FOUND;
         if (s->have_live) {
             e->n_changes = pg_fingerprint_diff(&e->b->env, &s->live, e->changes);
