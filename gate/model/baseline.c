@@ -550,9 +550,18 @@ static pg_status load_root(const json_t *root, const pg_jctx *c, const char *exp
     json_t *w;
     json_object_foreach(wls, name, w) {
         pg_jctx one = pg_jctx_member(&wc, name);
-        st = load_workload(w, &one, name, b->has_accepted, &b->workloads[b->n_workloads], d);
+        pg_baseline_workload *bw = &b->workloads[b->n_workloads];
+        st = load_workload(w, &one, name, b->has_accepted, bw, d);
         if (st != PG_OK)
             return st;
+        /* A task has one vendor library: a file mixing them was not written by a refresh. */
+        if (b->n_workloads > 0 && strcmp(bw->library, b->workloads[0].library) != 0) {
+            pg_jctx vc = pg_jctx_member(&one, "vendor");
+            return bad(&vc, "library", d,
+                       "expected \"%s\" like workloads.%s (a task has one vendor library), got "
+                       "\"%s\"",
+                       b->workloads[0].library, b->workloads[0].name, bw->library);
+        }
         b->n_workloads++;
     }
     qsort(b->workloads, (size_t)b->n_workloads, sizeof *b->workloads, cmp_workload);

@@ -8,6 +8,11 @@
 static const char *const k_graph_ids[PG_DNN_GRAPH_COUNT] = {
     "fused_sdpa_fwd", "composite_fwd", "composite_bwd", "composite_bwd_io_k_view"};
 
+bool pg_dnn_graph_is_backward(pg_dnn_graph_kind k)
+{
+    return k == PG_DNN_GRAPH_BWD_COMPOSITE || k == PG_DNN_GRAPH_BWD_COMPOSITE_IO;
+}
+
 const char *pg_dnn_graph_id(pg_dnn_graph_kind k)
 {
     return (int)k >= 0 && k < PG_DNN_GRAPH_COUNT ? k_graph_ids[k] : NULL;

@@ -34,6 +34,9 @@ typedef struct {
     int64_t knob_value[PG_CUDNN_MAX_KNOBS];
 } pg_cudnn_config;
 
+/* True for the backward graphs (composite_bwd, composite_bwd_io_k_view). */
+bool pg_dnn_graph_is_backward(pg_dnn_graph_kind k);
+
 /* "fused_sdpa_fwd", ...; NULL for a value out of range. */
 const char *pg_dnn_graph_id(pg_dnn_graph_kind k);
 /* The kind of an id; false when the id is none of them. */

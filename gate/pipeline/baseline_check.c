@@ -31,6 +31,7 @@ typedef struct {
     pg_fingerprint_change changes[PG_FINGERPRINT_FIELDS];
     int n_changes;
     bool cudnn;                     /* the task's vendor library is cuDNN (else cuBLASLt) */
+    bool backward;                  /* an attention backward task (its cuDNN graphs: bwd ones) */
     bool pin_ok;                    /* stored and live versions of that library are the same */
     char accepted_note[1600];       /* the accepted kernel differs from the stored one: why */
     json_t *events;                 /* per-workload notes (array of strings), owned */
@@ -155,6 +156,7 @@ pg_status pg_baselines_resolve(pg_run *run, pg_submission *subs, size_t n, pg_di
         bl_entry *e = &s->e[s->n++];
         snprintf(e->task, sizeof e->task, "%s", subs[i].task->id);
         e->cudnn = pg_operation_is_attention(subs[i].task->op);
+        e->backward = subs[i].task->op == PG_OP_MHA_BWD;
         e->events = json_array();
     }
     if (!o->baselines_dir) {
@@ -185,6 +187,31 @@ pg_status pg_baselines_resolve(pg_run *run, pg_submission *subs, size_t n, pg_di
         st = pg_baseline_load_file(e->path, e->task, s->gpu_key, &e->b, d);
         if (st != PG_OK)
             return st;
+        /* The file's library (one per file, pg_baseline_load_file) must be the task's. */
+        const pg_baseline_workload *w0 = &e->b->workloads[0];
+        if (pg_baseline_workload_is_cudnn(w0) != e->cudnn) {
+            char field[300];
+            snprintf(field, sizeof field, "workloads.%s.vendor.library", w0->name);
+            return pg_diag_set(d, PG_ERR_INPUT, e->path, 0, field,
+                               "expected \"%s\": task %s's vendor library is %s, got \"%s\"",
+                               e->cudnn ? "cudnn" : "cublaslt", e->task,
+                               e->cudnn ? "cuDNN" : "cuBLASLt", w0->library);
+        }
+        /* A cuDNN configuration is of a forward or a backward graph: the task's direction. */
+        for (int k = 0; e->cudnn && k < e->b->n_workloads; k++) {
+            pg_dnn_graph_kind g = e->b->workloads[k].cudnn.graph;
+            if (pg_dnn_graph_is_backward(g) == e->backward)
+                continue;
+            char field[300];
+            snprintf(field, sizeof field, "workloads.%s.vendor.configuration.graph",
+                     e->b->workloads[k].name);
+            return pg_diag_set(d, PG_ERR_INPUT, e->path, 0, field,
+                               "expected a %s graph (%s) for task %s, got '%s'",
+                               e->backward ? "backward" : "forward",
+                               e->backward ? "composite_bwd or composite_bwd_io_k_view"
+                                           : "fused_sdpa_fwd or composite_fwd",
+                               e->task, pg_dnn_graph_id(g));
+        }
         e->status = BL_FOUND;
         if (s->have_live) {
             e->n_changes = pg_fingerprint_diff(&e->b->env, &s->live, e->changes);

@@ -105,45 +105,96 @@ static bool stage_present(const pg_results *r, size_t k)
 
 /* ---- pairing ---- */
 
-static const pg_res_submission *find_sub(const pg_results *r, const char *task, const char *name)
+/* Lookups by name through hash maps (jansson objects, name -> position), so files with many
+ * submissions or workloads pair in linear time. */
+
+/* "<length of task>:<task><name>": an unambiguous key for (task, name). NULL on
+ * out-of-memory. */
+static char *sub_key(const char *task, const char *name)
 {
-    for (size_t i = 0; i < r->n_subs; i++)
-        if (strcmp(r->subs[i].task, task) == 0 && strcmp(r->subs[i].name, name) == 0)
-            return &r->subs[i];
-    return NULL;
+    size_t n = strlen(task) + strlen(name) + 32;
+    char *k = malloc(n);
+    if (k)
+        snprintf(k, n, "%zu:%s%s", strlen(task), task, name);
+    return k;
 }
 
-static const pg_res_workload *find_wl(const pg_res_submission *s, const char *name)
+/* Positions in one results file: its submissions by (task, name), and per submission its
+ * workloads by name. */
+typedef struct {
+    json_t *subs;  /* sub_key -> index into r->subs */
+    json_t **wls;  /* per submission: workload name -> index */
+    size_t n;
+} name_index;
+
+static void index_free(name_index *x)
 {
-    for (size_t j = 0; s && j < s->n_workloads; j++)
-        if (strcmp(s->workloads[j].name, name) == 0)
-            return &s->workloads[j];
-    return NULL;
+    json_decref(x->subs);
+    for (size_t i = 0; x->wls && i < x->n; i++)
+        json_decref(x->wls[i]);
+    free(x->wls);
+    memset(x, 0, sizeof *x);
 }
 
-/* Every (task, name) once per file and every workload once per submission: else pairing would
- * be a guess. */
-static pg_status check_unique(const pg_results *r, pg_diag *d)
+/* Index r, refusing what would make pairing a guess: a (task, name) twice in the file, a
+ * workload name twice in one submission (PG_ERR_INPUT naming both places). */
+static pg_status index_results(const pg_results *r, name_index *x, pg_diag *d)
 {
+    memset(x, 0, sizeof *x);
+    x->subs = json_object();
+    x->wls = calloc(r->n_subs ? r->n_subs : 1, sizeof *x->wls);
+    x->n = r->n_subs;
+    if (!x->subs || !x->wls)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
     for (size_t i = 0; i < r->n_subs; i++) {
         const pg_res_submission *s = &r->subs[i];
-        const pg_res_submission *first = find_sub(r, s->task, s->name);
-        if (first != s)
+        char *key = sub_key(s->task, s->name);
+        if (!key)
+            return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+        const json_t *seen = json_object_get(x->subs, key);
+        if (!seen)
+            json_object_set_new(x->subs, key, json_integer((json_int_t)i));
+        free(key);
+        if (seen)
             return pg_diag_set(d, PG_ERR_INPUT, r->file, 0, s->ctx.path,
                                "submission '%s' of task '%s' appears twice (first at %s); compare "
                                "pairs submissions by task and name, so each must be unique in "
                                "one results file",
-                               s->name, s->task, first->ctx.path);
+                               s->name, s->task, r->subs[json_integer_value(seen)].ctx.path);
+        if (!(x->wls[i] = json_object()))
+            return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
         for (size_t j = 0; j < s->n_workloads; j++) {
-            const pg_res_workload *f = find_wl(s, s->workloads[j].name);
-            if (f != &s->workloads[j])
-                return pg_diag_set(d, PG_ERR_INPUT, r->file, 0, s->workloads[j].ctx.path,
+            const pg_res_workload *w = &s->workloads[j];
+            const json_t *first = json_object_get(x->wls[i], w->name);
+            if (first) {
+                const pg_res_workload *f = &s->workloads[json_integer_value(first)];
+                return pg_diag_set(d, PG_ERR_INPUT, r->file, 0, w->ctx.path,
                                    "workload '%s' appears twice in submission '%s' (first at "
                                    "%s)",
                                    f->name, s->name, f->ctx.path);
+            }
+            json_object_set_new(x->wls[i], w->name, json_integer((json_int_t)j));
         }
     }
     return PG_OK;
+}
+
+/* The submission (task, name) of r, or NULL. */
+static const pg_res_submission *find_sub(const pg_results *r, const name_index *x,
+                                         const char *task, const char *name)
+{
+    char *key = sub_key(task, name);
+    const json_t *i = key ? json_object_get(x->subs, key) : NULL;
+    free(key);
+    return i ? &r->subs[json_integer_value(i)] : NULL;
+}
+
+/* The workload name of submission s (of the file x indexes), or NULL. */
+static const pg_res_workload *find_wl(const pg_results *r, const name_index *x,
+                                      const pg_res_submission *s, const char *name)
+{
+    const json_t *i = json_object_get(x->wls[s - r->subs], name);
+    return i ? &s->workloads[json_integer_value(i)] : NULL;
 }
 
 /* The workload's speedup_factor when it is a positive finite number, else NaN. */
@@ -240,13 +291,13 @@ static void add_unpaired(json_t *arr, const char *side, const char *task, const 
 }
 
 /* Paired workload records in OLD's order, and the unpaired ones of both sides. */
-static pg_status pair(const json_t *old_root, const pg_results *a, const json_t *new_root,
-                      const pg_results *b, const bool *present, json_t *records,
-                      json_t *unpaired, pg_diag *d)
+static pg_status pair(const json_t *old_root, const pg_results *a, const name_index *ax,
+                      const json_t *new_root, const pg_results *b, const name_index *bx,
+                      const bool *present, json_t *records, json_t *unpaired, pg_diag *d)
 {
     for (size_t i = 0; i < a->n_subs; i++) {
         const pg_res_submission *s = &a->subs[i];
-        const pg_res_submission *t = find_sub(b, s->task, s->name);
+        const pg_res_submission *t = find_sub(b, bx, s->task, s->name);
         if (!t) {
             add_unpaired(unpaired, "old", s->task, s->name, NULL);
             continue;
@@ -254,7 +305,7 @@ static pg_status pair(const json_t *old_root, const pg_results *a, const json_t 
         size_t ti = (size_t)(t - b->subs);
         for (size_t j = 0; j < s->n_workloads; j++) {
             const pg_res_workload *w = &s->workloads[j];
-            const pg_res_workload *v = find_wl(t, w->name);
+            const pg_res_workload *v = find_wl(b, bx, t, w->name);
             if (!v) {
                 add_unpaired(unpaired, "old", s->task, s->name, w->name);
                 continue;
@@ -288,11 +339,11 @@ static pg_status pair(const json_t *old_root, const pg_results *a, const json_t 
             json_array_append_new(records, rec);
         }
         for (size_t j = 0; j < t->n_workloads; j++)
-            if (!find_wl(s, t->workloads[j].name))
+            if (!find_wl(a, ax, s, t->workloads[j].name))
                 add_unpaired(unpaired, "new", t->task, t->name, t->workloads[j].name);
     }
     for (size_t i = 0; i < b->n_subs; i++)
-        if (!find_sub(a, b->subs[i].task, b->subs[i].name))
+        if (!find_sub(a, ax, b->subs[i].task, b->subs[i].name))
             add_unpaired(unpaired, "new", b->subs[i].task, b->subs[i].name, NULL);
     return PG_OK;
 }
@@ -319,13 +370,14 @@ pg_status pg_compare_build(const json_t *old_res, const char *old_file, const js
 {
     *out = NULL;
     pg_results a, b;
+    name_index ax = {0}, bx = {0};
     memset(&b, 0, sizeof b);
     json_t *model = NULL;
     pg_status st = pg_results_read(old_res, old_file, &a, d);
     if (st != PG_OK)
         return st;
     if ((st = pg_results_read(new_res, new_file, &b, d)) != PG_OK ||
-        (st = check_unique(&a, d)) != PG_OK || (st = check_unique(&b, d)) != PG_OK)
+        (st = index_results(&a, &ax, d)) != PG_OK || (st = index_results(&b, &bx, d)) != PG_OK)
         goto done;
     bool present[N_STAGES];
     json_t *stages = json_array();
@@ -345,7 +397,7 @@ pg_status pg_compare_build(const json_t *old_res, const char *old_file, const js
         st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
         goto done;
     }
-    st = pair(old_res, &a, new_res, &b, present, json_object_get(model, "workloads"),
+    st = pair(old_res, &a, &ax, new_res, &b, &bx, present, json_object_get(model, "workloads"),
               json_object_get(model, "unpaired"), d);
     if (st == PG_OK)
         st = pg_compare_summarize(model, o, d);
@@ -355,6 +407,8 @@ pg_status pg_compare_build(const json_t *old_res, const char *old_file, const js
     }
 done:
     json_decref(model);
+    index_free(&ax);
+    index_free(&bx);
     pg_results_free(&a);
     pg_results_free(&b);
     return st;

@@ -176,6 +176,23 @@ static void write_properties(pg_xw *x, const json_t *m)
     pg_xw_end(x);
 }
 
+/* "<classname>\n<name>": both are one-line cleaned text, so the key is unambiguous. NULL on
+ * out-of-memory. */
+static char *case_key(const char *classname, const char *name)
+{
+    size_t a = strlen(classname), b = strlen(name);
+    char *k = malloc(a + b + 2);
+    if (k) {
+        memcpy(k, classname, a);
+        k[a] = '\n';
+        memcpy(k + a + 1, name, b + 1);
+    }
+    return k;
+}
+
+/* Suites (one per task, in order of first appearance) and test cases. Lookups go through hash
+ * maps (jansson objects), so a comparison of many workloads, or of many whose names clean to
+ * the same text, plans in linear time. */
 static pg_status plan(const json_t *m, tsuite **suites, size_t *n_suites, tcase **cases,
                       size_t *n_cases)
 {
@@ -184,18 +201,23 @@ static pg_status plan(const json_t *m, tsuite **suites, size_t *n_suites, tcase 
     *cases = calloc(n ? n : 1, sizeof **cases);
     *suites = calloc(n ? n : 1, sizeof **suites);
     *n_cases = *n_suites = 0;
-    if (!*cases || !*suites)
-        return PG_ERR_INFRA;
+    json_t *suite_of = json_object(), *taken = json_object(), *next_number = json_object();
+    pg_status st = PG_OK;
+    if (!*cases || !*suites || !suite_of || !taken || !next_number)
+        st = PG_ERR_INFRA;
     const json_t *rec;
     json_array_foreach(recs, i, rec) {
+        if (st != PG_OK)
+            break;
         tcase *c = &(*cases)[(*n_cases)++];
         c->rec = rec;
         const char *task = str(rec, "task");
-        size_t s = 0;
-        while (s < *n_suites && strcmp((*suites)[s].task, task) != 0)
-            s++;
-        if (s == *n_suites)
+        const json_t *known = json_object_get(suite_of, task);
+        size_t s = known ? (size_t)json_integer_value(known) : *n_suites;
+        if (!known) {
             (*suites)[(*n_suites)++].task = task;
+            json_object_set_new(suite_of, task, json_integer((json_int_t)s));
+        }
         c->suite = s;
         pg_rtext why;
         pg_rtext_init(&why, 4096);
@@ -209,34 +231,45 @@ static pg_status plan(const json_t *m, tsuite **suites, size_t *n_suites, tcase 
         pg_rtext_add(&cn, sub ? sub : "");
         free(sub);
         c->classname = pg_rtext_take(&cn, NULL);
-        /* Cleaning can make two names equal: number the later ones. */
-        for (unsigned k = 1; c->classname; k++) {
-            char suffix[16] = "";
+        /* Cleaning can make two names equal: number the later ones (#2, #3, ...). The numbers
+         * below the last one given to a name are all taken, so the search resumes there. */
+        char *base = c->classname ? clean(str(rec, "workload"), "") : NULL;
+        char *base_key = base ? case_key(c->classname, base) : NULL, *key = NULL;
+        json_int_t k = base_key ? json_integer_value(json_object_get(next_number, base_key)) : 0;
+        for (k = k > 1 ? k : 1; base_key; k++) {
+            char suffix[32] = "";
             if (k > 1)
-                snprintf(suffix, sizeof suffix, "#%u", k);
+                snprintf(suffix, sizeof suffix, "#%lld", (long long)k);
             free(c->name);
+            free(key);
             c->name = clean(str(rec, "workload"), suffix);
-            if (!c->name)
-                break;
-            bool dup = false;
-            for (size_t j = 0; j + 1 < *n_cases && !dup; j++)
-                dup = strcmp((*cases)[j].name, c->name) == 0 &&
-                      strcmp((*cases)[j].classname, c->classname) == 0;
-            if (!dup)
+            key = c->name ? case_key(c->classname, c->name) : NULL;
+            if (!key || !json_object_get(taken, key))
                 break;
         }
-        if (!c->classname || !c->name)
-            return PG_ERR_INFRA;
+        if (key) {
+            json_object_set_new(taken, key, json_true());
+            json_object_set_new(next_number, base_key, json_integer(k + 1));
+        }
+        if (!c->classname || !c->name || !key)
+            st = PG_ERR_INFRA;
+        free(key);
+        free(base_key);
+        free(base);
         tsuite *su = &(*suites)[s];
         su->tests++;
         su->failures += c->outcome == TC_FAIL;
         su->skipped += c->outcome == TC_SKIP;
     }
-    return PG_OK;
+    json_decref(suite_of);
+    json_decref(taken);
+    json_decref(next_number);
+    return st;
 }
 
+/* The cases of suite s are cases[order[first[s] .. first[s + 1])], in their order. */
 static void write_document(pg_xw *x, const json_t *m, const tsuite *suites, size_t n_suites,
-                           const tcase *cases, size_t n_cases)
+                           const tcase *cases, const size_t *order, const size_t *first)
 {
     size_t tests = 0, failures = 0;
     for (size_t i = 0; i < n_suites; i++) {
@@ -269,9 +302,8 @@ static void write_document(pg_xw *x, const json_t *m, const tsuite *suites, size
         pg_xw_attr(x, "hostname", host ? host : "unknown");
         pg_xw_attrz(x, "id", s);
         write_properties(x, m);
-        for (size_t c = 0; c < n_cases; c++)
-            if (cases[c].suite == s)
-                write_case(x, &cases[c]);
+        for (size_t c = first[s]; c < first[s + 1]; c++)
+            write_case(x, &cases[order[c]]);
         pg_xw_end(x);
         free(name);
     }
@@ -288,7 +320,7 @@ pg_status pg_compare_junit(const json_t *model, char **out, size_t *len, pg_diag
         *len = 0;
     tsuite *suites = NULL;
     tcase *cases = NULL;
-    size_t n_suites = 0, n_cases = 0;
+    size_t n_suites = 0, n_cases = 0, *order = NULL, *first = NULL;
     xmlBufferPtr buf = NULL;
     pg_xw x = {0};
     pg_res_locale loc;
@@ -308,7 +340,20 @@ pg_status pg_compare_junit(const json_t *model, char **out, size_t *len, pg_diag
     }
     if (xmlTextWriterSetIndent(x.w, 1) < 0 || xmlTextWriterSetIndentString(x.w, BAD_CAST "  ") < 0)
         x.failed = true;
-    write_document(&x, model, suites, n_suites, cases, n_cases);
+    /* The cases grouped by suite, each group in the cases' order (a counting sort). */
+    order = malloc((n_cases ? n_cases : 1) * sizeof *order);
+    first = calloc(n_suites + 2, sizeof *first);
+    if (!order || !first) {
+        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory rendering JUnit");
+        goto done;
+    }
+    for (size_t c = 0; c < n_cases; c++)
+        first[cases[c].suite + 2]++;
+    for (size_t s = 2; s < n_suites + 2; s++)
+        first[s] += first[s - 1];
+    for (size_t c = 0; c < n_cases; c++)
+        order[first[cases[c].suite + 1]++] = c;
+    write_document(&x, model, suites, n_suites, cases, order, first);
     xmlFreeTextWriter(x.w);
     x.w = NULL;
     if (x.failed) {
@@ -339,6 +384,8 @@ done:
     }
     free(cases);
     free(suites);
+    free(order);
+    free(first);
     pg_res_locale_leave(&loc);
     return st;
 }

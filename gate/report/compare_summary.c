@@ -175,45 +175,61 @@ static pg_status speedup_json(const json_t *records, const pg_compare_options *o
 }
 
 /* Per task, in order of first appearance: paired workloads, correct ones and the geometric mean
- * speedup of each side (over that side's workloads with a speedup). */
+ * speedup of each side (over that side's workloads with a speedup). One pass over the records,
+ * tasks found through a hash map (a jansson object), so many tasks cost linear time. */
+typedef struct {
+    const char *task;
+    size_t n, ca, cb, na, nb;
+    double sa, sb;
+} task_sum;
+
 static json_t *tasks_json(const json_t *records)
 {
-    json_t *out = json_array();
-    size_t i, j;
-    const json_t *rec, *t;
+    size_t n_rec = json_array_size(records), n_tasks = 0, i;
+    task_sum *sum = calloc(n_rec ? n_rec : 1, sizeof *sum);
+    json_t *index = json_object(), *out = json_array();
+    if (!sum || !index || !out) {
+        free(sum);
+        json_decref(index);
+        json_decref(out);
+        return NULL;
+    }
+    const json_t *rec;
     json_array_foreach(records, i, rec) {
         const char *task = json_string_value(json_object_get(rec, "task"));
-        bool seen = false;
-        json_array_foreach(out, j, t) seen |= strcmp(json_string_value(json_object_get(t, "task")), task) == 0;
-        if (seen)
-            continue;
-        size_t n = 0, ca = 0, cb = 0, na = 0, nb = 0;
-        double sa = 0, sb = 0;
-        const json_t *r2;
-        json_array_foreach(records, j, r2) {
-            if (strcmp(json_string_value(json_object_get(r2, "task")), task) != 0)
-                continue;
-            n++;
-            ca += strcmp(outcome(r2, "old", "correctness"), "pass") == 0;
-            cb += strcmp(outcome(r2, "new", "correctness"), "pass") == 0;
-            double a = speedup(r2, "old"), b = speedup(r2, "new");
-            if (isfinite(a)) {
-                sa += log(a);
-                na++;
-            }
-            if (isfinite(b)) {
-                sb += log(b);
-                nb++;
-            }
+        const json_t *known = json_object_get(index, task);
+        task_sum *t = &sum[known ? (size_t)json_integer_value(known) : n_tasks];
+        if (!known) {
+            json_object_set_new(index, task, json_integer((json_int_t)n_tasks++));
+            t->task = task;
         }
-        json_array_append_new(
-            out, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:o}", "task", task, "workloads",
-                           (json_int_t)n, "old_correct", (json_int_t)ca, "new_correct",
-                           (json_int_t)cb, "old_with_speedup", (json_int_t)na, "new_with_speedup",
-                           (json_int_t)nb, "old_geomean",
-                           na ? num_or_null(exp(sa / (double)na)) : json_null(), "new_geomean",
-                           nb ? num_or_null(exp(sb / (double)nb)) : json_null()));
+        t->n++;
+        t->ca += strcmp(outcome(rec, "old", "correctness"), "pass") == 0;
+        t->cb += strcmp(outcome(rec, "new", "correctness"), "pass") == 0;
+        double a = speedup(rec, "old"), b = speedup(rec, "new");
+        if (isfinite(a)) {
+            t->sa += log(a);
+            t->na++;
+        }
+        if (isfinite(b)) {
+            t->sb += log(b);
+            t->nb++;
+        }
     }
+    for (size_t k = 0; k < n_tasks; k++) {
+        const task_sum *t = &sum[k];
+        json_array_append_new(
+            out, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:o}", "task", t->task,
+                           "workloads", (json_int_t)t->n, "old_correct", (json_int_t)t->ca,
+                           "new_correct", (json_int_t)t->cb, "old_with_speedup",
+                           (json_int_t)t->na, "new_with_speedup", (json_int_t)t->nb,
+                           "old_geomean",
+                           t->na ? num_or_null(exp(t->sa / (double)t->na)) : json_null(),
+                           "new_geomean",
+                           t->nb ? num_or_null(exp(t->sb / (double)t->nb)) : json_null()));
+    }
+    free(sum);
+    json_decref(index);
     return out;
 }
 

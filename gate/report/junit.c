@@ -95,6 +95,7 @@ typedef struct {
     size_t n_cases, cap_cases;
     size_t *sub_suite; /* suite index of each submission */
     strset used;       /* "C\x1f<classname>" and "P\x1f<classname>\x1f<name>" */
+    json_t *next;      /* such a key without "#n" -> the n to try next for it */
     bool oom;
 } plan;
 
@@ -110,6 +111,7 @@ static void plan_free(plan *p)
     free(p->cases);
     free(p->sub_suite);
     strset_free(&p->used);
+    json_decref(p->next);
 }
 
 /* Cleaned one-line copy of s, or of fallback when that leaves nothing (malloc'd; NULL on
@@ -148,20 +150,31 @@ static char *numbered(char *base, unsigned n)
     return s;
 }
 
-/* Reserve key "<tag>\x1f<a>[\x1f<b>]<suffix>" for n = 1, 2, ...: the first free n. */
+/* Reserve key "<tag>\x1f<a>[\x1f<b>]<suffix>" for n = 1, 2, ...: the first free n. Every n
+ * below the last one given to the same unsuffixed key is taken (the set only grows), so the
+ * search resumes there: many names that clean alike cost linear time, not quadratic. */
 static int reserve(plan *p, char tag, const char *a, const char *b, unsigned *n_out)
 {
-    for (unsigned n = 1;; n++) {
+    pg_rtext k;
+    pg_rtext_init(&k, SIZE_MAX / 2);
+    pg_rtext_addf(&k, "%c\x1f%s%s%s", tag, a, b ? "\x1f" : "", b ? b : "");
+    char *base = pg_rtext_take(&k, NULL);
+    if (!base || (!p->next && !(p->next = json_object()))) {
+        free(base);
+        return -1;
+    }
+    json_int_t from = json_integer_value(json_object_get(p->next, base));
+    for (unsigned n = from > 1 ? (unsigned)from : 1;; n++) {
         char suffix[16] = "";
         if (n > 1)
             snprintf(suffix, sizeof suffix, "#%u", n);
-        pg_rtext k;
-        pg_rtext_init(&k, SIZE_MAX / 2);
-        pg_rtext_addf(&k, "%c\x1f%s%s%s%s", tag, a, b ? "\x1f" : "", b ? b : "", suffix);
-        char *key = pg_rtext_take(&k, NULL);
+        char *key = join(base, suffix, NULL, NULL);
         int r = key ? strset_add(&p->used, key) : -1;
         free(key);
         if (r != 0) {
+            if (r > 0)
+                json_object_set_new(p->next, base, json_integer((json_int_t)n + 1));
+            free(base);
             *n_out = n;
             return r;
         }
@@ -218,23 +231,42 @@ static pg_status plan_build(const pg_results *r, plan *p, pg_diag *d)
         if (!p->suites || !p->sub_suite)
             goto oom;
     }
+    /* Suites found through a hash map (cleaned task -> suite), and the submissions grouped
+     * by suite in their order (a counting sort): linear in the number of submissions. */
+    json_t *suite_of = json_object();
+    size_t *order = calloc(r->n_subs ? r->n_subs : 1, sizeof *order);
+    size_t *first = calloc(r->n_subs + 2, sizeof *first);
+    if (!suite_of || !order || !first) {
+        json_decref(suite_of);
+        free(order);
+        free(first);
+        goto oom;
+    }
     for (size_t i = 0; i < r->n_subs; i++) {
         char *task = clean_name(r->subs[i].task, "(unnamed task)");
-        if (!task)
-            goto oom;
-        size_t si = 0;
-        while (si < p->n_suites && strcmp(p->suites[si].name, task) != 0)
-            si++;
-        if (si == p->n_suites)
+        if (!task) {
+            p->oom = true;
+            break;
+        }
+        const json_t *known = json_object_get(suite_of, task);
+        size_t si = known ? (size_t)json_integer_value(known) : p->n_suites;
+        if (!known) {
             p->suites[p->n_suites++].name = task;
-        else
+            json_object_set_new(suite_of, task, json_integer((json_int_t)si));
+        } else {
             free(task);
+        }
         p->sub_suite[i] = si;
+        first[si + 2]++;
     }
-    for (size_t si = 0; si < p->n_suites; si++) {
-        for (size_t i = 0; i < r->n_subs; i++) {
-            if (p->sub_suite[i] != si)
-                continue;
+    json_decref(suite_of);
+    for (size_t si = 2; si < p->n_suites + 2; si++)
+        first[si] += first[si - 1];
+    for (size_t i = 0; !p->oom && i < r->n_subs; i++)
+        order[first[p->sub_suite[i] + 1]++] = i;
+    for (size_t si = 0; !p->oom && si < p->n_suites; si++) {
+        for (size_t o = first[si]; o < first[si + 1]; o++) {
+            size_t i = order[o];
             const pg_res_submission *s = &r->subs[i];
             char *sub = clean_name(s->name, "(unnamed)");
             char *base = sub ? join(p->suites[si].name, ".", sub, NULL) : NULL;
@@ -242,11 +274,14 @@ static pg_status plan_build(const pg_results *r, plan *p, pg_diag *d)
             unsigned n = 1;
             if (!base || reserve(p, 'C', base, NULL, &n) < 0) {
                 free(base);
-                goto oom;
+                p->oom = true;
+                break;
             }
             char *classname = numbered(base, n);
-            if (!classname)
-                goto oom;
+            if (!classname) {
+                p->oom = true;
+                break;
+            }
             for (size_t k = 0; k < s->n_stages; k++)
                 add_case(p, si, classname, s->stages[k].stage, "all", &s->stages[k]);
             for (size_t w = 0; w < s->n_workloads; w++) {
@@ -260,10 +295,13 @@ static pg_status plan_build(const pg_results *r, plan *p, pg_diag *d)
             }
             free(classname);
             if (p->oom)
-                goto oom;
+                break;
         }
     }
-    return PG_OK;
+    free(order);
+    free(first);
+    if (!p->oom)
+        return PG_OK;
 oom:
     return pg_diag_set(d, PG_ERR_INFRA, r->file, 0, NULL, "out of memory rendering JUnit");
 }

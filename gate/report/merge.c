@@ -26,7 +26,18 @@ typedef struct {
     json_t *sub;        /* deep copy, "workloads" emptied; NULL while unseen */
     json_t **workloads; /* by workload_index; borrowed from the shards */
     size_t n_workloads;
+    const json_t *item; /* the first shard item placed here (its task, submission, manifest) */
+    const char *file;   /* ... and that shard's file */
+    json_t *names;      /* workload name -> the file of the shard that placed it */
 } merged_sub;
+
+/* The item's "task / submission (manifest)" for messages. */
+static void item_text(const json_t *it, char *buf, size_t n)
+{
+    const char *m = json_string_value(json_object_get(it, "manifest"));
+    snprintf(buf, n, "%s / %s (%s)", json_string_value(json_object_get(it, "task")),
+             json_string_value(json_object_get(it, "submission")), m ? m : "no manifest");
+}
 
 static pg_status read_shard(json_t *root, const char *file, shard_in *s, pg_diag *d)
 {
@@ -243,7 +254,25 @@ static pg_status place(const shard_in *s, merged_sub *subs, size_t n_subs, size_
             if (!m->sub)
                 return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
             json_object_set_new(m->sub, "workloads", json_array());
+            m->item = it;
+            m->file = s->file;
         } else if (next_wl == 1) {
+            /* The same position must be the same submission in every shard: shards of runs
+             * over other manifests would otherwise be merged into one submission. */
+            static const char *const same_keys[] = {"task", "submission", "manifest"};
+            for (size_t q = 0; q < 3; q++) {
+                const json_t *x = json_object_get(it, same_keys[q]),
+                             *y = json_object_get(m->item, same_keys[q]);
+                if ((x || y) && !json_equal(x, y)) {
+                    char here[700], there[700];
+                    item_text(it, here, sizeof here);
+                    item_text(m->item, there, sizeof there);
+                    return pg_diag_set(d, PG_ERR_INPUT, s->file, 0, field,
+                                       "submission %lld is %s here, %s in %s: the shards come "
+                                       "from runs over different manifests",
+                                       (long long)si, here, there, m->file);
+                }
+            }
             merge_sub_stages(m->sub, sub);
         }
         if ((size_t)wi >= m->n_workloads) {
@@ -265,7 +294,21 @@ static pg_status place(const shard_in *s, merged_sub *subs, size_t n_subs, size_
             return pg_diag_set(d, PG_ERR_INPUT, s->file, 0, field,
                                "the work item %s is also in another shard", what);
         }
+        const char *wname = json_string_value(json_object_get(wl, "name"));
+        const json_t *placed_by = wname ? json_object_get(m->names, wname) : NULL;
+        if (placed_by) {
+            char what[600];
+            item_text(it, what, sizeof what);
+            return pg_diag_set(d, PG_ERR_INPUT, s->file, 0, field,
+                               "the workload %s of %s is at another position in %s: the shards "
+                               "come from runs over different workloads",
+                               wname, what, json_string_value(placed_by));
+        }
         m->workloads[wi] = wl;
+        if (!m->names && !(m->names = json_object()))
+            return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+        if (wname)
+            json_object_set_new(m->names, wname, json_string(s->file));
     }
     size_t listed = json_array_size(s->items) > 0 ? next_sub + 1 : 0;
     if (listed != json_array_size(arr))
@@ -428,6 +471,7 @@ pg_status pg_results_merge(json_t *const *shards, const char *const *files, size
 done:
     for (size_t i = 0; subs && i < n_subs; i++) {
         json_decref(subs[i].sub);
+        json_decref(subs[i].names);
         free(subs[i].workloads);
     }
     free(subs);

@@ -185,7 +185,7 @@ static void test_schema_accepts_what_is_written(void **state)
     json_decref(schema);
 }
 
-/* The fixture's first workload turned into a cuDNN entry (an attention task's baseline). */
+/* A fixture's workload turned into a cuDNN entry (an attention task's baseline). */
 static void make_cudnn(pg_baseline_workload *w)
 {
     snprintf(w->library, sizeof w->library, "cudnn");
@@ -202,13 +202,15 @@ static void test_cudnn_entry(void **state)
     assert_int_equal(pg_json_load(SCHEMA, &schema, &d), PG_OK);
     g_schema_root = schema;
     pg_baseline *b = load_ok(FIXTURE);
-    make_cudnn(&b->workloads[0]);
+    pg_baseline_workload gemm = b->workloads[1];
+    for (int i = 0; i < b->n_workloads; i++) /* one library per file */
+        make_cudnn(&b->workloads[i]);
     assert_true(pg_baseline_workload_is_cudnn(&b->workloads[0]));
     assert_string_equal(pg_baseline_library_label(&b->workloads[0]), "cuDNN");
     char text[700];
     assert_string_equal(pg_baseline_vendor_config_text(&b->workloads[0], text, sizeof text),
                         "graph fused_sdpa_fwd, engine 8; STAGES=2 TILE_M=128");
-    assert_false(pg_baseline_vendor_config_equal(&b->workloads[0], &b->workloads[1]));
+    assert_false(pg_baseline_vendor_config_equal(&b->workloads[0], &gemm));
     /* Written, it matches the schema and reads back the same, byte for byte. */
     json_t *doc = pg_baseline_to_json(b);
     const json_t *vendor = json_object_get(json_object_get(json_object_get(doc, "workloads"), WL),
@@ -236,6 +238,19 @@ static void test_cudnn_entry(void **state)
     assert_string_equal(d.field, "workloads." WL ".vendor.algorithm");
     why[0] = '\0';
     assert_true(schema_errors(schema, doc, "", why, sizeof why) > 0);
+    /* A file mixing libraries is refused at the entry that differs from the first. */
+    pg_baseline_workload cudnn1 = b->workloads[1];
+    b->workloads[1] = gemm;
+    json_t *mixed = pg_baseline_to_json(b);
+    b->workloads[1] = cudnn1;
+    pg_diag_clear(&d);
+    assert_int_equal(pg_baseline_from_json(mixed, "b.json", NULL, NULL, &again, &d), PG_ERR_INPUT);
+    char want_field[200];
+    snprintf(want_field, sizeof want_field, "workloads.%s.vendor.library", gemm.name);
+    assert_string_equal(d.field, want_field);
+    assert_non_null(strstr(d.message, "expected \"cudnn\" like workloads."));
+    assert_non_null(strstr(d.message, "got \"cublaslt\""));
+    json_decref(mixed);
     /* An unknown library names both that exist. */
     json_object_del(v, "algorithm");
     json_object_set_new(v, "library", json_string("cutlass"));

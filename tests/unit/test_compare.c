@@ -436,6 +436,67 @@ static void test_renderers(void **state)
     json_decref(b);
 }
 
+/* Many submissions, tasks and workloads (a hostile or just large file): pairing, the per-task
+ * table and the JUnit plan look names up in hash maps, so this runs in well under a second.
+ * Before, each was a linear search per entry, and numbering names that clean to the same text
+ * rescanned every case per attempt (cubic): 3000 such names took 11 s, this size hours. The
+ * numbering itself is unchanged: later equal names get #2, #3, ... skipping numbers a literal
+ * name already took. */
+static void test_many_entries_scale(void **state)
+{
+    enum { N_TASKS = 4000, N_CLASH = 6000 };
+    json_t *a = results("2026-11-29T10:00:00Z"), *b = results("2026-11-30T10:00:00Z");
+    for (int i = 0; i < N_TASKS; i++) {
+        char task[32];
+        snprintf(task, sizeof task, "t%d", i);
+        json_t *sa = submission(task, "k", "pass"), *sb = submission(task, "k", "pass");
+        add_wl(sa, workload("w", "pass", "pass", 1.0));
+        add_wl(sb, workload("w", "pass", "pass", 1.1));
+        add_sub(a, sa);
+        add_sub(b, sb);
+    }
+    /* One submission whose workload names all clean to "w" and three U+FFFD (three control
+     * characters each, the digits of i in base 28; tab, newline and carriage return are left
+     * out, cleaning treats them as spaces), with the literal "w\uFFFD\uFFFD\uFFFD#2" second. */
+    static const char ctl[28] = {1,  2,  3,  4,  5,  6,  7,  8,  11, 12, 14, 15, 16, 17,
+                                 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+#define FFFD3 "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+    json_t *ca = submission("clash", "k", "pass"), *cb = submission("clash", "k", "pass");
+    for (int i = 0; i < N_CLASH; i++) {
+        char name[8] = {'w', ctl[i % 28], ctl[i / 28 % 28], ctl[i / 784]};
+        add_wl(ca, workload(name, "pass", "pass", 1.0));
+        add_wl(cb, workload(name, "pass", "pass", 1.0));
+        if (i == 0) {
+            add_wl(ca, workload("w" FFFD3 "#2", "pass", "pass", 1.0));
+            add_wl(cb, workload("w" FFFD3 "#2", "pass", "pass", 1.0));
+        }
+    }
+    add_sub(a, ca);
+    add_sub(b, cb);
+    json_t *m = build(a, b, 0);
+    assert_int_equal(json_integer_value(json_object_get(m, "paired_workloads")),
+                     N_TASKS + N_CLASH + 1);
+    assert_int_equal(json_array_size(json_object_get(m, "unpaired")), 0);
+    assert_int_equal(json_array_size(json_object_get(m, "tasks")), N_TASKS + 1);
+    char *xml = NULL;
+    size_t xlen;
+    pg_diag d;
+    assert_int_equal(pg_compare_junit(m, &xml, &xlen, &d), PG_OK);
+    assert_non_null(strstr(xml, "name=\"w" FFFD3 "\""));
+    assert_non_null(strstr(xml, "name=\"w" FFFD3 "#2\"")); /* the literal one */
+    assert_non_null(strstr(xml, "name=\"w" FFFD3 "#3\"")); /* the next clash skips #2 */
+    char last[48];
+    snprintf(last, sizeof last, "name=\"w" FFFD3 "#%d\"", N_CLASH + 1);
+    assert_non_null(strstr(xml, last));
+    snprintf(last, sizeof last, "name=\"w" FFFD3 "#%d\"", N_CLASH + 2);
+    assert_null(strstr(xml, last));
+#undef FFFD3
+    free(xml);
+    json_decref(m);
+    json_decref(a);
+    json_decref(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -448,6 +509,7 @@ int main(void)
         cmocka_unit_test(test_pass_rate_over_judged),
         cmocka_unit_test(test_fail_on_parsing),
         cmocka_unit_test(test_renderers),
+        cmocka_unit_test(test_many_entries_scale),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

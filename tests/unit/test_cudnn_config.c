@@ -33,6 +33,10 @@ static void test_names_and_ids(void **state)
         assert_true(pg_dnn_graph_from_id(pg_dnn_graph_id((pg_dnn_graph_kind)k), &back));
         assert_int_equal(back, k);
     }
+    assert_false(pg_dnn_graph_is_backward(PG_DNN_GRAPH_FWD_FUSED));
+    assert_false(pg_dnn_graph_is_backward(PG_DNN_GRAPH_FWD_COMPOSITE));
+    assert_true(pg_dnn_graph_is_backward(PG_DNN_GRAPH_BWD_COMPOSITE));
+    assert_true(pg_dnn_graph_is_backward(PG_DNN_GRAPH_BWD_COMPOSITE_IO));
     pg_dnn_graph_kind x;
     assert_false(pg_dnn_graph_from_id("fused", &x));
     assert_null(pg_dnn_graph_id(PG_DNN_GRAPH_COUNT));

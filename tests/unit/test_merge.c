@@ -2,9 +2,10 @@
  * each shard's own Holm step (m = its comparisons) promoted an INCONCLUSIVE that Holm over the
  * merged family (m = 4) does not: the merged results equal the unsharded run's, worked out by
  * hand. Then every refusal: a missing, repeated or foreign shard, an item in two shards, a
- * different GPU, driver, ptxgate version or setting, a file that is not a shard, and hostile
- * shard records (positions, shard counts and Holm numbers no run has) refused without
- * allocating what they claim. */
+ * different GPU, driver, ptxgate version or setting, a file that is not a shard, shards of runs
+ * over other manifests or workloads with the same counts (they used to be merged into one
+ * submission), and hostile shard records (positions, shard counts and Holm numbers no run has)
+ * refused without allocating what they claim. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -288,6 +289,24 @@ static void other_watchdog(json_t *a, json_t *b)
     json_object_set_new(json_object_get(b, "settings"), "energy", json_false());
 }
 
+/* Shards of two runs over different manifests or workloads, with the same counts. */
+static void other_submission(json_t *a, json_t *b)
+{
+    json_t *item = json_array_get(json_object_get(json_object_get(b, "shard"), "items"), 0);
+    json_object_set_new(item, "submission", json_string("k9"));
+    json_object_set_new(item, "manifest", json_string("k9"));
+    json_object_set_new(json_array_get(json_object_get(b, "submissions"), 0), "name",
+                        json_string("k9"));
+}
+static void other_workloads(json_t *a, json_t *b)
+{
+    json_t *item = json_array_get(json_object_get(json_object_get(b, "shard"), "items"), 0);
+    json_object_set_new(item, "workload", json_string("w0"));
+    json_t *k1 = json_array_get(json_object_get(b, "submissions"), 0);
+    json_object_set_new(json_array_get(json_object_get(k1, "workloads"), 0), "name",
+                        json_string("w0"));
+}
+
 static void test_refusals(void **state)
 {
     refused(other_gpu, "s2.json", "environment.gpu.name", "'NVIDIA H100 80GB HBM3' here, 'NVIDIA H200' in s1.json");
@@ -307,6 +326,11 @@ static void test_refusals(void **state)
     refused(holm_m_above_planned, "s2.json", "holm.m", "m = 5, m_planned = 4");
     refused(holm_alpha_negative, "s1.json", "holm.run_alpha", "between 0 and 1");
     refused(items_total_huge, "s1.json", "shard.items_total", "expected 4611686018427387904");
+    refused(other_submission, "s2.json", "shard.items[0]",
+            "submission 0 is t / k9 (k9) here, t / k1 (k1) in s1.json: the shards come from "
+            "runs over different manifests");
+    refused(other_workloads, "s2.json", "shard.items[0]",
+            "the workload w0 of t / k1 (k1) is at another position in s1.json");
     /* Differences name both values, whatever their type. */
     refused(other_confidence, "s2.json", "settings.confidence", "0.99 here, 0.95 in s1.json");
     refused(other_watchdog, "s2.json", "settings.energy", "false here, true in s1.json");

@@ -325,6 +325,62 @@ static void test_duplicates_get_unique_names(void **state)
     free(xml);
 }
 
+/* Many submissions of distinct tasks, and many workloads whose names clean to the same text
+ * (one results file of a few megabytes): suites are found through a hash map and the
+ * numbering resumes at the last number a name got, so this renders in about a second (it was
+ * quadratic: 12 000 such names took a minute, these minutes). The names are as before: #2, #3, ... */
+static void test_many_entries_scale(void **state)
+{
+    enum { N_TASKS = 3000, N_CLASH = 20000 };
+    json_t *j = load_fixture("multi_task");
+    json_t *subs = json_object_get(j, "submissions");
+    json_t *proto = json_deep_copy(json_array_get(subs, 0));
+    json_t *wl = json_deep_copy(json_array_get(json_object_get(proto, "workloads"), 0));
+    json_array_clear(subs);
+    for (int i = 0; i < N_TASKS; i++) {
+        char task[32];
+        snprintf(task, sizeof task, "t%d", i);
+        json_t *s = json_deep_copy(proto);
+        json_object_set_new(s, "task", json_string(task));
+        json_array_append_new(subs, s);
+    }
+    /* Three control characters each, the digits of i in base 28 (tab, newline and carriage
+     * return left out): all clean to "w" and three U+FFFD. */
+    static const char ctl[28] = {1,  2,  3,  4,  5,  6,  7,  8,  11, 12, 14, 15, 16, 17,
+                                 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+    json_t *clash = json_deep_copy(proto), *wls = json_array();
+    json_object_set_new(clash, "task", json_string("clash"));
+    for (int i = 0; i < N_CLASH; i++) {
+        char name[8] = {'w', ctl[i % 28], ctl[i / 28 % 28], ctl[i / 784]};
+        json_t *w = json_deep_copy(wl);
+        json_object_set_new(w, "name", json_string(name));
+        json_array_append_new(wls, w);
+    }
+    json_object_set_new(clash, "workloads", wls);
+    json_array_append_new(subs, clash);
+    size_t len;
+    char *xml = render(j, &len);
+    xmlDocPtr doc = parse_xml(xml, len);
+    size_t suites = 0;
+    for (const xmlNode *s = xmlDocGetRootElement(doc)->children; s; s = s->next)
+        suites += is_el(s, "testsuite");
+    assert_int_equal(suites, N_TASKS + 1);
+    const char *stage = json_string_value(
+        json_object_get(json_array_get(json_object_get(wl, "stages"), 0), "stage"));
+    char want[96];
+    snprintf(want, sizeof want, "name=\"%s[w\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd]#%d\"", stage,
+             N_CLASH);
+    assert_non_null(strstr(xml, want));
+    snprintf(want, sizeof want, "name=\"%s[w\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd]#%d\"", stage,
+             N_CLASH + 1);
+    assert_null(strstr(xml, want));
+    xmlFreeDoc(doc);
+    free(xml);
+    json_decref(wl);
+    json_decref(proto);
+    json_decref(j);
+}
+
 /* ---- content ---- */
 
 static void test_failure_messages_carry_the_numbers(void **state)
@@ -725,6 +781,7 @@ int main(void)
         cmocka_unit_test(test_testcase_names_as_specified),
         cmocka_unit_test(test_one_suite_per_task_in_order_of_first_appearance),
         cmocka_unit_test(test_duplicates_get_unique_names),
+        cmocka_unit_test(test_many_entries_scale),
         cmocka_unit_test(test_failure_messages_carry_the_numbers),
         cmocka_unit_test(test_error_and_skipped_outcomes),
         cmocka_unit_test(test_suite_attributes_and_system_out),
