@@ -220,6 +220,12 @@ static int show(int argc, char **argv)
     if (!dir)
         dir = "baselines";
     const char *only_key = pg_option_value(&k_show, "gpu-key");
+    if (only_key && !pg_gpu_key_valid(only_key)) {
+        fprintf(stderr, "ptxgate baseline show: --gpu-key: expected 1-63 characters of "
+                        "[a-z0-9._-] starting with a letter or digit, got '%s'\n", only_key);
+        free(pos);
+        return 2;
+    }
     struct stat sb;
     if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
         fprintf(stderr, "ptxgate baseline show: %s: no such folder of stored baselines\n", dir);

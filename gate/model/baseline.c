@@ -710,7 +710,7 @@ char *pg_baseline_vendor_config_text(const pg_baseline_workload *w, char *out, s
 {
     if (!pg_baseline_workload_is_cudnn(w))
         return pg_blaslt_algo_format(&w->algorithm, out, n);
-    char config[512];
+    char config[PG_CUDNN_CONFIG_TEXT_MAX];
     const char *graph = pg_dnn_graph_id(w->cudnn.graph);
     snprintf(out, n, "graph %s, %s", graph ? graph : "?",
              pg_cudnn_config_format(&w->cudnn, config, sizeof config));

@@ -65,7 +65,7 @@ static const char *config_word(const pg_baseline_workload *w)
 
 char *pg_baseline_show_text(const pg_baseline *b)
 {
-    char *buf = NULL, algo[700];
+    char *buf = NULL, algo[PG_CUDNN_CONFIG_TEXT_MAX];
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f)
@@ -106,7 +106,7 @@ char *pg_baseline_show_text(const pg_baseline *b)
 
 static void workload_diff(FILE *f, const pg_baseline_workload *o, const pg_baseline_workload *n)
 {
-    char a[700], b[700];
+    char a[PG_CUDNN_CONFIG_TEXT_MAX], b[PG_CUDNN_CONFIG_TEXT_MAX];
     fprintf(f, "  %s: %s ", n->name, pg_baseline_library_label(n));
     vendor_time(f, o);
     fprintf(f, " → ");
@@ -139,7 +139,7 @@ static void workload_diff(FILE *f, const pg_baseline_workload *o, const pg_basel
 
 static void workload_new(FILE *f, const pg_baseline_workload *n)
 {
-    char a[700];
+    char a[PG_CUDNN_CONFIG_TEXT_MAX];
     fprintf(f, "  %s: new: %s ", n->name, pg_baseline_library_label(n));
     vendor_time(f, n);
     fprintf(f, "; %s %s", config_word(n), pg_baseline_vendor_config_text(n, a, sizeof a));

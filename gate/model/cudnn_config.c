@@ -74,6 +74,8 @@ char *pg_cudnn_config_format(const pg_cudnn_config *c, char *out, size_t n)
             used += (size_t)snprintf(out + used, n - used, "%sKNOB%d=%lld", i ? " " : "; ",
                                      (int)c->knob_type[i], (long long)c->knob_value[i]);
     }
+    if (used >= n && n >= 4) /* cut: say so */
+        memcpy(out + n - 4, "...", 4);
     return out;
 }
 

@@ -50,8 +50,12 @@ const char *pg_cudnn_knob_name(int type);
  * configurations compare and serialise equal. */
 void pg_cudnn_config_sort(pg_cudnn_config *c);
 
+/* Bytes that always hold pg_cudnn_config_format's text (64 knobs of the longest name and
+ * value: about 2.9 KB), with room for a prefix such as "graph composite_bwd_io_k_view, ". */
+#define PG_CUDNN_CONFIG_TEXT_MAX 4096
+
 /* "engine 7; STAGES=3 TILE_M=128" (knobs by name, "KNOB<type>" when unnamed) into out (n
- * bytes, always NUL-terminated). Returns out. */
+ * bytes, always NUL-terminated; a text cut to fit ends in "..."). Returns out. */
 char *pg_cudnn_config_format(const pg_cudnn_config *c, char *out, size_t n);
 
 /* {"graph": "composite_fwd", "engine_id": 7, "knobs": [{"type": 14, "name": "STAGES",

@@ -56,7 +56,18 @@ static void test_sort_and_format(void **state)
     assert_string_equal(pg_cudnn_config_format(&none, text, sizeof text), "engine 0");
     char small[6];
     pg_cudnn_config_format(&c, small, sizeof small);
-    assert_string_equal(small, "engin");
+    assert_string_equal(small, "en..."); /* a cut text says so */
+    /* The longest configuration fits PG_CUDNN_CONFIG_TEXT_MAX whole. */
+    pg_cudnn_config big = {.engine_id = INT64_MIN, .n_knobs = PG_CUDNN_MAX_KNOBS};
+    for (int i = 0; i < PG_CUDNN_MAX_KNOBS; i++) {
+        big.knob_type[i] = i < 44 ? i : INT32_MAX - i; /* every name, then long numbers */
+        big.knob_value[i] = INT64_MIN;
+    }
+    static char whole[PG_CUDNN_CONFIG_TEXT_MAX];
+    pg_cudnn_config_format(&big, whole, sizeof whole);
+    assert_true(strlen(whole) < sizeof whole - 40);
+    assert_null(strstr(whole, "..."));
+    assert_non_null(strstr(whole, "ARRAY_SIZE_PER_THREAD=-9223372036854775808"));
 }
 
 static void test_json_round_trip(void **state)
