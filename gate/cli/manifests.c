@@ -106,7 +106,7 @@ int pg_cli_expand_manifests(char **args, int n, bool recursive, char ***out, int
             int first = l.n;
             bool subfolders = false;
             scan(args[i], recursive ? 0 : -1, &l, &subfolders);
-            if (!l.oom)
+            if (!l.oom && l.n > first) /* l.v is NULL while nothing was found */
                 qsort(l.v + first, (size_t)(l.n - first), sizeof *l.v, cmp_str);
             if (!l.oom && l.n == first) {
                 fprintf(stderr, "ptxgate: %s: no *.json manifest in this folder%s\n", args[i],

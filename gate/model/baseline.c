@@ -71,12 +71,14 @@ static pg_status get_int32_min(const json_t *o, const pg_jctx *c, const char *ke
     return st;
 }
 
+/* Times (ms) and ratios: positive, and below 1e12 so that the writer's rounding (to 1e-6) stays
+ * a finite number (a file read must write back). */
 static pg_status get_positive(const json_t *o, const pg_jctx *c, const char *key, double *out,
                               pg_diag *d)
 {
     pg_status st = pg_jget_number(o, c, key, true, out, d);
-    if (st == PG_OK && !(isfinite(*out) && *out > 0))
-        return bad(c, key, d, "expected a positive number");
+    if (st == PG_OK && !(isfinite(*out) && *out > 0 && *out < 1e12))
+        return bad(c, key, d, "expected a positive number below 1e12");
     return st;
 }
 

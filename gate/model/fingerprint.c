@@ -132,9 +132,10 @@ static pg_status read_field(const json_t *obj, const pg_jctx *ctx, int i, pg_fin
             *(long *)m = (long)json_integer_value(v);
         return PG_OK;
     case F_WATTS:
+        /* Bounded so that the writer's rounding (to 0.1 W) stays finite. */
         if (!json_is_number(v) || !(json_number_value(v) > 0) ||
-            !isfinite(json_number_value(v)))
-            return bad(ctx, key, "expected a positive number of watts or null", d);
+            !(json_number_value(v) < 1e6))
+            return bad(ctx, key, "expected a positive number of watts below 1e6 or null", d);
         *(double *)m = json_number_value(v);
         return PG_OK;
     case F_ECC:

@@ -10,6 +10,7 @@
 
 #include "internal.h"
 #include "report/verdicts.h"
+#include "tool/children.h"
 
 void pg_check_options_init(pg_check_options *o)
 {
@@ -199,6 +200,8 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
         free(subs);
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "cannot create a temporary folder");
     }
+    /* Interrupted (Ctrl-C, a CI job's SIGTERM): the tools running go, and so does this folder. */
+    pg_children_on_fatal_signal(run.tmpdir);
     size_t prepared = 0;
     for (; prepared < n; prepared++) {
         st = pg_submission_prepare(&run, manifests[prepared], (int)prepared, &subs[prepared], d);
@@ -300,6 +303,7 @@ done:
     pg_baselines_release(&run);
     if (run.dev)
         pg_device_close(run.dev);
+    pg_children_on_fatal_signal(NULL);
     remove_tmpdir(run.tmpdir);
     return st;
 }

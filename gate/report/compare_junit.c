@@ -332,7 +332,7 @@ pg_status pg_compare_junit(const json_t *model, char **out, size_t *len, pg_diag
         goto done;
     }
     xmlInitParser();
-    buf = xmlBufferCreate();
+    buf = pg_xw_buffer_new();
     x.w = buf ? xmlNewTextWriterMemory(buf, 0) : NULL;
     if (!x.w) {
         st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "libxml2 could not create a writer");

@@ -788,7 +788,7 @@ pg_status pg_report_junit(const json_t *results, const char *results_file, char 
     if ((st = plan_build(&r, &p, d)) != PG_OK)
         goto done;
     xmlInitParser();
-    buf = xmlBufferCreate();
+    buf = pg_xw_buffer_new();
     x.w = buf ? xmlNewTextWriterMemory(buf, 0) : NULL;
     if (!x.w) {
         st = pg_diag_set(d, PG_ERR_INFRA, r.file, 0, NULL, "libxml2 could not create a writer");

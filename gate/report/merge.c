@@ -91,7 +91,8 @@ static pg_status read_shard(json_t *root, const char *file, shard_in *s, pg_diag
 }
 
 /* Text of a fingerprint value for messages: 'text' for a string, none for null or absent, else
- * the value as compact JSON (0.99, false, {"load":1.0}), cut with "…" when longer than buf. */
+ * the value as compact ASCII JSON (0.99, false, {"load":1.0}), cut with "…" when longer than
+ * buf. */
 static void show(const json_t *v, char *buf, size_t n)
 {
     if (!v || json_is_null(v)) {
@@ -102,8 +103,9 @@ static void show(const json_t *v, char *buf, size_t n)
         snprintf(buf, n, "'%s'", json_string_value(v));
         return;
     }
+    /* ASCII, so a cut never splits a character. */
     char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_SORT_KEYS |
-                                     JSON_REAL_PRECISION(15));
+                                   JSON_ENSURE_ASCII | JSON_REAL_PRECISION(15));
     if (!text) {
         snprintf(buf, n, "(a %s)", pg_json_type_name(v));
         return;

@@ -3,6 +3,14 @@
 
 #include <stdio.h>
 
+xmlBufferPtr pg_xw_buffer_new(void)
+{
+    xmlBufferPtr b = xmlBufferCreate();
+    if (b)
+        xmlBufferSetAllocationScheme(b, XML_BUFFER_ALLOC_DOUBLEIT);
+    return b;
+}
+
 void pg_xw_start(pg_xw *x, const char *element)
 {
     if (!x->failed && xmlTextWriterStartElement(x->w, BAD_CAST element) < 0)

@@ -15,6 +15,11 @@ typedef struct {
     bool failed;
 } pg_xw;
 
+/* A memory buffer for xmlNewTextWriterMemory that grows by doubling (libxml2 2.9's default
+ * grows by what each flush needs, so a large document cost quadratic copying where realloc
+ * copies). The caller frees it with xmlBufferFree. NULL on out-of-memory. */
+xmlBufferPtr pg_xw_buffer_new(void);
+
 void pg_xw_start(pg_xw *x, const char *element);
 void pg_xw_end(pg_xw *x);
 void pg_xw_attr(pg_xw *x, const char *name, const char *value);

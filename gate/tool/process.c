@@ -2,6 +2,8 @@
  * a new process group, one pipe for stdout and stderr, a poll loop that reads while waiting. */
 #include "process.h"
 
+#include "children.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -137,6 +139,8 @@ int pg_process_spawn(const char *const argv[], int out_fd, pid_t *pid)
         !(rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
                                                  POSIX_SPAWN_SETSIGDEF)))
         rc = posix_spawnp(pid, argv[0], &fa, &at, (char *const *)argv, environ);
+    if (rc == 0)
+        pg_children_add(*pid);
     posix_spawnattr_destroy(&at);
     posix_spawn_file_actions_destroy(&fa);
     return rc;
@@ -181,6 +185,7 @@ pg_status pg_process_run(const char *const argv[], double timeout_s, size_t max_
             kill(-pid, SIGKILL);
         drain(fds[0], FINAL_DRAIN_S, &s, &eof);
     }
+    pg_children_remove(pid);
     if (reaped && WIFEXITED(status))
         out->exit_code = WEXITSTATUS(status);
     else if (reaped && WIFSIGNALED(status))

@@ -38,7 +38,8 @@ pg_status pg_process_run(const char *const argv[], double timeout_s, size_t max_
 
 /* Start argv as pg_process_run does (new process group, stdin from /dev/null, stdout and stderr
  * onto out_fd, default signal dispositions, an empty signal mask) and return at once: 0 with
- * *pid set, or an errno value. The caller waits for the child. */
+ * *pid set, or an errno value. The group is tracked (children.h) until the caller, who waits
+ * for the child, calls pg_children_remove(*pid) after reaping it. */
 int pg_process_spawn(const char *const argv[], int out_fd, pid_t *pid);
 
 /* Free r->output and reset r. r may be NULL. */

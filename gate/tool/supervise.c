@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "children.h"
 #include "process.h"
 
 /* Poll period when nothing happens: bounds how late a deadline is noticed. */
@@ -215,6 +216,7 @@ pg_status pg_supervise_run(const char *const argv[], const char *status_path,
             }
         }
     }
+    pg_children_remove(pid);
     if (reaped && WIFEXITED(status))
         out->exit_code = WEXITSTATUS(status);
     else if (reaped && WIFSIGNALED(status))

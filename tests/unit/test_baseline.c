@@ -385,6 +385,8 @@ static void test_defects_are_located(void **state)
                "workloads." WL ".time.median_ms", "number");
     expect_bad("workloads." WL ".time.ci_low_ms", json_real(-1), "workloads." WL ".time.ci_low_ms",
                "positive number");
+    expect_bad("workloads." WL ".time.ci_high_ms", json_real(1e308),
+               "workloads." WL ".time.ci_high_ms", "below 1e12");
     expect_bad("workloads." WL ".time.confidence", json_real(1.5),
                "workloads." WL ".time.confidence", "(0, 1)");
     expect_bad("workloads." WL ".time.mode", json_string("warm"), "workloads." WL ".time.mode",

@@ -92,6 +92,7 @@ static void test_strict_reading(void **state)
     expect_bad("sm_count", json_string("132"), "positive integer");
     expect_bad("ecc", json_string("on"), "true, false or null");
     expect_bad("power_limit_w", json_real(-1), "positive number of watts");
+    expect_bad("power_limit_w", json_real(1e308), "below 1e6");
     expect_bad("gpu_name", json_string(""), "non-empty string");
     expect_bad("compute_capability", json_string("nine"), "MAJOR.MINOR");
     expect_bad("uuid", json_string("GPU-1"), "unknown field");

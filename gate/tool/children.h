@@ -1,0 +1,28 @@
+/* The child process groups a run has going, so that a fatal signal to ptxgate (Ctrl-C, a CI
+ * job's or `timeout`'s SIGTERM) takes them and the run's temporary folder along. Children run
+ * in process groups of their own (process.h), so a signal sent to ptxgate, or to its terminal's
+ * foreground group, never reaches them: without this, an interrupted check left nvcc, ptxas or
+ * compute-sanitizer running and its temporary folder behind. */
+#ifndef PG_TOOL_CHILDREN_H
+#define PG_TOOL_CHILDREN_H
+
+#include <sys/types.h>
+
+/* Child process groups tracked at once; a group beyond that is not tracked (it still ends by
+ * its own timeout). */
+#define PG_CHILDREN_MAX 256
+
+/* Note the process group led by pgid as running (pg_process_spawn does), and as ended once it
+ * is reaped. Thread-safe and async-signal-safe. */
+void pg_children_add(pid_t pgid);
+void pg_children_remove(pid_t pgid);
+
+/* From the first call on, SIGINT, SIGTERM and SIGHUP make ptxgate SIGKILL every tracked group,
+ * remove the files in dir and dir itself (a flat folder, as the run's temporary folder is), and
+ * then die of that signal as it would have without the handler (a shell sees 128 + n). Later
+ * calls change the folder; NULL: none is removed. A signal ignored when the handlers are
+ * installed (nohup, SIGINT of a shell's background job) stays ignored. Only async-signal-safe
+ * calls run in the handler. dir: at most 4095 bytes (longer: none is removed). */
+void pg_children_on_fatal_signal(const char *dir);
+
+#endif
