@@ -7,6 +7,8 @@
 #include <stddef.h>
 
 #include "base/diag.h"
+#include "base/fileio.h"
+#include "options.h"
 
 int pg_cmd_check(int argc, char **argv);
 int pg_cmd_report(int argc, char **argv);
@@ -23,20 +25,44 @@ int pg_cli_fail(const pg_diag *d);
  * "junit.xml", "summary.md", then NULL (report writes the last two). */
 extern const char *const pg_cli_report_names[];
 
-/* Write the reports into out_dir atomically as one set: results.json (when write_json),
- * junit.xml and summary.md, the latter two rendered from the JSON text re-parsed, so
- * `ptxgate report` reproduces them byte for byte. results_file names the JSON in messages.
- * Creates out_dir when missing. When writing fails, the reports an earlier run left in out_dir
- * stay exactly as they were (pg_fileset_commit). Errors: PG_ERR_INPUT (malformed results; an
- * unwritable folder, a folder in a report's place or a failed write, naming the file). */
-pg_status pg_cli_write_reports(const char *out_dir, const char *json_text, const char *results_file,
-                               bool write_json, pg_diag *d);
+/* Where a command writes: its output folder, and the JUnit copy (--junit-copy) when given.
+ * Filled by pg_cli_prepare_output, closed by pg_cli_close_output. */
+typedef struct {
+    pg_outdir dir;        /* the output folder */
+    pg_outdir copy_dir;   /* the JUnit copy's folder (fd -1 when there is no copy) */
+    char copy_name[256];  /* the JUnit copy's file name in copy_dir */
+    char copy_path[4200]; /* the JUnit copy as named */
+} pg_cli_output;
 
-/* Make sure dir exists (created when missing) and is a writable folder in which each of names
- * (NULL-terminated file names) can be written, before any work, so a bad --output fails fast
- * and touches nothing. Errors: PG_ERR_INPUT naming the folder, or the file when a folder is in
- * its place. */
-pg_status pg_cli_prepare_output(const char *dir, const char *const *names, pg_diag *d);
+/* The command's --output, --junit-copy and --follow-output-link, checked: *dir is --output or
+ * default_dir; *junit_copy is --junit-copy or NULL; *follow is whether links on those paths are
+ * followed. --follow-output-link without an explicit --output is refused: it follows a link
+ * only where the command line names it. Prints the problem and returns false on a usage error.
+ * A spec without one of these options reads as its absence. */
+bool pg_cli_output_options(const pg_command_spec *spec, const char *default_dir,
+                           const char **dir, const char **junit_copy, bool *follow);
+
+/* Write the reports into out->dir atomically as one set: results.json (when write_json),
+ * junit.xml and summary.md, the latter two rendered from the JSON text re-parsed, so
+ * `ptxgate report` reproduces them byte for byte; and junit.xml's copy when out has one, in
+ * the same set. results_file names the JSON in messages. When writing fails, the reports an
+ * earlier run left stay exactly as they were (pg_fileset_commit). Errors: PG_ERR_INPUT
+ * (malformed results; an unwritable folder, anything but a regular file in a report's place or
+ * a failed write, naming the file). */
+pg_status pg_cli_write_reports(const pg_cli_output *out, const char *json_text,
+                               const char *results_file, bool write_json, pg_diag *d);
+
+/* Open dir (created when missing; a symbolic link refused unless follow, see pg_outdir_open)
+ * as out->dir, check that it is a writable folder in which each of names (NULL-terminated file
+ * names) can be written, and the same for junit_copy (may be NULL: none) and its folder, before
+ * any work, so a bad --output fails fast and touches nothing. *out is always initialised; close
+ * it with pg_cli_close_output. Errors: PG_ERR_INPUT naming the folder, or the file when
+ * anything but a regular file is in its place. */
+pg_status pg_cli_prepare_output(const char *dir, const char *junit_copy, bool follow,
+                                const char *const *names, pg_cli_output *out, pg_diag *d);
+
+/* Close out's folders (no-op for closed ones). */
+void pg_cli_close_output(pg_cli_output *out);
 
 /* Refuse inputs that are files the command writes: each of inputs[0..n) (paths) that is the same
  * file (device and inode) as dir/<name> for one of names (NULL-terminated) is PG_ERR_INPUT naming
@@ -45,10 +71,11 @@ pg_status pg_cli_prepare_output(const char *dir, const char *const *names, pg_di
 pg_status pg_cli_check_inputs_apart(const char *dir, const char *const *names,
                                     const char *const *inputs, size_t n, pg_diag *d);
 
-/* Delete names (NULL-terminated file names) in dir: the reports of an earlier run, after a run
- * that failed before it had reports to write (an input error), so they are not taken for this
- * run's. Missing files are not an error. */
-void pg_cli_remove_outputs(const char *dir, const char *const *names);
+/* Delete names (NULL-terminated file names) in out->dir, and the JUnit copy: the reports of an
+ * earlier run, after a run that failed before it had reports to write (an input error), so
+ * they are not taken for this run's. Only regular files are removed; missing files are not an
+ * error. */
+void pg_cli_remove_outputs(const pg_cli_output *out, const char *const *names);
 
 /* Expand check's arguments into manifest paths (*out: caller frees each string and the array;
  * *count entries). A file stands for itself; a folder for its *.json files except task.json,

@@ -15,6 +15,7 @@
 
 static pg_option k_refresh_options[] = {
     {"baselines", "DIR", "Folder to write <gpu-key>/<task>.json into (created if missing). Default: baselines.", NULL},
+    {"follow-output-link", NULL, "Write through a symbolic link at the --baselines folder (or on the way to it) instead of refusing it (exit 2); only together with an explicit --baselines. A link at a file's own name is refused regardless.", NULL},
     {"tasks", "DIR", "Folder of task definitions. Default: as for ptxgate check.", NULL},
     {"gpu-key", "KEY", "GPU key of the files. Default: derived from the device name (\"NVIDIA H200\" -> h200-sxm).", NULL},
     {"workloads", "LIST", "Comma-separated workload names or aliases to re-measure; the other stored entries are kept when the environment is unchanged. Default: all of each task's.", NULL},
@@ -89,6 +90,13 @@ static int refresh(int argc, char **argv)
         .timeout_s = 60.0,
         .progress = pg_option_value(&k_refresh, "quiet") ? NULL : progress,
     };
+    o.follow_links = pg_option_value(&k_refresh, "follow-output-link") != NULL;
+    if (o.follow_links && !pg_option_value(&k_refresh, "baselines")) {
+        fprintf(stderr, "ptxgate baseline refresh: --follow-output-link: follows a symbolic link "
+                        "only where --baselines names it; give --baselines DIR\n");
+        free(pos);
+        return 2;
+    }
     long dev = 0;
     if (!pg_option_int(&k_refresh, "device", 0, 1024, &dev) ||
         !pg_option_double(&k_refresh, "timeout", 0.1, 86400, &o.timeout_s)) {

@@ -17,6 +17,8 @@
 static pg_option k_options[] = {
     {"tasks", "DIR", "Folder of task definitions (<id>/task.json). Default: $PTXGATE_TASKS, else ./tasks, else the installed share/ptxgate/tasks, else the tasks of the source tree ptxgate was built from.", NULL},
     {"output", "DIR", "Folder for results.json, junit.xml and summary.md (created if missing). Default: reports.", NULL},
+    {"junit-copy", "PATH", "Also write junit.xml to PATH (for JUnit reporters; missing folders created), in the same all-or-nothing set as the reports and by the same rules: a symbolic link, FIFO, device or folder at PATH, or a link on the way to it, is refused (exit 2). Default: none.", NULL},
+    {"follow-output-link", NULL, "Write through a symbolic link at the --output folder (or on the way to it, or to --junit-copy's folder) instead of refusing it (exit 2); only together with an explicit --output. A link at a file's own name is refused regardless.", NULL},
     {"device", "N", "CUDA device ordinal. Default: 0.", NULL},
     {"devices", "LIST", "CUDA device ordinals of a multi-GPU runner, comma-separated (e.g. 0,1): submissions run concurrently, one worker process per GPU at a time, never two on one GPU; every device must be the same GPU model. Results are in the same order as on one device. Not with --no-isolation when more than one. Default: --device.", NULL},
     {"if-no-gpu", "skip|fail", "Without a usable GPU, mark GPU stages skipped (exit 0 if the offline stages pass) or fail as infrastructure (exit 3). Default: fail.", NULL},
@@ -192,6 +194,7 @@ int pg_cmd_check(int argc, char **argv)
     int npos = 0, nman = 0, rc;
     json_t *res = NULL;
     char *text = NULL;
+    pg_cli_output out = {.dir.fd = -1, .copy_dir.fd = -1};
     rc = pg_options_parse(&k_spec, argc, argv, &pos, &npos);
     if (rc != 0) {
         rc = rc < 0 ? 0 : rc;
@@ -370,8 +373,10 @@ int pg_cmd_check(int argc, char **argv)
     }
     if (!pg_option_value(&k_spec, "quiet"))
         o.progress = progress;
-    const char *out_dir = pg_option_value(&k_spec, "output") ? pg_option_value(&k_spec, "output")
-                                                             : "reports";
+    const char *out_dir, *junit_copy;
+    bool follow;
+    if (!pg_cli_output_options(&k_spec, "reports", &out_dir, &junit_copy, &follow))
+        goto done;
     if ((rc = pg_cli_expand_manifests(pos, npos, pg_option_value(&k_spec, "recursive") != NULL,
                                       &manifests, &nman)) != 0)
         goto done;
@@ -381,28 +386,32 @@ int pg_cmd_check(int argc, char **argv)
     pg_diag_clear(&d);
     if (pg_cli_check_inputs_apart(out_dir, pg_cli_report_names, (const char *const *)manifests,
                                   (size_t)nman, &d) != PG_OK ||
-        pg_cli_prepare_output(out_dir, pg_cli_report_names, &d) != PG_OK) {
+        pg_cli_prepare_output(out_dir, junit_copy, follow, pg_cli_report_names, &out, &d) !=
+            PG_OK) {
         rc = pg_cli_fail(&d);
         goto done;
     }
     if (pg_check_run(&o, (const char *const *)manifests, (size_t)nman, &res, &d) != PG_OK) {
         /* No reports for this run: an earlier run's must not pass for them. (When writing the
          * reports fails below, the earlier ones are left whole instead.) */
-        pg_cli_remove_outputs(out_dir, pg_cli_report_names);
+        pg_cli_remove_outputs(&out, pg_cli_report_names);
         rc = pg_cli_fail(&d);
         goto done;
     }
     text = json_dumps(res, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
     char results_path[4200];
     snprintf(results_path, sizeof results_path, "%s/results.json", out_dir);
-    if (!text || pg_cli_write_reports(out_dir, text, results_path, true, &d) != PG_OK) {
+    if (!text || pg_cli_write_reports(&out, text, results_path, true, &d) != PG_OK) {
         rc = pg_cli_fail(&d);
         goto done;
     }
     print_summary(res);
     printf("reports: %s/results.json, %s/junit.xml, %s/summary.md\n", out_dir, out_dir, out_dir);
+    if (junit_copy)
+        printf("JUnit copy: %s\n", junit_copy);
     rc = (int)json_integer_value(json_object_get(res, "exit_code"));
 done:
+    pg_cli_close_output(&out);
     for (int i = 0; i < nman; i++)
         free(manifests[i]);
     free(manifests);

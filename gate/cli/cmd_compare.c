@@ -11,6 +11,7 @@
 
 static pg_option k_options[] = {
     {"output", "DIR", "Folder for compare.json, compare-junit.xml and compare.md (created if missing). Default: reports.", NULL},
+    {"follow-output-link", NULL, "Write through a symbolic link at the --output folder (or on the way to it) instead of refusing it (exit 2); only together with an explicit --output. A link at a file's own name is refused regardless.", NULL},
     {"fail-on", "LIST", "What fails the comparison (exit 1): never, or a comma-separated list of correctness (a correctness pass -> fail), regression (a pass -> fail in any compared stage), significant (McNemar on correctness or Wilcoxon on log speedups rejects 'no change' at --alpha with NEW worse), any (all three). Default: correctness,significant.", NULL},
     {"alpha", "X", "Level of the McNemar and Wilcoxon tests (two-sided), in (0, 0.5]. Default: 0.05.", NULL},
     {"confidence", "X", "Confidence of the bootstrap intervals of geometric-mean speedups, in (0.5, 1). Default: 0.95.", NULL},
@@ -33,13 +34,12 @@ static pg_command_spec k_spec = {
     k_options,
 };
 
-static pg_status write_set(const char *dir, const json_t *model, pg_diag *d)
+static pg_status write_set(const pg_outdir *dir, const json_t *model, pg_diag *d)
 {
     char *json = json_dumps(model, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
     char *md = NULL, *xml = NULL;
     size_t md_len = 0, xml_len = 0;
     pg_fileset *set = pg_fileset_new();
-    char path[4200];
     pg_status st = json && set ? PG_OK
                                : pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
     if (st == PG_OK)
@@ -47,14 +47,11 @@ static pg_status write_set(const char *dir, const json_t *model, pg_diag *d)
     if (st == PG_OK)
         st = pg_compare_junit(model, &xml, &xml_len, d);
     if (st == PG_OK)
-        st = pg_fileset_stage(set, pg_path_join(path, sizeof path, dir, "compare.json"), json,
-                              strlen(json), d);
+        st = pg_fileset_stage(set, dir, "compare.json", json, strlen(json), d);
     if (st == PG_OK)
-        st = pg_fileset_stage(set, pg_path_join(path, sizeof path, dir, "compare-junit.xml"), xml,
-                              xml_len, d);
+        st = pg_fileset_stage(set, dir, "compare-junit.xml", xml, xml_len, d);
     if (st == PG_OK)
-        st = pg_fileset_stage(set, pg_path_join(path, sizeof path, dir, "compare.md"), md, md_len,
-                              d);
+        st = pg_fileset_stage(set, dir, "compare.md", md, md_len, d);
     if (st == PG_OK)
         st = pg_fileset_commit(set, d);
     pg_fileset_free(set);
@@ -100,6 +97,7 @@ int pg_cmd_compare(int argc, char **argv)
     char **pos = NULL;
     int npos = 0;
     json_t *old_res = NULL, *new_res = NULL, *model = NULL;
+    pg_cli_output where = {.dir.fd = -1, .copy_dir.fd = -1};
     int rc = pg_options_parse(&k_spec, argc, argv, &pos, &npos);
     if (rc != 0) {
         free(pos);
@@ -130,11 +128,13 @@ int pg_cmd_compare(int argc, char **argv)
         rc = pg_cli_fail(&d);
         goto done;
     }
-    const char *out = pg_option_value(&k_spec, "output") ? pg_option_value(&k_spec, "output")
-                                                         : "reports";
+    const char *out, *no_copy;
+    bool follow;
+    if (!pg_cli_output_options(&k_spec, "reports", &out, &no_copy, &follow))
+        goto done;
     static const char *const names[] = {"compare.json", "compare-junit.xml", "compare.md", NULL};
     if (pg_cli_check_inputs_apart(out, names, (const char *const *)pos, 2, &d) != PG_OK ||
-        pg_cli_prepare_output(out, names, &d) != PG_OK) {
+        pg_cli_prepare_output(out, NULL, follow, names, &where, &d) != PG_OK) {
         rc = pg_cli_fail(&d);
         goto done;
     }
@@ -143,17 +143,18 @@ int pg_cmd_compare(int argc, char **argv)
         pg_compare_build(old_res, pos[0], new_res, pos[1], &o, &model, &d) != PG_OK) {
         /* A comparison that fails on its input must not leave an earlier one's reports
          * behind. (When writing fails below, the earlier ones are left whole instead.) */
-        pg_cli_remove_outputs(out, names);
+        pg_cli_remove_outputs(&where, names);
         rc = pg_cli_fail(&d);
         goto done;
     }
-    if (write_set(out, model, &d) != PG_OK) {
+    if (write_set(&where.dir, model, &d) != PG_OK) {
         rc = pg_cli_fail(&d);
         goto done;
     }
     print_summary(model, out);
     rc = (int)json_integer_value(json_object_get(json_object_get(model, "gate"), "exit_code"));
 done:
+    pg_cli_close_output(&where);
     json_decref(old_res);
     json_decref(new_res);
     json_decref(model);

@@ -12,12 +12,14 @@
 
 static pg_option k_options[] = {
     {"output", "DIR", "Folder for the merged results.json, junit.xml and summary.md (created if missing). Default: reports.", NULL},
+    {"junit-copy", "PATH", "Also write junit.xml to PATH (for JUnit reporters; missing folders created), in the same all-or-nothing set as the reports and by the same rules: a symbolic link, FIFO, device or folder at PATH, or a link on the way to it, is refused (exit 2). Default: none.", NULL},
+    {"follow-output-link", NULL, "Write through a symbolic link at the --output folder (or on the way to it, or to --junit-copy's folder) instead of refusing it (exit 2); only together with an explicit --output. A link at a file's own name is refused regardless.", NULL},
     {0},
 };
 
 static pg_command_spec k_spec = {
     "merge",
-    "ptxgate merge [--output DIR] SHARD_RESULTS.json ...",
+    "ptxgate merge [--output DIR] [--junit-copy PATH] SHARD_RESULTS.json ...",
     "Combine the results of every shard of one run (ptxgate check --shard i/n) into one "
     "results.json, junit.xml and summary.md in --output, judged as one unsharded run.",
     "All shards 1..n must be given, each once, with the same GPU model, driver, libraries,\n"
@@ -83,7 +85,12 @@ int pg_cmd_merge(int argc, char **argv)
         free(pos);
         return rc < 0 ? 0 : rc;
     }
-    const char *out = pg_option_value(&k_spec, "output");
+    const char *out, *junit_copy;
+    bool follow;
+    if (!pg_cli_output_options(&k_spec, NULL, &out, &junit_copy, &follow)) {
+        free(pos);
+        return 2;
+    }
     int first = 0; /* pos[first..npos) are the shards */
     bool legacy = false;
     if (!out && npos >= 2 && legacy_out_dir(pos[0])) {
@@ -118,7 +125,9 @@ int pg_cmd_merge(int argc, char **argv)
             PG_OK ||
         refuse_shard_folder(out, legacy, &d) != PG_OK)
         rc = pg_cli_fail(&d);
-    if (rc == 0 && pg_cli_prepare_output(out, pg_cli_report_names, &d) != PG_OK)
+    pg_cli_output where = {.dir.fd = -1, .copy_dir.fd = -1};
+    if (rc == 0 &&
+        pg_cli_prepare_output(out, junit_copy, follow, pg_cli_report_names, &where, &d) != PG_OK)
         rc = pg_cli_fail(&d);
     bool prepared = rc == 0;
     for (size_t i = 0; rc == 0 && i < n; i++)
@@ -130,7 +139,7 @@ int pg_cmd_merge(int argc, char **argv)
     /* Bad input: no merged reports, and an earlier merge's must not pass for them. (When
      * writing the reports fails below, the earlier ones are left whole instead.) */
     if (prepared && rc != 0)
-        pg_cli_remove_outputs(out, pg_cli_report_names);
+        pg_cli_remove_outputs(&where, pg_cli_report_names);
     if (rc == 0) {
         char path[4200];
         snprintf(path, sizeof path, "%s/results.json", out);
@@ -138,7 +147,7 @@ int pg_cmd_merge(int argc, char **argv)
         if (!text) {
             fprintf(stderr, "ptxgate merge: out of memory\n");
             rc = 3;
-        } else if (pg_cli_write_reports(out, text, path, true, &d) != PG_OK) {
+        } else if (pg_cli_write_reports(&where, text, path, true, &d) != PG_OK) {
             rc = pg_cli_fail(&d);
         }
     }
@@ -155,8 +164,11 @@ int pg_cmd_merge(int argc, char **argv)
         printf("verdict: %s (exit %lld)\n", json_string_value(json_object_get(merged, "verdict")),
                (long long)json_integer_value(json_object_get(merged, "exit_code")));
         printf("reports: %s/results.json, %s/junit.xml, %s/summary.md\n", out, out, out);
+        if (junit_copy)
+            printf("JUnit copy: %s\n", junit_copy);
         rc = (int)json_integer_value(json_object_get(merged, "exit_code"));
     }
+    pg_cli_close_output(&where);
     for (size_t i = 0; i < n; i++)
         json_decref(shards[i]);
     free(shards);

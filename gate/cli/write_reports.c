@@ -1,5 +1,6 @@
 /* Writing the report set of a run (see cli.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,36 +14,72 @@
 
 const char *const pg_cli_report_names[] = {"results.json", "junit.xml", "summary.md", NULL};
 
-pg_status pg_cli_prepare_output(const char *dir, const char *const *names, pg_diag *d)
+bool pg_cli_output_options(const pg_command_spec *spec, const char *default_dir,
+                           const char **dir, const char **junit_copy, bool *follow)
 {
-    char buf[4096];
-    if (!dir[0])
-        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "--output", "expected a folder, got ''");
-    if (strlen(dir) >= sizeof buf - 32)
+    const char *given = pg_option_value(spec, "output");
+    *dir = given ? given : default_dir;
+    *junit_copy = pg_option_value(spec, "junit-copy");
+    *follow = pg_option_value(spec, "follow-output-link") != NULL;
+    if (*follow && !given) {
+        fprintf(stderr, "ptxgate %s: --follow-output-link: follows a symbolic link only where "
+                        "--output names it; give --output DIR\n",
+                spec->name);
+        return false;
+    }
+    if (*junit_copy && !(*junit_copy)[0]) {
+        fprintf(stderr, "ptxgate %s: --junit-copy: expected a file path, got ''\n", spec->name);
+        return false;
+    }
+    return true;
+}
+
+/* Open the JUnit copy's folder and check its name (see pg_cli_prepare_output). */
+static pg_status prepare_copy(const char *path, bool follow, pg_cli_output *out, pg_diag *d)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    snprintf(out->copy_path, sizeof out->copy_path, "%s", path);
+    if (!name[0] || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strlen(name) > 255)
+        return pg_diag_set(d, PG_ERR_INPUT, path, 0, "--junit-copy",
+                           "expected a file path, not a folder");
+    snprintf(out->copy_name, sizeof out->copy_name, "%s", name);
+    pg_status st = pg_outdir_open(&out->copy_dir, pg_path_dirname(dir, sizeof dir, path),
+                                  PG_OUTDIR_CREATE | (follow ? PG_OUTDIR_FOLLOW_LINKS : 0),
+                                  "--junit-copy", d);
+    if (st == PG_OK && faccessat(out->copy_dir.fd, ".", W_OK | X_OK, 0) != 0)
+        st = pg_diag_set(d, PG_ERR_INPUT, out->copy_dir.path, 0, "--junit-copy",
+                         "the folder is not writable");
+    if (st == PG_OK)
+        st = pg_outdir_check_replaceable(&out->copy_dir, name, d);
+    return st;
+}
+
+pg_status pg_cli_prepare_output(const char *dir, const char *junit_copy, bool follow,
+                                const char *const *names, pg_cli_output *out, pg_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    out->dir.fd = out->copy_dir.fd = -1;
+    if (strlen(dir) >= sizeof out->dir.path - 300)
         return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "--output", "the path is too long");
-    snprintf(buf, sizeof buf, "%s", dir);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        mkdir(buf, 0755);
-        *p = '/';
-    }
-    if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-        return pg_diag_set(d, PG_ERR_INPUT, dir, 0, "--output", "cannot create the output folder: %s",
-                           strerror(errno));
-    struct stat st;
-    if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
-        return pg_diag_set(d, PG_ERR_INPUT, dir, 0, "--output", "the output path is not a folder");
-    if (access(buf, W_OK | X_OK) != 0)
+    pg_status st = pg_outdir_open(&out->dir, dir,
+                                  PG_OUTDIR_CREATE | (follow ? PG_OUTDIR_FOLLOW_LINKS : 0),
+                                  "--output", d);
+    if (st != PG_OK)
+        return st;
+    if (faccessat(out->dir.fd, ".", W_OK | X_OK, 0) != 0)
         return pg_diag_set(d, PG_ERR_INPUT, dir, 0, "--output", "the output folder is not writable");
-    for (size_t i = 0; names && names[i]; i++) {
-        char path[4200];
-        pg_status s = pg_file_check_replaceable(pg_path_join(path, sizeof path, dir, names[i]), d);
-        if (s != PG_OK)
-            return s;
-    }
-    return PG_OK;
+    for (size_t i = 0; names && names[i]; i++)
+        if ((st = pg_outdir_check_replaceable(&out->dir, names[i], d)) != PG_OK)
+            return st;
+    return junit_copy ? prepare_copy(junit_copy, follow, out, d) : PG_OK;
+}
+
+void pg_cli_close_output(pg_cli_output *out)
+{
+    pg_outdir_close(&out->dir);
+    pg_outdir_close(&out->copy_dir);
 }
 
 pg_status pg_cli_check_inputs_apart(const char *dir, const char *const *names,
@@ -64,20 +101,19 @@ pg_status pg_cli_check_inputs_apart(const char *dir, const char *const *names,
     return PG_OK;
 }
 
-void pg_cli_remove_outputs(const char *dir, const char *const *names)
+void pg_cli_remove_outputs(const pg_cli_output *out, const char *const *names)
 {
-    for (size_t i = 0; names[i]; i++) {
-        char path[4200];
-        unlink(pg_path_join(path, sizeof path, dir, names[i]));
-    }
+    for (size_t i = 0; names[i]; i++)
+        pg_outdir_remove(&out->dir, names[i]);
+    if (out->copy_dir.fd >= 0)
+        pg_outdir_remove(&out->copy_dir, out->copy_name);
 }
 
-pg_status pg_cli_write_reports(const char *out_dir, const char *json_text, const char *results_file,
-                               bool write_json, pg_diag *d)
+pg_status pg_cli_write_reports(const pg_cli_output *out, const char *json_text,
+                               const char *results_file, bool write_json, pg_diag *d)
 {
     char *junit = NULL, *md = NULL;
     size_t junit_len = 0, md_len = 0;
-    char path[4200];
     pg_fileset *set = NULL;
     json_error_t jerr;
     json_t *results = json_loads(json_text, JSON_REJECT_DUPLICATES, &jerr);
@@ -94,8 +130,6 @@ pg_status pg_cli_write_reports(const char *out_dir, const char *json_text, const
     st = pg_report_junit(results, results_file, &junit, &junit_len, d);
     if (st == PG_OK)
         st = pg_report_markdown(results, results_file, &md, &md_len, d);
-    if (st == PG_OK)
-        st = pg_cli_prepare_output(out_dir, pg_cli_report_names + (write_json ? 0 : 1), d);
     if (st != PG_OK)
         goto done;
     set = pg_fileset_new();
@@ -104,14 +138,13 @@ pg_status pg_cli_write_reports(const char *out_dir, const char *json_text, const
         goto done;
     }
     if (write_json)
-        st = pg_fileset_stage(set, pg_path_join(path, sizeof path, out_dir, "results.json"),
-                              json_text, strlen(json_text), d);
+        st = pg_fileset_stage(set, &out->dir, "results.json", json_text, strlen(json_text), d);
     if (st == PG_OK)
-        st = pg_fileset_stage(set, pg_path_join(path, sizeof path, out_dir, "junit.xml"), junit,
-                              junit_len, d);
+        st = pg_fileset_stage(set, &out->dir, "junit.xml", junit, junit_len, d);
     if (st == PG_OK)
-        st = pg_fileset_stage(set, pg_path_join(path, sizeof path, out_dir, "summary.md"), md,
-                              md_len, d);
+        st = pg_fileset_stage(set, &out->dir, "summary.md", md, md_len, d);
+    if (st == PG_OK && out->copy_dir.fd >= 0)
+        st = pg_fileset_stage(set, &out->copy_dir, out->copy_name, junit, junit_len, d);
     if (st == PG_OK)
         st = pg_fileset_commit(set, d);
 done:

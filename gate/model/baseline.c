@@ -682,18 +682,15 @@ pg_status pg_baseline_dumps(const pg_baseline *b, char **text, size_t *len, pg_d
     return PG_OK;
 }
 
-pg_status pg_baseline_write(const pg_baseline *b, const char *path, pg_diag *d)
+pg_status pg_baseline_write(const pg_baseline *b, const char *path, bool follow_links,
+                            pg_diag *d)
 {
-    char dir[1024];
-    pg_path_dirname(dir, sizeof dir, path);
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-        return pg_diag_set(d, PG_ERR_INPUT, path, 0, NULL, "cannot create the folder '%s': %s",
-                           dir, strerror(errno));
     char *text = NULL;
     size_t len = 0;
     pg_status st = pg_baseline_dumps(b, &text, &len, d);
     if (st == PG_OK)
-        st = pg_file_write_atomic(path, text, len, d);
+        st = pg_file_write_safe(path, PG_OUTDIR_CREATE | (follow_links ? PG_OUTDIR_FOLLOW_LINKS : 0),
+                                text, len, d);
     free(text);
     return st;
 }

@@ -116,9 +116,11 @@ json_t *pg_baseline_to_json(const pg_baseline *b);
  * out-of-memory. */
 pg_status pg_baseline_dumps(const pg_baseline *b, char **text, size_t *len, pg_diag *d);
 
-/* Write b to path atomically (pg_file_write_atomic), creating path's folder (one level) when it
- * is missing. Errors: PG_ERR_INPUT naming an unwritable folder or file. */
-pg_status pg_baseline_write(const pg_baseline *b, const char *path, pg_diag *d);
+/* Write b to path atomically and safely (pg_file_write_safe), creating path's missing folders.
+ * A symbolic link at path, or on the way to it where pg_outdir_open refuses one, is refused
+ * unless follow_links. Errors: PG_ERR_INPUT naming an unwritable folder or file, or the link. */
+pg_status pg_baseline_write(const pg_baseline *b, const char *path, bool follow_links,
+                            pg_diag *d);
 
 /* The workload named name, or NULL. Borrowed from b. */
 const pg_baseline_workload *pg_baseline_find(const pg_baseline *b, const char *name);

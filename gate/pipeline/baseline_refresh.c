@@ -297,7 +297,8 @@ static void append(char *buf, size_t n, const char *text)
 
 static pg_status build_task(const refresh_input *in,
                             const json_t *sub, const pg_fingerprint *env, double confidence,
-                            const char *key, const char *now, pg_refresh_task *r, pg_diag *d)
+                            const char *key, const char *now, bool follow_links,
+                            pg_refresh_task *r, pg_diag *d)
 {
     const pg_task *t = in->task;
     bool *measured = calloc((size_t)t->n_workloads, sizeof *measured);
@@ -365,7 +366,7 @@ static pg_status build_task(const refresh_input *in,
         pg_baseline_free(r->updated);
         r->updated = NULL;
     } else if (st == PG_OK) {
-        st = pg_baseline_write(b, r->path, d);
+        st = pg_baseline_write(b, r->path, follow_links, d);
     }
     pg_baseline_free(again);
     json_decref(root);
@@ -373,20 +374,20 @@ static pg_status build_task(const refresh_input *in,
     return st;
 }
 
-static pg_status make_dir(const char *dir, pg_diag *d)
+/* The baselines folder and its <gpu-key> subfolder, created if missing: opened once as
+ * pg_outdir_open does, so a symbolic link there is refused before the run (unless
+ * follow_links), not after it. */
+static pg_status make_dir(const pg_refresh_options *o, const char *gpu_key, pg_diag *d)
 {
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", dir);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            mkdir(buf, 0755);
-            *p = '/';
-        }
-    if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-        return pg_diag_set(d, PG_ERR_INPUT, dir, 0, "--baselines",
-                           "cannot create the baselines folder: %s", strerror(errno));
-    return PG_OK;
+    unsigned flags = PG_OUTDIR_CREATE | (o->follow_links ? PG_OUTDIR_FOLLOW_LINKS : 0);
+    pg_outdir dir, sub;
+    pg_status st = pg_outdir_open(&dir, o->baselines_dir, flags, "--baselines", d);
+    if (st == PG_OK)
+        st = pg_outdir_open_sub(&dir, gpu_key, flags, &sub, d);
+    if (st == PG_OK)
+        pg_outdir_close(&sub);
+    pg_outdir_close(&dir);
+    return st;
 }
 
 /* The GPU: opened once to fail early and to read its name; closed again for the check run. */
@@ -443,7 +444,7 @@ pg_status pg_baseline_refresh(const pg_refresh_options *o, const char *const *ta
     if (st == PG_OK)
         st = probe_gpu(o, out, d);
     if (st == PG_OK)
-        st = make_dir(o->baselines_dir, d);
+        st = make_dir(o, out->gpu_key, d);
     if (st != PG_OK)
         goto done;
 
@@ -491,7 +492,7 @@ pg_status pg_baseline_refresh(const pg_refresh_options *o, const char *const *ta
             }
         }
         const json_t *sub = json_array_get(json_object_get(res, "submissions"), i);
-        st = build_task(&in[i], sub, &fp, confidence, out->gpu_key, now, r, d);
+        st = build_task(&in[i], sub, &fp, confidence, out->gpu_key, now, o->follow_links, r, d);
     }
 done:
     json_decref(res);

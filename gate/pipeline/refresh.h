@@ -7,6 +7,7 @@
 #ifndef PG_PIPELINE_REFRESH_H
 #define PG_PIPELINE_REFRESH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "check.h"
@@ -15,6 +16,7 @@
 typedef struct {
     const char *tasks_dir;
     const char *baselines_dir;  /* where <gpu-key>/<task>.json are written (created if missing) */
+    bool follow_links;          /* write through symbolic links on the way (pg_outdir_open) */
     const char *gpu_key;        /* NULL = derived from the device name */
     const char *workloads;      /* comma-separated names/aliases, NULL = all of each task's */
     int device_ordinal;

@@ -1,4 +1,5 @@
 /* gate/base: located diagnostics, bounded reads, atomic writes and file sets, JSON getters. */
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -63,26 +64,38 @@ static void test_read_limits(void **state)
     assert_string_equal(d.file, p);
 }
 
+/* A set with a file whose folder went away meanwhile: nothing of it is written, and no
+ * temporary is left; the same set without it is written. */
 static void test_fileset_all_or_nothing(void **state)
 {
-    char ok[700], bad[700], *text = NULL;
+    char ok[700], gone[700], *text = NULL;
     pg_diag d;
+    pg_outdir dir, sub;
     snprintf(ok, sizeof ok, "%s/a.txt", g_dir);
-    snprintf(bad, sizeof bad, "%s/no/such/folder/b.txt", g_dir);
+    snprintf(gone, sizeof gone, "%s/gone", g_dir);
+    assert_int_equal(pg_outdir_open(&dir, g_dir, 0, "--output", &d), PG_OK);
+    assert_int_equal(pg_outdir_open_sub(&dir, "gone", PG_OUTDIR_CREATE, &sub, &d), PG_OK);
+    assert_int_equal(rmdir(gone), 0);
     pg_fileset *s = pg_fileset_new();
-    assert_int_equal(pg_fileset_stage(s, ok, "A", 1, &d), PG_OK);
-    assert_int_equal(pg_fileset_stage(s, bad, "B", 1, &d), PG_OK);
+    assert_int_equal(pg_fileset_stage(s, &dir, "a.txt", "A", 1, &d), PG_OK);
+    assert_int_equal(pg_fileset_stage(s, &sub, "b.txt", "B", 1, &d), PG_OK);
     assert_int_equal(pg_fileset_commit(s, &d), PG_ERR_INPUT);
     pg_fileset_free(s);
+    assert_non_null(strstr(d.file, "gone/b.txt"));
     assert_int_equal(access(ok, F_OK), -1); /* nothing half-written */
-    char tmp[800];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%d", ok, (int)getpid());
-    assert_int_equal(access(tmp, F_OK), -1);
+    DIR *list = opendir(g_dir);
+    assert_non_null(list);
+    for (struct dirent *e; (e = readdir(list)) != NULL;)
+        if (strstr(e->d_name, ".tmp."))
+            fail_msg("temporary left: %s", e->d_name);
+    closedir(list);
+    pg_outdir_close(&sub);
 
     s = pg_fileset_new();
-    assert_int_equal(pg_fileset_stage(s, ok, "A", 1, &d), PG_OK);
+    assert_int_equal(pg_fileset_stage(s, &dir, "a.txt", "A", 1, &d), PG_OK);
     assert_int_equal(pg_fileset_commit(s, &d), PG_OK);
     pg_fileset_free(s);
+    pg_outdir_close(&dir);
     assert_int_equal(pg_file_read(ok, 10, &text, NULL, &d), PG_OK);
     assert_string_equal(text, "A");
     free(text);

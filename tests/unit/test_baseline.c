@@ -111,7 +111,7 @@ static void test_rounding_is_stable(void **state)
     assert_int_equal(pg_baseline_put(b, &w, &d), PG_OK);
     char path[512], *first = NULL, *second = NULL;
     snprintf(path, sizeof path, "%s/rounding/gemm_bf16_nt.json", PG_TEST_TMP);
-    assert_int_equal(pg_baseline_write(b, path, &d), PG_OK);
+    assert_int_equal(pg_baseline_write(b, path, false, &d), PG_OK);
     assert_int_equal(pg_file_read(path, 1 << 20, &first, NULL, &d), PG_OK);
     assert_non_null(strstr(first, "\"ci_low_ms\": 0.176951,"));
     assert_non_null(strstr(first, "\"estimate\": 0.666667"));
@@ -138,10 +138,10 @@ static void test_write_is_atomic_and_replaces(void **state)
     assert_int_equal(pg_file_write_atomic(PG_TEST_TMP "/atomic/stale", "x", 1, &d), PG_OK);
     pg_baseline *b = load_ok(FIXTURE);
     unlink(path);
-    assert_int_equal(pg_baseline_write(b, path, &d), PG_OK);
+    assert_int_equal(pg_baseline_write(b, path, false, &d), PG_OK);
     pg_baseline_remove(b, "m8192_n7168_k5120");
     assert_int_equal(b->n_workloads, 1);
-    assert_int_equal(pg_baseline_write(b, path, &d), PG_OK);
+    assert_int_equal(pg_baseline_write(b, path, false, &d), PG_OK);
     pg_baseline *c = load_ok(path);
     assert_int_equal(c->n_workloads, 1);
     pg_baseline_free(c);
@@ -150,7 +150,7 @@ static void test_write_is_atomic_and_replaces(void **state)
     snprintf(tmpname, sizeof tmpname, "%s.tmp.%d", path, (int)getpid());
     assert_int_not_equal(access(tmpname, F_OK), 0);
     /* A folder that cannot be created is an input error naming it. */
-    assert_int_equal(pg_baseline_write(b, PG_TEST_TMP "/atomic/stale/x/t.json", &d), PG_ERR_INPUT);
+    assert_int_equal(pg_baseline_write(b, PG_TEST_TMP "/atomic/stale/x/t.json", false, &d), PG_ERR_INPUT);
     pg_baseline_free(b);
 }
 
