@@ -9,6 +9,9 @@
 # PG_BASELINES_DIR, PG_GPU_KEY, PG_ON_MISSING_BASELINE, PG_ON_DRIFT, PG_DRIFT_TOLERANCE,
 # PG_INSTRUCTIONS, PG_TIMING_MODE, PG_ACCEPTED_KERNEL, PG_OUTPUT_DIR, PG_JUNIT_PATH;
 # GITHUB_OUTPUT.
+# A pull request controls the checkout, symbolic links included: this script writes nothing
+# there itself. ptxgate writes the reports and the JUnit copy (--junit-copy), refusing links,
+# and never follows a linked output folder (the action never gives --follow-output-link).
 set -uo pipefail
 
 out="${GITHUB_OUTPUT:?}"
@@ -44,6 +47,7 @@ add --mode "${PG_TIMING_MODE:-}"
 add --accepted-kernel "${PG_ACCEPTED_KERNEL:-}"
 add --sanitize "${PG_SANITIZE:-}"
 [[ "${PG_RECURSIVE:-false}" == true ]] && args+=(--recursive)
+[[ -n "${PG_JUNIT_PATH:-}" ]] && args+=(--junit-copy "$PG_JUNIT_PATH")
 
 # Submissions: split on blanks and newlines only, never globbed or evaluated; "--" ends the
 # options, so a name starting with "-" is a path, not a flag.
@@ -51,6 +55,13 @@ set -f
 read -r -d '' -a subs <<<"${PG_SUBMISSIONS:-}" || true
 set +f
 ((${#subs[@]})) || fail "the submissions input is empty"
+
+# A report file counts as this run's only when ptxgate wrote it now: a regular file, not a
+# link, and not the very file that was there before (one committed in the pull request, or
+# left by an earlier run when this one exits without writing reports).
+ident() { [[ -f "$1" && ! -L "$1" ]] && stat -c '%d:%i' -- "$1"; }
+results_before=$(ident "$outdir/results.json")
+written_now() { local now; now=$(ident "$1") && [[ "$now" != "$2" ]]; }
 
 stop=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
 echo "::stop-commands::$stop"
@@ -60,14 +71,12 @@ echo "::$stop::"
 echo "ptxgate check exited $rc"
 
 echo "exit-code=$rc" >>"$out"
-if [[ -f "$outdir/results.json" ]]; then
+if written_now "$outdir/results.json" "$results_before"; then
   echo "results=$outdir/results.json" >>"$out"
+  junit="$outdir/junit.xml"
+  if [[ -n "${PG_JUNIT_PATH:-}" ]] && ident "$PG_JUNIT_PATH" >/dev/null; then
+    junit="$PG_JUNIT_PATH"
+  fi
+  echo "junit-path=$junit" >>"$out"
 fi
-junit="$outdir/junit.xml"
-if [[ -n "${PG_JUNIT_PATH:-}" && -f "$junit" ]]; then
-  mkdir -p "$(dirname "$PG_JUNIT_PATH")"
-  cp "$junit" "$PG_JUNIT_PATH"
-  junit="$PG_JUNIT_PATH"
-fi
-echo "junit-path=$junit" >>"$out"
 exit 0
