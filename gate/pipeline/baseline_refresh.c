@@ -374,18 +374,18 @@ static pg_status build_task(const refresh_input *in,
     return st;
 }
 
-/* The baselines folder and its <gpu-key> subfolder, created if missing: opened once as
- * pg_outdir_open does, so a symbolic link there is refused before the run (unless
- * follow_links), not after it. */
+/* The baselines folder (created if missing) and, when gpu_key is not NULL, its <gpu-key>
+ * subfolder: opened as pg_outdir_open does, so a symbolic link there is refused (unless
+ * follow_links) before the GPU is probed and the run made, not after it. */
 static pg_status make_dir(const pg_refresh_options *o, const char *gpu_key, pg_diag *d)
 {
     unsigned flags = PG_OUTDIR_CREATE | (o->follow_links ? PG_OUTDIR_FOLLOW_LINKS : 0);
     pg_outdir dir, sub;
     pg_status st = pg_outdir_open(&dir, o->baselines_dir, flags, "--baselines", d);
-    if (st == PG_OK)
+    if (st == PG_OK && gpu_key) {
         st = pg_outdir_open_sub(&dir, gpu_key, flags, &sub, d);
-    if (st == PG_OK)
         pg_outdir_close(&sub);
+    }
     pg_outdir_close(&dir);
     return st;
 }
@@ -441,6 +441,8 @@ pg_status pg_baseline_refresh(const pg_refresh_options *o, const char *const *ta
         st = prepare_input(o, task_ids[i], &in[i], d);
         manifests[i] = in[i].manifest_path;
     }
+    if (st == PG_OK)
+        st = make_dir(o, NULL, d);
     if (st == PG_OK)
         st = probe_gpu(o, out, d);
     if (st == PG_OK)
