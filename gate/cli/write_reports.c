@@ -34,8 +34,23 @@ bool pg_cli_output_options(const pg_command_spec *spec, const char *default_dir,
     return true;
 }
 
+/* Whether the JUnit copy is another report of the set in the output folder (junit.xml itself
+ * is fine: the same bytes). */
+static bool copy_is_other_report(const pg_cli_output *out, const char *const *names)
+{
+    struct stat a, b;
+    if (fstat(out->dir.fd, &a) != 0 || fstat(out->copy_dir.fd, &b) != 0 || a.st_dev != b.st_dev ||
+        a.st_ino != b.st_ino)
+        return false;
+    for (size_t i = 0; names && names[i]; i++)
+        if (strcmp(names[i], out->copy_name) == 0 && strcmp(names[i], "junit.xml") != 0)
+            return true;
+    return false;
+}
+
 /* Open the JUnit copy's folder and check its name (see pg_cli_prepare_output). */
-static pg_status prepare_copy(const char *path, bool follow, pg_cli_output *out, pg_diag *d)
+static pg_status prepare_copy(const char *path, bool follow, const char *const *names,
+                              pg_cli_output *out, pg_diag *d)
 {
     char dir[4096];
     const char *slash = strrchr(path, '/');
@@ -51,6 +66,10 @@ static pg_status prepare_copy(const char *path, bool follow, pg_cli_output *out,
     if (st == PG_OK && faccessat(out->copy_dir.fd, ".", W_OK | X_OK, 0) != 0)
         st = pg_diag_set(d, PG_ERR_INPUT, out->copy_dir.path, 0, "--junit-copy",
                          "the folder is not writable");
+    if (st == PG_OK && copy_is_other_report(out, names))
+        st = pg_diag_set(d, PG_ERR_INPUT, path, 0, "--junit-copy",
+                         "is %s/%s, another report this command writes; give another path",
+                         out->dir.path, name);
     if (st == PG_OK)
         st = pg_outdir_check_replaceable(&out->copy_dir, name, d);
     return st;
@@ -73,7 +92,7 @@ pg_status pg_cli_prepare_output(const char *dir, const char *junit_copy, bool fo
     for (size_t i = 0; names && names[i]; i++)
         if ((st = pg_outdir_check_replaceable(&out->dir, names[i], d)) != PG_OK)
             return st;
-    return junit_copy ? prepare_copy(junit_copy, follow, out, d) : PG_OK;
+    return junit_copy ? prepare_copy(junit_copy, follow, names, out, d) : PG_OK;
 }
 
 void pg_cli_close_output(pg_cli_output *out)

@@ -687,10 +687,10 @@ pg_status pg_baseline_write(const pg_baseline *b, const char *path, bool follow_
 {
     char *text = NULL;
     size_t len = 0;
+    unsigned flags = PG_OUTDIR_CREATE | (follow_links ? PG_OUTDIR_FOLLOW_LINKS : 0);
     pg_status st = pg_baseline_dumps(b, &text, &len, d);
     if (st == PG_OK)
-        st = pg_file_write_safe(path, PG_OUTDIR_CREATE | (follow_links ? PG_OUTDIR_FOLLOW_LINKS : 0),
-                                text, len, d);
+        st = pg_file_write_safe(path, flags, text, len, d);
     free(text);
     return st;
 }

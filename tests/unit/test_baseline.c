@@ -150,7 +150,8 @@ static void test_write_is_atomic_and_replaces(void **state)
     snprintf(tmpname, sizeof tmpname, "%s.tmp.%d", path, (int)getpid());
     assert_int_not_equal(access(tmpname, F_OK), 0);
     /* A folder that cannot be created is an input error naming it. */
-    assert_int_equal(pg_baseline_write(b, PG_TEST_TMP "/atomic/stale/x/t.json", false, &d), PG_ERR_INPUT);
+    assert_int_equal(pg_baseline_write(b, PG_TEST_TMP "/atomic/stale/x/t.json", false, &d),
+                     PG_ERR_INPUT);
     pg_baseline_free(b);
 }
 

@@ -172,8 +172,7 @@ static void test_output_folder_links(void **state)
     assert_int_equal(symlink("elsewhere", "linked"), 0);
     pg_outdir o;
     pg_diag d;
-    assert_int_equal(pg_outdir_open(&o, "linked", PG_OUTDIR_CREATE, "--output", &d),
-                     PG_ERR_INPUT);
+    assert_int_equal(pg_outdir_open(&o, "linked", PG_OUTDIR_CREATE, "--output", &d), PG_ERR_INPUT);
     assert_int_equal(o.fd, -1);
     assert_string_equal(d.file, "linked");
     assert_string_equal(d.field, "--output");
@@ -199,8 +198,7 @@ static void test_output_folder_links(void **state)
     assert_int_equal(stat("a/b/c", &st), 0);
     assert_true(S_ISDIR(st.st_mode));
     put("file", "f");
-    assert_int_equal(pg_outdir_open(&o, "file/x", PG_OUTDIR_CREATE, "--output", &d),
-                     PG_ERR_INPUT);
+    assert_int_equal(pg_outdir_open(&o, "file/x", PG_OUTDIR_CREATE, "--output", &d), PG_ERR_INPUT);
     assert_non_null(strstr(d.message, "'file' on the way is not a folder"));
     assert_int_equal(pg_outdir_open(&o, "file", PG_OUTDIR_CREATE, "--output", &d), PG_ERR_INPUT);
     assert_non_null(strstr(d.message, "the output path is not a folder"));
@@ -239,8 +237,7 @@ static void test_subfolder(void **state)
     pg_outdir o, sub;
     pg_diag d;
     open_out(&o, "b", 0);
-    assert_int_equal(pg_outdir_open_sub(&o, "h200-sxm", PG_OUTDIR_CREATE, &sub, &d),
-                     PG_ERR_INPUT);
+    assert_int_equal(pg_outdir_open_sub(&o, "h200-sxm", PG_OUTDIR_CREATE, &sub, &d), PG_ERR_INPUT);
     assert_string_equal(d.file, "b/h200-sxm");
     assert_int_equal(pg_outdir_open_sub(&o, "h100", PG_OUTDIR_CREATE, &sub, &d), PG_OK);
     pg_outdir_close(&sub);

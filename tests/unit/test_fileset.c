@@ -224,7 +224,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_success_replaces_and_cleans_up, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folder_in_place_is_refused_first, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_failed_rename_puts_earlier_files_back, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_failed_rename_puts_earlier_files_back, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_without_hard_links, setup, teardown),
         cmocka_unit_test_setup_teardown(test_earlier_file_never_lost, setup, teardown),
         cmocka_unit_test_setup_teardown(test_same_file_twice, setup, teardown),

@@ -69,6 +69,10 @@ check "and no report was written" [ -z "$(ls -A out1 2>/dev/null)" ]
 refused "report --junit-copy into a linked folder" "$OUT/j2.log" $? \
   "linked: field '--junit-copy': is a symbolic link"
 
+"$BIN" report --output out3 --junit-copy out3/summary.md "$OUT/good/results.json" >"$OUT/j3.log" 2>&1
+check "--junit-copy naming another report of the set: exit 2" [ $? -eq 2 ]
+check "and says so" grep -qF "out3/summary.md: field '--junit-copy': is out3/summary.md, another report this command writes" "$OUT/j3.log"
+
 # Asked for explicitly: written through the link.
 "$BIN" check "${q[@]}" --output linked --follow-output-link --junit-copy linked/junit/copy.xml "$m" >"$OUT/f1.log" 2>&1
 check "--output linked --follow-output-link: exit 0" [ $? -eq 0 ]
