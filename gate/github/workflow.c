@@ -2,12 +2,14 @@
 #include "workflow.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/jsonget.h"
 
@@ -45,15 +47,35 @@ static bool valid_name(const char *s)
     return true;
 }
 
-/* Append data to path (created when missing). */
+/* Append data to path (created when missing): the runner's own step file, appended to in
+ * place (the runner reads it after the step), but never through a symbolic link, and never to
+ * a FIFO, device or folder (O_NOFOLLOW|O_NONBLOCK, then a regular-file check), as ptxgate's
+ * other writes (base/fileio.h). */
 static pg_status append_file(const char *path, const char *data, size_t len, pg_diag *d)
 {
-    FILE *f = fopen(path, "ab");
-    if (!f)
-        return pg_diag_set(d, PG_ERR_INPUT, path, 0, NULL, "cannot append: %s", strerror(errno));
-    size_t w = fwrite(data, 1, len, f);
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad || w != len)
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return pg_diag_set(d, PG_ERR_INPUT, path, 0, NULL, "cannot append: %s",
+                           errno == ELOOP ? "it is a symbolic link" : strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return pg_diag_set(d, PG_ERR_INPUT, path, 0, NULL, "cannot append: not a regular file");
+    }
+    const char *p = data;
+    size_t left = len;
+    while (left > 0) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            close(fd);
+            return pg_diag_set(d, PG_ERR_INPUT, path, 0, NULL, "cannot append: write failed");
+        }
+        p += w;
+        left -= (size_t)w;
+    }
+    if (close(fd) != 0)
         return pg_diag_set(d, PG_ERR_INPUT, path, 0, NULL, "cannot append: write failed");
     return PG_OK;
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -54,6 +55,35 @@ static void test_outputs_single_and_multiline(void **st)
     assert_non_null(strstr(text, want));
     free(text);
     assert_int_equal(pg_gh_output_append("/nonexistent/dir/out", "a", "b", &d), PG_ERR_INPUT);
+}
+
+/* A step file that is a symbolic link or a FIFO is refused, never appended through: the file
+ * the link points to keeps its bytes, and opening the FIFO does not block. */
+static void test_outputs_never_through_a_link(void **st)
+{
+    (void)st;
+    const char *victim = PG_TEST_TMP "/gh-victim.txt", *link = PG_TEST_TMP "/gh-linked-output";
+    const char *fifo = PG_TEST_TMP "/gh-fifo-output";
+    unlink(link);
+    unlink(fifo);
+    FILE *f = fopen(victim, "w");
+    assert_non_null(f);
+    fputs("secret\n", f);
+    fclose(f);
+    assert_int_equal(symlink(victim, link), 0);
+    assert_int_equal(mkfifo(fifo, 0644), 0);
+    pg_diag d;
+    assert_int_equal(pg_gh_output_append(link, "conclusion", "pass", &d), PG_ERR_INPUT);
+    assert_non_null(strstr(d.message, "symbolic link"));
+    bool cut = false;
+    assert_int_equal(pg_gh_summary_append(link, "# x\n", 1024, NULL, NULL, &cut, &d),
+                     PG_ERR_INPUT);
+    assert_int_equal(pg_gh_output_append(fifo, "conclusion", "pass", &d), PG_ERR_INPUT);
+    char *text = slurp(victim);
+    assert_string_equal(text, "secret\n");
+    free(text);
+    unlink(link);
+    unlink(fifo);
 }
 
 static void test_random_tokens_differ(void **st)
@@ -336,6 +366,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_outputs_single_and_multiline),
+        cmocka_unit_test(test_outputs_never_through_a_link),
         cmocka_unit_test(test_random_tokens_differ),
         cmocka_unit_test(test_truncate_markdown_at_a_line),
         cmocka_unit_test(test_summary_append_respects_limit),
