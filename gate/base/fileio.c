@@ -129,6 +129,15 @@ static int open_component(int fd, const char *name, const char *path, const char
     return -1;
 }
 
+/* Whether rest (the path after a component) names no further folder: only "." and "/". */
+static bool no_more_components(const char *rest)
+{
+    for (; *rest; rest++)
+        if (*rest != '/' && !(*rest == '.' && (rest[1] == '/' || rest[1] == '\0')))
+            return false;
+    return true;
+}
+
 pg_status pg_outdir_open(pg_outdir *o, const char *path, unsigned flags, const char *field,
                          pg_diag *d)
 {
@@ -152,8 +161,6 @@ pg_status pg_outdir_open(pg_outdir *o, const char *path, unsigned flags, const c
         if (n == 0)
             break;
         const char *rest = p + n;
-        while (*rest == '/')
-            rest++;
         char name[4096];
         snprintf(name, sizeof name, "%.*s", (int)n, p);
         snprintf(prefix, sizeof prefix, "%.*s", (int)(p + n - path), path);
@@ -164,7 +171,8 @@ pg_status pg_outdir_open(pg_outdir *o, const char *path, unsigned flags, const c
             close(fd);
             return pg_diag_set(d, PG_ERR_INPUT, prefix, 0, field, "the name is too long");
         }
-        int sub = open_component(fd, name, path, prefix, *rest == '\0', flags, field, d);
+        int sub = open_component(fd, name, path, prefix, no_more_components(rest), flags,
+                                 field, d);
         close(fd);
         if (sub < 0)
             return d->status;

@@ -225,6 +225,10 @@ static void test_link_outside_current_folder(void **state)
     snprintf(path, sizeof path, "%s/linked-reports", g_dir);
     assert_int_equal(pg_outdir_open(&o, path, 0, "--output", &d), PG_ERR_INPUT);
     assert_non_null(strstr(d.message, "is a symbolic link"));
+    /* A trailing "." does not make the folder a component on the way. */
+    snprintf(path, sizeof path, "%s/linked-reports/./", g_dir);
+    assert_int_equal(pg_outdir_open(&o, path, 0, "--output", &d), PG_ERR_INPUT);
+    assert_non_null(strstr(d.message, "is a symbolic link"));
     assert_int_equal(chdir(g_dir), 0);
 }
 
