@@ -16,6 +16,7 @@
 
 static pg_option k_options[] = {
     {"tasks", "DIR", "Folder of task definitions (<id>/task.json). Default: $PTXGATE_TASKS, else ./tasks, else the installed share/ptxgate/tasks, else the tasks of the source tree ptxgate was built from.", NULL},
+    {"root", "DIR", "Submission root: every manifest's source must resolve, symbolic links followed, inside it (else exit 2 naming the manifest, the field and the resolved path), and a .cu may include only files inside it, the tasks folder, the CUDA toolkit's include folders and the host compiler's system include folders (else its assemble stage fails, naming the include and the file that asked for it; nvcc is not run). The tasks folder is trusted configuration and may lie elsewhere; so may a task's own accepted kernel. Default: the repository's top level (the nearest folder above the current one holding .git), else the current folder.", NULL},
     {"output", "DIR", "Folder for results.json, junit.xml and summary.md (created if missing). Default: reports.", NULL},
     {"device", "N", "CUDA device ordinal. Default: 0.", NULL},
     {"devices", "LIST", "CUDA device ordinals of a multi-GPU runner, comma-separated (e.g. 0,1): submissions run concurrently, one worker process per GPU at a time, never two on one GPU; every device must be the same GPU model. Results are in the same order as on one device. Not with --no-isolation when more than one. Default: --device.", NULL},
@@ -206,6 +207,7 @@ int pg_cmd_check(int argc, char **argv)
     pg_check_options_init(&o);
     o.tasks_dir = pg_option_value(&k_spec, "tasks") ? pg_option_value(&k_spec, "tasks")
                                                     : pg_cli_default_tasks_dir();
+    o.root = pg_option_value(&k_spec, "root");
     long v;
     if (!pg_option_int(&k_spec, "device", 0, 1024, &v))
         goto done;

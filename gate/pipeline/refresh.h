@@ -14,6 +14,10 @@
 
 typedef struct {
     const char *tasks_dir;
+    const char *root;          /* submission root for the accepted kernels' includes (see
+                                  pg_check_options.root); NULL = the repository's top level.
+                                  Their manifests and sources, the tasks' own, may lie in the
+                                  tasks folder too. */
     const char *baselines_dir;  /* where <gpu-key>/<task>.json are written (created if missing) */
     const char *gpu_key;        /* NULL = derived from the device name */
     const char *workloads;      /* comma-separated names/aliases, NULL = all of each task's */
