@@ -163,7 +163,10 @@ pg_status pg_cu_check_includes(pg_run *run, pg_submission *s, int index, pg_diag
         s->cu_dropped = dropped;
         if (s->cu_result.tool_found)
             snprintf(s->include_error, sizeof s->include_error,
-                     "nvcc -M (listing the files the source includes) failed");
+                     s->cu_result.timed_out
+                         ? "nvcc -M (listing the files the source includes) did not finish "
+                           "within --timeout"
+                         : "nvcc -M (listing the files the source includes) failed");
         goto done;
     }
     char *text = NULL;
