@@ -34,4 +34,6 @@ check "it assembled" python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))
   --output "$OUT/r6" "$OUT/sub/k.json" >"$OUT/r6.stdout" 2>"$OUT/r6.stderr"
 check "--accepted-kernel with a source outside: exit 2" test "$?" = 2
 check "it names the accepted kernel's source" grep -qF "resolves to '$(realpath "$VICTIM_DIR/k.ptx")'" "$OUT/r6.stderr"
+check "check --help documents --root" bash -c '"$1" check --help | grep -q -- "--root DIR"' _ "$BIN"
+check "baseline refresh --help documents --root" bash -c '"$1" baseline refresh --help | grep -q -- "--root DIR"' _ "$BIN"
 finish
