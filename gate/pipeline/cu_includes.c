@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/fileio.h"
 #include "internal.h"
@@ -46,10 +47,17 @@ static void add_toolkit_dirs(pg_dirset *set)
 }
 
 /* The host compiler's system include folders: what nvcc's preprocessor (gcc -E -x c++) searches,
- * as "gcc -xc++ -E -v -" lists them. */
+ * as "gcc -xc++ -E -v -" lists them. nvcc's host compiler is gcc on PATH unless NVCC_CCBIN names
+ * another (a compiler, or a folder holding gcc). */
 static void add_host_dirs(const pg_run *run, pg_dirset *set)
 {
-    const char *argv[] = {"gcc", "-xc++", "-E", "-v", "-", NULL};
+    char cc[PG_PATH_MAX] = "gcc";
+    const char *ccbin = getenv("NVCC_CCBIN");
+    struct stat sb;
+    if (ccbin && ccbin[0])
+        snprintf(cc, sizeof cc, stat(ccbin, &sb) == 0 && S_ISDIR(sb.st_mode) ? "%s/gcc" : "%s",
+                 ccbin);
+    const char *argv[] = {cc, "-xc++", "-E", "-v", "-", NULL};
     pg_process_result r;
     pg_diag d;
     pg_diag_clear(&d);
