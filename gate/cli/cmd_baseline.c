@@ -17,6 +17,7 @@ static pg_option k_refresh_options[] = {
     {"baselines", "DIR", "Folder to write <gpu-key>/<task>.json into (created if missing). Default: baselines.", NULL},
     {"follow-output-link", NULL, "Write through a symbolic link at the --baselines folder (or on the way to it) instead of refusing it (exit 2); only together with an explicit --baselines. A link at a file's own name is refused regardless.", NULL},
     {"tasks", "DIR", "Folder of task definitions. Default: as for ptxgate check.", NULL},
+    {"root", "DIR", "Submission root, as for ptxgate check: the tasks' accepted kernels are read from the tasks folder or this folder, and a .cu may include only files in them, the CUDA toolkit's and the host compiler's include folders. Default: the repository's top level (the nearest folder above the current one holding .git), else the current folder.", NULL},
     {"gpu-key", "KEY", "GPU key of the files. Default: derived from the device name (\"NVIDIA H200\" -> h200-sxm).", NULL},
     {"workloads", "LIST", "Comma-separated workload names or aliases to re-measure; the other stored entries are kept when the environment is unchanged. Default: all of each task's.", NULL},
     {"device", "N", "CUDA device ordinal. Default: 0.", NULL},
@@ -86,6 +87,7 @@ static int refresh(int argc, char **argv)
                              ? pg_option_value(&k_refresh, "baselines")
                              : "baselines",
         .gpu_key = pg_option_value(&k_refresh, "gpu-key"),
+        .root = pg_option_value(&k_refresh, "root"),
         .workloads = pg_option_value(&k_refresh, "workloads"),
         .timeout_s = 60.0,
         .progress = pg_option_value(&k_refresh, "quiet") ? NULL : progress,

@@ -16,6 +16,7 @@
 
 static pg_option k_options[] = {
     {"tasks", "DIR", "Folder of task definitions (<id>/task.json). Default: $PTXGATE_TASKS, else ./tasks, else the installed share/ptxgate/tasks, else the tasks of the source tree ptxgate was built from.", NULL},
+    {"root", "DIR", "Submission root: every manifest's source must resolve, symbolic links followed, inside it (else exit 2 naming the manifest, the field and the resolved path), and a .cu may include only files inside it, the tasks folder, the CUDA toolkit's include folders and the host compiler's system include folders (else its assemble stage fails, naming the include and the file that asked for it; nvcc is not run). The tasks folder is trusted configuration and may lie elsewhere; so may a task's own accepted kernel. Default: the repository's top level (the nearest folder above the current one holding .git), else the current folder.", NULL},
     {"output", "DIR", "Folder for results.json, junit.xml and summary.md (created if missing). Default: reports.", NULL},
     {"junit-copy", "PATH", "Also write junit.xml to PATH (for JUnit reporters; missing folders created), in the same all-or-nothing set as the reports and by the same rules: a symbolic link, FIFO, device or folder at PATH, or a link on the way to it, is refused (exit 2). Default: none.", NULL},
     {"follow-output-link", NULL, "Write through a symbolic link at the --output folder (or on the way to it, or to --junit-copy's folder) instead of refusing it (exit 2); only together with an explicit --output. A link at a file's own name is refused regardless.", NULL},
@@ -209,6 +210,7 @@ int pg_cmd_check(int argc, char **argv)
     pg_check_options_init(&o);
     o.tasks_dir = pg_option_value(&k_spec, "tasks") ? pg_option_value(&k_spec, "tasks")
                                                     : pg_cli_default_tasks_dir();
+    o.root = pg_option_value(&k_spec, "root");
     long v;
     if (!pg_option_int(&k_spec, "device", 0, 1024, &v))
         goto done;

@@ -26,35 +26,52 @@ static void list_entries(const pg_ptx_module_info *sig, char *buf, size_t n)
         snprintf(buf, n, "none");
 }
 
-static pg_status check_param(const pg_manifest *m, const pg_param_binding *b,
-                             const pg_ptx_param *p, int index, const char *ptx_file, pg_diag *d)
+/* Where PTX line `line` is: "k.ptx line 15", or for PTX nvcc generated from a .cu
+ * "PTX line 15 (generated from k.cu)": never a line of the .cu. */
+static const char *ptx_at(const char *ptx_file, bool generated, int line, char *buf, size_t n)
 {
+    if (generated)
+        snprintf(buf, n, "PTX line %d (generated from %s)", line, ptx_file);
+    else
+        snprintf(buf, n, "%s line %d", ptx_file, line);
+    return buf;
+}
+
+static pg_status check_param(const pg_manifest *m, const pg_param_binding *b,
+                             const pg_ptx_param *p, int index, const char *ptx_file,
+                             bool generated, pg_diag *d)
+{
+    char at[1200];
     unsigned want = pg_param_type_size(b->type);
     const char *label = b->name[0] ? b->name : p->name;
     if (p->size_bytes != want)
         return pg_diag_set(d, PG_ERR_INPUT, m->file, 0, b->field,
-                           "parameter %d ('%s') is bound as %s (%u bytes) but %s line %d declares "
+                           "parameter %d ('%s') is bound as %s (%u bytes) but %s declares "
                            "'%s' as %s%s (%u bytes)",
-                           index, label, pg_param_type_name(b->type), want, ptx_file, p->line,
+                           index, label, pg_param_type_name(b->type), want,
+                           ptx_at(ptx_file, generated, p->line, at, sizeof at),
                            p->name, p->type, p->array_len ? "[]" : "", p->size_bytes);
     if (b->type == PG_PTYPE_TMAP && p->align_bytes < PG_TMAP_ALIGN)
         return pg_diag_set(d, PG_ERR_INPUT, m->file, 0, b->field,
-                           "parameter %d ('%s') is a tensor map: %s line %d must declare it as "
+                           "parameter %d ('%s') is a tensor map: %s must declare it as "
                            ".param .align %d .b8 %s[128] (or .align 128); found .align %u",
-                           index, label, ptx_file, p->line, PG_TMAP_ALIGN, p->name,
+                           index, label, ptx_at(ptx_file, generated, p->line, at, sizeof at),
+                           PG_TMAP_ALIGN, p->name,
                            p->align_bytes);
     if (b->type != PG_PTYPE_TMAP && p->array_len == 0 &&
         binding_is_float(b->type) != ptx_type_is_float(p->type) && p->type[1] != 'b')
         return pg_diag_set(d, PG_ERR_INPUT, m->file, 0, b->field,
-                           "parameter %d ('%s') is bound as %s but %s line %d declares '%s' as %s",
-                           index, label, pg_param_type_name(b->type), ptx_file, p->line, p->name,
+                           "parameter %d ('%s') is bound as %s but %s declares '%s' as %s",
+                           index, label, pg_param_type_name(b->type),
+                           ptx_at(ptx_file, generated, p->line, at, sizeof at), p->name,
                            p->type);
     return PG_OK;
 }
 
 pg_status pg_binding_check(const pg_manifest *m, const pg_ptx_module_info *sig, const char *ptx_file,
-                        pg_diag *d)
+                        bool generated, pg_diag *d)
 {
+    char at[1200];
     for (int l = 0; l < m->n_launches; l++) {
         const pg_launch_spec *ls = &m->launches[l];
         const pg_ptx_entry *e = pg_ptx_find_entry(sig, ls->entry);
@@ -64,17 +81,19 @@ pg_status pg_binding_check(const pg_manifest *m, const pg_ptx_module_info *sig, 
             list_entries(sig, names, sizeof names);
             snprintf(field, sizeof field, "%s.entry", ls->field);
             return pg_diag_set(d, PG_ERR_INPUT, m->file, 0, field,
-                               "no .entry '%s' in %s (entries found: %s)", ls->entry, ptx_file,
-                               names);
+                               "no .entry '%s' in %s%s (entries found: %s)", ls->entry,
+                               generated ? "the PTX generated from " : "", ptx_file, names);
         }
         if (e->n_params != ls->n_params) {
             snprintf(field, sizeof field, "%s.params", ls->field);
             return pg_diag_set(d, PG_ERR_INPUT, m->file, 0, field,
-                               "binds %d parameters but .entry '%s' (%s line %d) declares %d",
-                               ls->n_params, e->name, ptx_file, e->line, e->n_params);
+                               "binds %d parameters but .entry '%s' (%s) declares %d",
+                               ls->n_params, e->name,
+                               ptx_at(ptx_file, generated, e->line, at, sizeof at), e->n_params);
         }
         for (int i = 0; i < e->n_params; i++) {
-            pg_status st = check_param(m, &ls->params[i], &e->params[i], i, ptx_file, d);
+            pg_status st =
+                check_param(m, &ls->params[i], &e->params[i], i, ptx_file, generated, d);
             if (st != PG_OK)
                 return st;
         }

@@ -3,6 +3,7 @@
 #ifndef PG_MODEL_BINDING_H
 #define PG_MODEL_BINDING_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../base/diag.h"
@@ -10,7 +11,9 @@
 #include "manifest.h"
 #include "plan.h"
 
-/* Check every launch of m against sig (parsed from ptx_file, named in messages): the entry
+/* Check every launch of m against sig (parsed from ptx_file, named in messages; generated: the
+ * PTX is what nvcc made of the .cu ptx_file, so lines are named "PTX line N (generated from
+ * ptx_file)", never as lines of the .cu): the entry
  * exists, the parameter count matches, each binding's size equals the PTX parameter's size,
  * integer bindings meet integer (or untyped .b) parameters and floating bindings floating ones,
  * and tensor maps are 128 bytes declared with .align >= 64 (`.param .align 64 .b8 x[128]`, what
@@ -18,7 +21,7 @@
  * Errors: PG_ERR_INPUT with file = the manifest and field = "launches[i].entry",
  * "launches[i].params" or "launches[i].params[j]", naming the parameter and its PTX line. */
 pg_status pg_binding_check(const pg_manifest *m, const pg_ptx_module_info *sig,
-                           const char *ptx_file, pg_diag *d);
+                           const char *ptx_file, bool generated, pg_diag *d);
 
 /* Argument storage for one launch: args[i] points at parameter i's value inside storage (one
  * 128-byte, 128-byte-aligned slot per parameter, large enough for a tensor map). Owned by the

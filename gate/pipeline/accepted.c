@@ -10,8 +10,6 @@
 #include "base/fileio.h"
 #include "internal.h"
 
-/* Offset of the accepted kernel's temporary file names from the candidate's. */
-#define PG_ACCEPTED_INDEX_BASE 100000
 
 /* The accepted kernel's manifest: --accepted-kernel (or none), else the task's
  * gate.accepted_kernel relative to the task's folder. "" when there is none. */

@@ -453,6 +453,8 @@ pg_status pg_baseline_refresh(const pg_refresh_options *o, const char *const *ta
     pg_check_options co;
     pg_check_options_init(&co);
     co.tasks_dir = o->tasks_dir;
+    co.root = o->root;
+    co.trusted_sources = true; /* the tasks' own accepted kernels */
     co.device_ordinal = o->device_ordinal;
     co.workloads = o->workloads;
     co.timeout_s = o->timeout_s;

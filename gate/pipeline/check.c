@@ -180,6 +180,31 @@ static pg_status check_device_limits(pg_run *run, pg_submission *subs, size_t n,
     return PG_OK;
 }
 
+/* The submission root (o->root or the repository's top level) and the tasks folder, resolved. */
+static pg_status resolve_roots(pg_run *run, pg_diag *d)
+{
+    const pg_check_options *o = run->o;
+    if (o->root) {
+        struct stat sb;
+        pg_diag rd;
+        if (pg_path_resolve(o->root, run->root, sizeof run->root, &rd) != PG_OK)
+            return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "--root", "'%s': %s", o->root,
+                               rd.message);
+        if (stat(run->root, &sb) != 0 || !S_ISDIR(sb.st_mode))
+            return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "--root", "'%s' is not a folder",
+                               o->root);
+    } else {
+        pg_status st = pg_root_default(run->root, sizeof run->root, d);
+        if (st != PG_OK)
+            return st;
+    }
+    pg_diag td;
+    if (!o->tasks_dir ||
+        pg_path_resolve(o->tasks_dir, run->tasks_root, sizeof run->tasks_root, &td) != PG_OK)
+        run->tasks_root[0] = '\0'; /* loading a task says what is wrong */
+    return PG_OK;
+}
+
 pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, size_t n,
                        json_t **results, pg_diag *d)
 {
@@ -203,6 +228,9 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
     /* Interrupted (Ctrl-C, a CI job's SIGTERM): the tools running go, and so does this folder. */
     pg_children_on_fatal_signal(run.tmpdir);
     size_t prepared = 0;
+    st = resolve_roots(&run, d);
+    if (st != PG_OK)
+        goto done;
     for (; prepared < n; prepared++) {
         st = pg_submission_prepare(&run, manifests[prepared], (int)prepared, &subs[prepared], d);
         if (st != PG_OK) {
@@ -304,6 +332,7 @@ done:
     if (run.dev)
         pg_device_close(run.dev);
     pg_children_on_fatal_signal(NULL);
+    pg_dirset_free(&run.include_roots);
     remove_tmpdir(run.tmpdir);
     return st;
 }

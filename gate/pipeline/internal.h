@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+#include "base/pathroot.h"
 #include "check.h"
 #include "device/device.h"
 #include "model/baseline.h"
@@ -23,6 +24,10 @@
 
 #define PG_PATH_MAX 4096
 
+/* Offset of the accepted kernel's temporary file names from the candidate's; a submission
+ * prepared with an index at or above it is a task's accepted kernel. */
+#define PG_ACCEPTED_INDEX_BASE 100000
+
 /* One submission, validated and ready to run. */
 typedef struct pg_submission pg_submission;
 struct pg_submission {
@@ -33,7 +38,13 @@ struct pg_submission {
     char cubin_path[PG_PATH_MAX];
     bool from_cu;
     bool cu_compiled;             /* .cu → PTX succeeded (always true for .ptx sources) */
-    pg_assemble_result cu_result; /* nvcc's run, when from_cu */
+    pg_assemble_result cu_result; /* nvcc's run, when from_cu (the -M run when the include
+                                     check failed); its output filtered (cu_includes.c) */
+    char include_error[2048];     /* why the .cu was not compiled: a file it includes lies
+                                     outside the allowed folders, or nvcc -M failed; "" = none */
+    bool includes_ok;             /* nvcc -M ran and every file it listed is allowed */
+    int includes_checked;         /* files nvcc -M listed, all inside the allowed folders */
+    int cu_dropped;               /* nvcc diagnostic lines dropped as quoting other files */
     bool has_sig;
     pg_ptx_module_info sig;
     char sig_error[2048];         /* PTX signature parse failure: an assemble failure */
@@ -90,6 +101,11 @@ typedef struct {
     pg_cmp_result *perf_results;
     size_t n_perf, cap_perf;
     char tmpdir[PG_PATH_MAX];
+    char root[PG_PATH_MAX];       /* the submission root, resolved (--root, else the
+                                     repository's top level) */
+    char tasks_root[PG_PATH_MAX]; /* the tasks folder, resolved; "" when it does not resolve */
+    pg_dirset include_roots;      /* what a .cu may include (cu_includes.c), built on first use */
+    bool include_roots_ready;
     pg_device *dev;
     bool dev_tried;
     char gpu_skip_reason[1024];
@@ -301,6 +317,21 @@ bool pg_device_info_from_json(const json_t *j, pg_device_info *out);
 /* Every field; non-finite numbers as the strings "nan", "inf", "-inf". */
 json_t *pg_cmp_result_to_json(const pg_cmp_result *r);
 bool pg_cmp_result_from_json(const json_t *j, pg_cmp_result *out);
+
+/* --- cu_includes.c: what a .cu may make nvcc read (issue 14).
+ * check_includes: "nvcc -M" with the compile's flags into <tmpdir>/submission<index>.d; every
+ * listed file must resolve (realpath) inside run->root, run->tasks_root, the CUDA toolkit's
+ * include folders or the host compiler's system include folders; else s->include_error names
+ * the first such file, the file (and line) that included it, and how many more there are, and
+ * s->cu_result is the -M run (its output filtered). nvcc missing: s->cu_result.tool_found false.
+ * s->includes_ok: the compile may run.
+ * Returns PG_OK unless the arch is malformed (PG_ERR_INPUT) or memory runs out (PG_ERR_INFRA).
+ * filter_log: r's output reduced to the lines of files in those folders and its diagnostics
+ * parsed again; *dropped counts the diagnostics dropped (tool/diag_filter.h).
+ * display_path: path relative to run->root when it resolves inside it, else as given. */
+pg_status pg_cu_check_includes(pg_run *run, pg_submission *s, int index, pg_diag *d);
+pg_status pg_cu_filter_log(pg_run *run, pg_assemble_result *r, int *dropped, pg_diag *d);
+void pg_cu_display_path(const pg_run *run, const char *path, char *out, size_t n);
 
 /* Progress helper. */
 void pg_progress(pg_run *run, const pg_submission *s, const char *workload, const char *stage,

@@ -44,14 +44,24 @@ static void fill_details(json_t *det, const pg_assemble_result *r, const char *a
     json_object_set_new(det, "log", pg_jstr(r->raw_output));
 }
 
-/* First error diagnostic as "line L: message", for the stage message. */
-static void first_error(const pg_assemble_result *r, const char *what, char *buf, size_t n)
+/* First error diagnostic as "FILE:LINE: message" (the file it belongs to, relative to the
+ * submission root when inside it: "kernel.cu:14", "include/tile.cuh:90"), for the stage
+ * message. ptx_of non-NULL: ptxas's diagnostics, "PTX line N", with " (generated from X)"
+ * when ptx_of names the .cu. */
+static void first_error(const pg_run *run, const pg_assemble_result *r, const char *ptx_of,
+                        char *buf, size_t n)
 {
     snprintf(buf, n, "exit code %d", r->exit_code);
     for (int i = 0; i < r->log.n_diags; i++)
         if (r->log.diags[i].severity == PG_SEV_ERROR) {
-            if (r->log.diags[i].line > 0)
-                snprintf(buf, n, "%s line %d: %s", what, r->log.diags[i].line,
+            char file[PG_PATH_MAX];
+            pg_cu_display_path(run, r->log.diags[i].file, file, sizeof file);
+            if (ptx_of && r->log.diags[i].line > 0) /* ptxas: a line of the PTX */
+                snprintf(buf, n, "PTX line %d%s%s%s: %s", r->log.diags[i].line,
+                         ptx_of[0] ? " (generated from " : "", ptx_of, ptx_of[0] ? ")" : "",
+                         r->log.diags[i].message);
+            else if (r->log.diags[i].line > 0 && r->log.diags[i].file[0])
+                snprintf(buf, n, "%s:%d: %s", file, r->log.diags[i].line,
                          r->log.diags[i].message);
             else
                 snprintf(buf, n, "%s", r->log.diags[i].message);
@@ -86,15 +96,32 @@ void pg_stage_assemble(pg_run *run, pg_submission *s)
         json_object_set_new(cu, "tool_path", pg_jstr(s->cu_result.tool_path));
         json_object_set_new(cu, "command", pg_jstr(s->cu_result.command));
         json_object_set_new(cu, "log", pg_jstr(s->cu_result.raw_output));
+        /* The log keeps only lines of files a report may quote (cu_includes.c). */
+        json_object_set_new(cu, "includes_checked", json_integer(s->includes_checked));
+        json_object_set_new(cu, "dropped_diagnostics", json_integer(s->cu_dropped));
         json_object_set_new(det, "nvcc", cu);
+        char dropped[160] = "";
+        if (s->cu_dropped > 0)
+            snprintf(dropped, sizeof dropped,
+                     " (%d diagnostic%s quoting files outside the allowed folders dropped)",
+                     s->cu_dropped, s->cu_dropped == 1 ? "" : "s");
         if (!s->cu_compiled) {
-            if (!s->cu_result.tool_found)
+            if (!s->cu_result.tool_found) {
                 pg_stage_finish(stage, "error", pg_now_s() - t0,
                                 "nvcc not found: cannot compile the .cu source to PTX (set "
                                 "PTXGATE_NVCC or submit PTX)");
-            else {
-                first_error(&s->cu_result, "source", why, sizeof why);
-                pg_stage_finish(stage, "fail", pg_now_s() - t0, "nvcc -ptx failed: %s", why);
+            } else if (s->include_error[0] && s->cu_result.ok) {
+                json_object_set_new(det, "include_refused", json_true());
+                pg_stage_finish(stage, "fail", pg_now_s() - t0, "%s%s", s->include_error,
+                                dropped);
+            } else if (s->include_error[0]) {
+                first_error(run, &s->cu_result, NULL, why, sizeof why);
+                pg_stage_finish(stage, "fail", pg_now_s() - t0, "%s: %s%s", s->include_error,
+                                why, dropped);
+            } else {
+                first_error(run, &s->cu_result, NULL, why, sizeof why);
+                pg_stage_finish(stage, "fail", pg_now_s() - t0, "nvcc -ptx failed: %s%s", why,
+                                dropped);
             }
             goto done;
         }
@@ -142,7 +169,7 @@ void pg_stage_assemble(pg_run *run, pg_submission *s)
             pg_stage_finish(stage, "fail", r.wall_s, "ptxas timed out after %.0f s",
                             run->o->timeout_s);
         else if (!r.ok) {
-            first_error(&r, "PTX", why, sizeof why);
+            first_error(run, &r, s->from_cu ? s->manifest->source : "", why, sizeof why);
             pg_stage_finish(stage, "fail", r.wall_s, "ptxas failed for %s: %s", s->arch, why);
         } else {
             char usage[1024] = "";

@@ -81,14 +81,39 @@ static pg_status select_workloads(const pg_run *run, pg_submission *s, pg_diag *
 static pg_status compile_cu(pg_run *run, pg_submission *s, int index, pg_diag *d)
 {
     snprintf(s->ptx_path, sizeof s->ptx_path, "%s/submission%d.ptx", run->tmpdir, index);
-    pg_status st = pg_compile_cu_to_ptx(s->manifest->source, s->arch, s->ptx_path,
-                                        run->o->timeout_s, &s->cu_result, d);
+    /* Nothing is compiled before every file it includes is known to be one nvcc may read. */
+    pg_status st = pg_cu_check_includes(run, s, index, d);
+    if (st != PG_OK || !s->includes_ok)
+        return st;
+    st = pg_compile_cu_to_ptx(s->manifest->source, s->arch, s->ptx_path, run->o->timeout_s,
+                              &s->cu_result, d);
     if (st == PG_ERR_INPUT)
         return st; /* e.g. a malformed arch string */
     /* nvcc missing or failing is recorded in the assemble stage. */
     s->cu_compiled = st == PG_OK && s->cu_result.ok;
     pg_diag_clear(d);
-    return PG_OK;
+    return pg_cu_filter_log(run, &s->cu_result, &s->cu_dropped, d);
+}
+
+/* The manifest's source must resolve, links followed, inside the submission root; the task's
+ * own accepted kernel (trusted configuration, like the tasks folder) and the manifests of a
+ * baseline refresh may also lie in the tasks folder. */
+static pg_status check_source_root(const pg_run *run, const pg_submission *s, bool trusted,
+                                   pg_diag *d)
+{
+    char real[PG_PATH_MAX];
+    pg_diag rd;
+    if (pg_path_resolve(s->manifest->source, real, sizeof real, &rd) != PG_OK)
+        return pg_diag_set(d, PG_ERR_INPUT, s->manifest->file, 0, "source",
+                           "source '%s' cannot be resolved: %s", s->manifest->source_field_value,
+                           rd.message);
+    if (pg_path_is_inside(run->root, real) ||
+        (trusted && run->tasks_root[0] && pg_path_is_inside(run->tasks_root, real)))
+        return PG_OK;
+    return pg_diag_set(d, PG_ERR_INPUT, s->manifest->file, 0, "source",
+                       "source '%s' resolves to '%s', outside the submission root '%s' (--root)%s",
+                       s->manifest->source_field_value, real, run->root,
+                       trusted ? " and the tasks folder" : "");
 }
 
 /* The instruction inventory of the PTX and the refusals checked on it (ptx/refusals.h).
@@ -98,7 +123,9 @@ static void read_instructions(pg_submission *s, const char *text, size_t len)
 {
     pg_diag id;
     pg_diag_clear(&id);
-    const char *name = s->from_cu ? s->ptx_path : s->manifest->source;
+    char shown[PG_PATH_MAX + 32];
+    snprintf(shown, sizeof shown, "PTX generated from %s", s->manifest->source);
+    const char *name = s->from_cu ? shown : s->manifest->source;
     if (pg_ptx_inventory_build(text, len, name, &s->inventory, &id) != PG_OK) {
         pg_diag_format(&id, s->inventory_error, sizeof s->inventory_error);
         return;
@@ -209,6 +236,9 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
     if (st != PG_OK)
         return st;
 
+    st = check_source_root(run, s, index >= PG_ACCEPTED_INDEX_BASE || run->o->trusted_sources, d);
+    if (st != PG_OK)
+        return st;
     s->from_cu = ends_with(s->manifest->source, ".cu");
     st = check_size(run, s->manifest->source, s->from_cu ? "CUDA source" : "PTX", d);
     if (st != PG_OK)
@@ -226,20 +256,35 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
         char *text = NULL;
         size_t len = 0;
         st = check_size(run, s->ptx_path, "PTX nvcc made of the CUDA source", d);
+        if (st != PG_OK && s->from_cu) {
+            /* Named by the .cu and its manifest, not the temporary file (gone after the run). */
+            char msg[2048];
+            snprintf(msg, sizeof msg, "%s", d->message);
+            char *what = strstr(msg, "PTX nvcc made of the CUDA source");
+            st = pg_diag_set(d, st, s->manifest->file, 0, "source",
+                             "the PTX nvcc generated from '%s'%s", s->manifest->source,
+                             what ? what + strlen("PTX nvcc made of the CUDA source") : msg);
+        }
         if (st == PG_OK)
             st = pg_file_read(s->ptx_path, run->o->max_ptx_bytes, &text, &len, d);
         if (st != PG_OK)
             return st;
         int line = 0;
         char callee[64];
-        if (pg_ptx_find_heap_call(text, callee, sizeof callee, &line))
+        if (pg_ptx_find_heap_call(text, callee, sizeof callee, &line)) {
+            char where[PG_PATH_MAX + 64];
+            if (s->from_cu)
+                snprintf(where, sizeof where, "PTX line %d (generated from %s)", line,
+                         s->manifest->source);
+            else
+                snprintf(where, sizeof where, "%s line %d", s->manifest->source, line);
             snprintf(s->heap_refusal, sizeof s->heap_refusal,
-                     "refused: %s%s line %d calls %s: device-heap allocations outlive the "
+                     "refused: %s calls %s: device-heap allocations outlive the "
                      "launch, so a kernel that allocates per call leaks device memory on every "
                      "launch (and can keep state between calls); allocate scratch memory as a "
                      "manifest workspace instead",
-                     s->from_cu ? "the PTX nvcc made of " : "", s->manifest->source, line,
-                     callee);
+                     where, callee);
+        }
         pg_diag sd;
         pg_diag_clear(&sd);
         const char *nul = memchr(text, '\0', len);
@@ -248,6 +293,11 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
                      (size_t)(nul - text));
         } else if (pg_ptx_parse_signatures(text, s->manifest->source, &s->sig, &sd) == PG_OK) {
             s->has_sig = true;
+        } else if (s->from_cu) {
+            /* The line is one of the generated PTX, not of the .cu. */
+            snprintf(s->sig_error, sizeof s->sig_error, "PTX line %ld (generated from %s): %s%s%s%s",
+                     sd.line, s->manifest->source, sd.field[0] ? "field '" : "", sd.field,
+                     sd.field[0] ? "': " : "", sd.message);
         } else {
             pg_diag_format(&sd, s->sig_error, sizeof s->sig_error);
         }
@@ -255,7 +305,7 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
             read_instructions(s, text, len);
         free(text);
         if (s->has_sig) {
-            st = pg_binding_check(s->manifest, &s->sig, s->manifest->source, d);
+            st = pg_binding_check(s->manifest, &s->sig, s->manifest->source, s->from_cu, d);
             if (st != PG_OK)
                 return st;
         }

@@ -165,6 +165,22 @@ pg_status pg_compile_cu_to_ptx(const char *cu_path, const char *arch, const char
     return run_tool("nvcc", "PTXGATE_NVCC", args, ptx_path, timeout_s, out, d);
 }
 
+pg_status pg_list_cu_includes(const char *cu_path, const char *arch, const char *dep_path,
+                              double timeout_s, pg_assemble_result *out, pg_diag *d)
+{
+    init_result(out);
+    pg_status st = check_inputs(cu_path, arch, dep_path, d);
+    if (st != PG_OK)
+        return st;
+    char arch_flag[32];
+    snprintf(arch_flag, sizeof arch_flag, "-arch=%s", arch);
+    /* The compile's own flags, so the same passes (device and host preprocessing) and macros
+     * pick the same headers; -H prints the include tree for naming who included what. */
+    const char *args[] = {"-ptx", arch_flag, "-lineinfo", "-M", "-MF", dep_path,
+                          "-Xcompiler", "-H", cu_path, NULL};
+    return run_tool("nvcc", "PTXGATE_NVCC", args, dep_path, timeout_s, out, d);
+}
+
 void pg_assemble_result_free(pg_assemble_result *r)
 {
     if (!r)

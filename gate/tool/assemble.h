@@ -41,6 +41,15 @@ pg_status pg_assemble_ptx(const char *ptx_path, const char *arch, const char *cu
 pg_status pg_compile_cu_to_ptx(const char *cu_path, const char *arch, const char *ptx_path,
                                double timeout_s, pg_assemble_result *out, pg_diag *d);
 
+/* Run "nvcc -ptx -arch=<arch> -lineinfo -M -MF <dep_path> -Xcompiler -H <cu_path>": the
+ * compile's flags, preprocessing only. dep_path receives the make rule of every file the
+ * preprocessor opened (see cu_deps.h); the output holds the -H include tree and the
+ * preprocessor's diagnostics, which may quote ANY file the source names: never report it
+ * unfiltered (see diag_filter.h). ok: exit 0 and a non-empty dep_path. Same conventions as
+ * pg_assemble_ptx. */
+pg_status pg_list_cu_includes(const char *cu_path, const char *arch, const char *dep_path,
+                              double timeout_s, pg_assemble_result *out, pg_diag *d);
+
 /* Free what r owns and reset it. r may be NULL. */
 void pg_assemble_result_free(pg_assemble_result *r);
 

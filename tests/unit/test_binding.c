@@ -55,7 +55,7 @@ static void check_with(pg_manifest *m, pg_status want, const char *field, const 
     pg_diag d;
     pg_diag_clear(&d);
     assert_int_equal(pg_ptx_parse_signatures(k_ptx, "k.ptx", &sig, &d), PG_OK);
-    pg_status st = pg_binding_check(m, &sig, "k.ptx", &d);
+    pg_status st = pg_binding_check(m, &sig, "k.ptx", false, &d);
     assert_int_equal(st, want);
     if (field) {
         assert_string_equal(d.file, "sub.json");
@@ -126,7 +126,7 @@ static void test_binding_tensor_map(void **state)
         pg_diag d;
         pg_diag_clear(&d);
         assert_int_equal(pg_ptx_parse_signatures(ptx[i], "k.ptx", &sig, &d), PG_OK);
-        assert_int_equal(pg_binding_check(m, &sig, "k.ptx", &d), want[i]);
+        assert_int_equal(pg_binding_check(m, &sig, "k.ptx", false, &d), want[i]);
         if (needle[i]) {
             assert_string_equal(d.field, "launches[0].params[0]");
             if (!strstr(d.message, needle[i]))
