@@ -11,6 +11,8 @@
 #include "internal.h"
 #include "report/verdicts.h"
 #include "tool/children.h"
+#include "tool/process.h"
+#include "tool/tmpdir.h"
 
 void pg_check_options_init(pg_check_options *o)
 {
@@ -97,23 +99,6 @@ void pg_progress(pg_run *run, const pg_submission *s, const char *workload, cons
                          workload, stage, status, message);
 }
 
-static void remove_tmpdir(const char *dir)
-{
-    DIR *dp = opendir(dir);
-    if (!dp)
-        return;
-    struct dirent *e;
-    char path[PG_PATH_MAX + 300];
-    while ((e = readdir(dp))) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        unlink(path);
-    }
-    closedir(dp);
-    rmdir(dir);
-}
-
 static json_t *settings_json(const pg_check_options *o, size_t flush_bytes)
 {
     json_t *j = json_pack("{s:i, s:I, s:i, s:i, s:I, s:f, s:o, s:f, s:o, s:o, s:b}",
@@ -194,14 +179,19 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
     double t0 = pg_now_s();
     char started[32];
     strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    const char *tmp = getenv("TMPDIR");
-    snprintf(run.tmpdir, sizeof run.tmpdir, "%s/ptxgate.XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-    if (!subs || !mkdtemp(run.tmpdir)) {
+    if (!subs)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    /* Also removes the folders of runs that died without cleaning up (tmpdir.h). */
+    if ((st = pg_tmpdir_create(run.tmpdir, sizeof run.tmpdir, NULL, d)) != PG_OK) {
         free(subs);
-        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "cannot create a temporary folder");
+        return st;
     }
-    /* Interrupted (Ctrl-C, a CI job's SIGTERM): the tools running go, and so does this folder. */
+    /* Interrupted (Ctrl-C, a CI job's SIGTERM) or killed: the tools running go, and so does
+     * this folder; the tools' own temporary files (nvcc's tmpxft_*) are made inside it. */
     pg_children_on_fatal_signal(run.tmpdir);
+    char tools_tmp[sizeof run.tmpdir + 8];
+    snprintf(tools_tmp, sizeof tools_tmp, "%s/%s", run.tmpdir, PG_TMPDIR_TOOLS_SUBDIR);
+    pg_process_set_tmpdir(tools_tmp);
     size_t prepared = 0;
     for (; prepared < n; prepared++) {
         st = pg_submission_prepare(&run, manifests[prepared], (int)prepared, &subs[prepared], d);
@@ -303,7 +293,8 @@ done:
     pg_baselines_release(&run);
     if (run.dev)
         pg_device_close(run.dev);
+    pg_process_set_tmpdir(NULL);
     pg_children_on_fatal_signal(NULL);
-    remove_tmpdir(run.tmpdir);
+    pg_tmpdir_remove(run.tmpdir);
     return st;
 }
