@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+#include "base/fileio.h"
 #include "report/verdicts.h"
 #include "tool/children.h"
 #include "tool/process.h"
@@ -134,34 +135,76 @@ static json_t *settings_json(const pg_check_options *o, size_t flush_bytes)
     return j;
 }
 
-/* With a GPU at hand, a launch it cannot take is an input error found before anything runs. */
-static pg_status check_device_limits(pg_run *run, pg_submission *subs, size_t n, pg_diag *d)
+/* The launch limits of the submission's architecture from its table (data/arch/<arch>.json), or
+ * present false when there is no table for it. A table that exists but does not load is an
+ * input error. */
+static pg_status arch_launch_limits(const pg_run *run, const pg_submission *s,
+                                    pg_arch_launch_limits *out, pg_diag *d)
 {
-    /* Without a GPU, the limits every CUDA device shares (CUDA C++ Programming Guide, "Compute
-     * Capabilities" table: 1024 threads per block, block z <= 64, grid y and z <= 65535). */
+    memset(out, 0, sizeof *out);
+    if (s->arch_table) {
+        *out = s->arch_table->launch;
+        return PG_OK;
+    }
+    char name[64], path[PG_PATH_MAX];
+    struct stat sb;
+    if (!run->o->arch_dir || !pg_arch_name_valid(s->arch))
+        return PG_OK;
+    snprintf(name, sizeof name, "%s.json", s->arch);
+    pg_path_join(path, sizeof path, run->o->arch_dir, name);
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return PG_OK;
+    pg_arch_table *t = NULL;
+    pg_status st = pg_arch_table_load_file(path, &t, d);
+    if (st == PG_OK)
+        *out = t->launch;
+    pg_arch_table_free(t);
+    return st;
+}
+
+/* A launch the GPU cannot take is an input error found before anything runs, by one rule
+ * (launch_limits.h) on both paths: with a GPU against the device's limits, without one against
+ * the architecture's table; messages name the architecture either way, so they are the same.
+ * Blocks per cluster come from the table on both paths (no device attribute gives them). */
+static pg_status check_launch_limits(pg_run *run, pg_submission *subs, size_t n, pg_diag *d)
+{
+    /* Without a GPU or a table, the limits every CUDA device shares (CUDA C++ Programming
+     * Guide, "Compute Capabilities" table: 1024 threads per block, block z <= 64, grid y and
+     * z <= 65535). */
     pg_device_info any = {.name = "any CUDA device", .max_threads_per_block = 1024,
                           .max_block_dim = {1024, 1024, 64},
                           .max_grid_dim = {2147483647, 65535, 65535},
                           .max_shared_per_block_optin = 2147483647, .cc_major = 9};
     const pg_device_info *info = pg_run_device_info(run);
-    if (!info)
-        info = &any;
-    pg_launch_limits lim = {.max_threads_per_block = info->max_threads_per_block,
-                            .max_shared_per_block_optin = info->max_shared_per_block_optin,
-                            .cc_major = info->cc_major};
-    snprintf(lim.device_name, sizeof lim.device_name, "%s", info->name);
-    for (int i = 0; i < 3; i++) {
-        lim.max_block_dim[i] = info->max_block_dim[i];
-        lim.max_grid_dim[i] = info->max_grid_dim[i];
-    }
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        pg_arch_launch_limits table;
+        pg_launch_limits lim;
+        pg_status st = arch_launch_limits(run, &subs[i], &table, d);
+        if (st != PG_OK)
+            return st;
+        if (!info && table.present) {
+            pg_launch_limits_from_arch(&table, subs[i].arch, &lim);
+        } else {
+            const pg_device_info *dev = info ? info : &any;
+            lim = (pg_launch_limits){.max_threads_per_block = dev->max_threads_per_block,
+                                     .max_shared_per_block_optin = dev->max_shared_per_block_optin,
+                                     .cc_major = dev->cc_major,
+                                     .max_cluster_blocks_portable = table.max_cluster_blocks_portable,
+                                     .max_cluster_blocks = table.max_cluster_blocks};
+            snprintf(lim.target, sizeof lim.target, "%s", info ? subs[i].arch : any.name);
+            for (int k = 0; k < 3; k++) {
+                lim.max_block_dim[k] = dev->max_block_dim[k];
+                lim.max_grid_dim[k] = dev->max_grid_dim[k];
+            }
+        }
         for (int w = 0; w < subs[i].n_workloads; w++) {
-            pg_status st = pg_launch_limits_check(
-                subs[i].manifest, &subs[i].task->workloads[subs[i].workloads[w]], &subs[i].plans[w],
-                &lim, d);
+            st = pg_launch_limits_check(subs[i].manifest,
+                                        &subs[i].task->workloads[subs[i].workloads[w]],
+                                        &subs[i].plans[w], &lim, d);
             if (st != PG_OK)
                 return st;
         }
+    }
     return PG_OK;
 }
 
@@ -207,7 +250,7 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
         run.n_comparisons += subs[i].n_workloads * (subs[i].accepted ? 2 : 1);
     if (pool && !o->no_gpu && (st = pg_worker_pool_probe(&run, d)) != PG_OK)
         goto done;
-    st = check_device_limits(&run, subs, n, d);
+    st = check_launch_limits(&run, subs, n, d);
     if (st == PG_OK)
         st = pg_baselines_resolve(&run, subs, n, d);
     if (st != PG_OK)
