@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/utf8.h"
+
 #define DEFAULT_FILE "results.json"
 
 /* ---- status words ---- */
@@ -112,8 +114,8 @@ static pg_status get_status(const json_t *obj, const pg_jctx *ctx, const char *k
         }
     char f[300];
     return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, key, f, sizeof f),
-                       "expected one of pass, fail, error%s; found \"%.64s\"",
-                       allow_skipped ? ", skipped" : "", s);
+                       "expected one of pass, fail, error%s; found \"%.*s\"",
+                       allow_skipped ? ", skipped" : "", PG_UTF8_CUT(s, 64), s);
 }
 
 static pg_status get_duration(const json_t *obj, const pg_jctx *ctx, const char *key, double *out,
