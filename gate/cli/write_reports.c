@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/jsonget.h"
 #include "cli.h"
 #include "report/junit.h"
 #include "report/markdown.h"
@@ -80,8 +81,11 @@ pg_status pg_cli_write_reports(const char *out_dir, const char *json_text, const
     char path[4200];
     pg_fileset *set = NULL;
     json_error_t jerr;
-    json_t *results = json_loads(json_text, JSON_REJECT_DUPLICATES, &jerr);
-    pg_status st;
+    const char *start;
+    pg_status st = pg_json_text_start(results_file, json_text, NULL, &start, d);
+    if (st != PG_OK)
+        return st;
+    json_t *results = json_loads(start, JSON_REJECT_DUPLICATES, &jerr);
     if (!results)
         return pg_diag_set(d, PG_ERR_INPUT, results_file, jerr.line,
                            NULL, "malformed JSON at line %d column %d: %s", jerr.line, jerr.column,
