@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "utf8.h"
+
 void pg_diag_clear(pg_diag *d)
 {
     if (d)
@@ -22,8 +24,15 @@ pg_status pg_diag_set(pg_diag *d, pg_status st, const char *file, long line, con
     snprintf(d->field, sizeof(d->field), "%s", field ? field : "");
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(d->message, sizeof(d->message), fmt, ap);
+    int full = vsnprintf(d->message, sizeof(d->message), fmt, ap);
     va_end(ap);
+    /* A message cut by the buffer ends with whole characters. */
+    if (full >= (int)sizeof(d->message))
+        pg_utf8_trim_cut(d->message);
+    if (file && strlen(file) >= sizeof(d->file))
+        pg_utf8_trim_cut(d->file);
+    if (field && strlen(field) >= sizeof(d->field))
+        pg_utf8_trim_cut(d->field);
     return st;
 }
 
@@ -41,5 +50,7 @@ char *pg_diag_format(const pg_diag *d, char *buf, size_t n)
         used += (size_t)snprintf(buf + used, n - used, "field '%s': ", d->field);
     if (used < n)
         snprintf(buf + used, n - used, "%s", d->message);
+    if (n > 0 && strlen(buf) == n - 1) /* full: maybe cut inside a character */
+        pg_utf8_trim_cut(buf);
     return buf;
 }

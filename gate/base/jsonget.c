@@ -7,16 +7,48 @@
 
 #include "fileio.h"
 
+pg_status pg_json_text_start(const char *path, const char *text, size_t *len, const char **start,
+                             pg_diag *d)
+{
+    const unsigned char *u = (const unsigned char *)text;
+    size_t n = len ? *len : strlen(text);
+    *start = text;
+    if (n >= 3 && u[0] == 0xEF && u[1] == 0xBB && u[2] == 0xBF) {
+        *start = text + 3;
+        if (len)
+            *len -= 3;
+        return PG_OK;
+    }
+    const char *enc = NULL;
+    if (n >= 4 && ((u[0] == 0 && u[1] == 0 && u[2] == 0xFE && u[3] == 0xFF) ||
+                   (u[0] == 0xFF && u[1] == 0xFE && u[2] == 0 && u[3] == 0)))
+        enc = "UTF-32";
+    else if (n >= 2 && ((u[0] == 0xFE && u[1] == 0xFF) || (u[0] == 0xFF && u[1] == 0xFE)))
+        enc = "UTF-16";
+    if (!enc)
+        return PG_OK;
+    *start = NULL;
+    return pg_diag_set(d, PG_ERR_INPUT, path, 1, NULL,
+                       "the file is %s (it starts with a %s byte-order mark); JSON files are "
+                       "read as UTF-8: save it as UTF-8",
+                       enc, enc);
+}
+
 pg_status pg_json_load(const char *path, json_t **out, pg_diag *d)
 {
     *out = NULL;
     char *text = NULL;
+    const char *start;
     size_t len = 0;
     pg_status st = pg_file_read(path, PG_JSON_MAX_FILE_BYTES, &text, &len, d);
     if (st != PG_OK)
         return st;
+    if ((st = pg_json_text_start(path, text, &len, &start, d)) != PG_OK) {
+        free(text);
+        return st;
+    }
     json_error_t err;
-    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
+    json_t *root = json_loadb(start, len, JSON_REJECT_DUPLICATES, &err);
     free(text);
     if (!root)
         return pg_diag_set(d, PG_ERR_INPUT, path, err.line, NULL,

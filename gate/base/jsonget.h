@@ -13,9 +13,19 @@
 #define PG_JSON_MAX_FILE_BYTES (16u * 1024u * 1024u)
 
 /* Parse the file at path (at most PG_JSON_MAX_FILE_BYTES). On success *out is a new reference the
- * caller releases with json_decref. Errors: PG_ERR_INPUT for a missing file or malformed JSON
- * (with the line and column jansson reports), or when the top level is not an object. */
+ * caller releases with json_decref. A UTF-8 byte-order mark at the start is accepted (some
+ * editors write one; pg_json_text_start). Errors: PG_ERR_INPUT for a missing file, a file in
+ * UTF-16 or UTF-32, or malformed JSON (with the line and column jansson reports), or when the
+ * top level is not an object. */
 pg_status pg_json_load(const char *path, json_t **out, pg_diag *d);
+
+/* Where the JSON text of a file's bytes starts: after a UTF-8 byte-order mark (EF BB BF) when
+ * there is one, so that it is accepted; *len (may be NULL) shrinks by as much. Errors:
+ * PG_ERR_INPUT naming path when the bytes start with a UTF-16 or UTF-32 byte-order mark (JSON
+ * files are UTF-8, RFC 8259: "save it as UTF-8"); *start is then NULL. text: NUL-terminated
+ * or len bytes. */
+pg_status pg_json_text_start(const char *path, const char *text, size_t *len, const char **start,
+                             pg_diag *d);
 
 /* Context for field getters: the file being read and the JSON path of the object the getters
  * look into ("" for the top level). */

@@ -18,8 +18,13 @@ pg_status pg_cli_load_results(const char *path, json_t **out, pg_diag *d)
     pg_status st = pg_file_read(path, PG_JSON_MAX_FILE_BYTES * 8, &text, NULL, d);
     if (st != PG_OK)
         return st;
+    const char *start;
+    if ((st = pg_json_text_start(path, text, NULL, &start, d)) != PG_OK) {
+        free(text);
+        return st;
+    }
     json_error_t e;
-    *out = json_loads(text, JSON_REJECT_DUPLICATES, &e);
+    *out = json_loads(start, JSON_REJECT_DUPLICATES, &e);
     free(text);
     if (!*out)
         return pg_diag_set(d, PG_ERR_INPUT, path, e.line, NULL,

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/jsonget.h"
 #include "cli.h"
 #include "report/junit.h"
 #include "report/markdown.h"
@@ -135,8 +136,11 @@ pg_status pg_cli_write_reports(const pg_cli_output *out, const char *json_text,
     size_t junit_len = 0, md_len = 0;
     pg_fileset *set = NULL;
     json_error_t jerr;
-    json_t *results = json_loads(json_text, JSON_REJECT_DUPLICATES, &jerr);
-    pg_status st;
+    const char *start;
+    pg_status st = pg_json_text_start(results_file, json_text, NULL, &start, d);
+    if (st != PG_OK)
+        return st;
+    json_t *results = json_loads(start, JSON_REJECT_DUPLICATES, &jerr);
     if (!results)
         return pg_diag_set(d, PG_ERR_INPUT, results_file, jerr.line,
                            NULL, "malformed JSON at line %d column %d: %s", jerr.line, jerr.column,

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "github/workflow.h"
+#include "base/utf8.h"
 
 const char *pg_gh_check_conclusion(const char *verdict)
 {
@@ -98,7 +99,8 @@ pg_status pg_gh_check_run_publish(pg_gh_client *c, const char *repo, const pg_gh
     memset(out, 0, sizeof *out);
     if (!is_sha(spec->head_sha))
         return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "--sha",
-                           "expected a commit SHA of 40 lower-case hex digits, got '%.64s'",
+                           "expected a commit SHA of 40 lower-case hex digits, got '%.*s'",
+                           PG_UTF8_CUT(spec->head_sha ? spec->head_sha : "", 64),
                            spec->head_sha ? spec->head_sha : "");
     pg_status st = PG_OK;
     pg_gh_reply r = {0};

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "github/http.h"
+#include "base/utf8.h"
 
 struct pg_gh_client {
     char *api_url;
@@ -48,7 +49,8 @@ pg_status pg_gh_client_new(const pg_gh_client_config *config, pg_gh_client **out
     const char *url = config->api_url ? config->api_url : "";
     if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
         return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "api-url",
-                           "expected an http:// or https:// URL, got '%.200s'", url);
+                           "expected an http:// or https:// URL, got '%.*s'",
+                           PG_UTF8_CUT(url, 200), url);
     pg_gh_client *c = calloc(1, sizeof *c);
     if (!c)
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
@@ -110,7 +112,7 @@ static void short_path(const char *url, const char *api, char *out, size_t n)
 {
     const char *p = strncmp(url, api, strlen(api)) == 0 ? url + strlen(api) : url;
     size_t k = strcspn(p, "?");
-    snprintf(out, n, "%.*s", (int)(k < 300 ? k : 300), p);
+    snprintf(out, n, "%.*s", PG_UTF8_CUT(p, k < 300 ? k : 300), p);
 }
 
 /* GitHub's error text from a body: message, then the first errors[].message or .code. */
@@ -124,7 +126,11 @@ static void github_message(const json_t *j, char *out, size_t n)
         e = json_string_value(json_object_get(e0, "code"));
     if (!e)
         e = json_string_value(e0);
-    snprintf(out, n, "%.300s%s%.300s", m ? m : "", m && e ? ": " : "", e ? e : "");
+    m = m ? m : "";
+    e = e ? e : "";
+    snprintf(out, n, "%.*s%s%.*s", PG_UTF8_CUT(m, 300), m, m[0] && e[0] ? ": " : "",
+             PG_UTF8_CUT(e, 300), e);
+    pg_utf8_trim_cut(out);
     /* The text comes from the server: keep it on one line and printable. */
     for (char *p = out; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)

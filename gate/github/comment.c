@@ -8,6 +8,7 @@
 
 #include "github/workflow.h"
 #include "report/markdown.h"
+#include "base/utf8.h"
 
 pg_status pg_gh_comment_mode_parse(const char *s, pg_gh_comment_mode *out, pg_diag *d)
 {
@@ -19,7 +20,8 @@ pg_status pg_gh_comment_mode_parse(const char *s, pg_gh_comment_mode *out, pg_di
         *out = PG_GH_COMMENT_NEW;
     else
         return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "--comment",
-                           "expected off, update or new, got '%.100s'", s ? s : "");
+                           "expected off, update or new, got '%.*s'", PG_UTF8_CUT(s ? s : "", 100),
+                           s ? s : "");
     return PG_OK;
 }
 

@@ -13,6 +13,7 @@
 #include "github/workflow.h"
 #include "report/markdown.h"
 #include "report/results_read.h"
+#include "base/utf8.h"
 
 static const char *const k_step_names[PG_GH_STEPS] = {"summary", "annotations", "comment",
                                                        "check-run", "outputs"};
@@ -218,10 +219,12 @@ static void verify_head(const pg_gh_publish_config *cfg, pg_gh_client *c, char *
         snprintf(err, n, "cannot verify the PR head: %s", pg_diag_format(&d, buf, sizeof buf));
     } else {
         const char *head = json_string_value(json_object_get(json_object_get(r.json, "head"), "sha"));
-        if (!head || strcmp(head, cfg->sha) != 0)
-            snprintf(err, n, "refusing to publish: pull request #%ld's head is %.40s, not %.40s "
-                     "(the results are for another commit)", cfg->pr, head ? head : "unknown",
-                     cfg->sha);
+        if (!head || strcmp(head, cfg->sha) != 0) {
+            const char *shown = head ? head : "unknown";
+            snprintf(err, n, "refusing to publish: pull request #%ld's head is %.*s, not %.*s "
+                     "(the results are for another commit)", cfg->pr, PG_UTF8_CUT(shown, 40),
+                     shown, PG_UTF8_CUT(cfg->sha, 40), cfg->sha);
+        }
     }
     pg_gh_reply_free(&r);
 }
@@ -282,7 +285,8 @@ pg_status pg_gh_publish(const pg_gh_publish_config *cfg, pg_gh_publish_result *o
     const char *key = cfg->comment_key && cfg->comment_key[0] ? cfg->comment_key : "ptxgate";
     if (cfg->comment_mode != PG_GH_COMMENT_OFF && !pg_gh_comment_key_valid(key))
         return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "--comment-key",
-                           "expected 1-64 characters of A-Z a-z 0-9 . _ -, got '%.80s'", key);
+                           "expected 1-64 characters of A-Z a-z 0-9 . _ -, got '%.*s'",
+                           PG_UTF8_CUT(key, 80), key);
     if ((st = pg_json_load(cfg->results_file, &json, d)) != PG_OK ||
         (st = pg_results_read(json, cfg->results_file, &r, d)) != PG_OK ||
         (st = pg_report_markdown(json, cfg->results_file, &md, NULL, d)) != PG_OK ||

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/jsonget.h"
+#include "base/utf8.h"
 
 pg_status pg_gh_random_token(char *buf, size_t n, pg_diag *d)
 {
@@ -83,8 +84,8 @@ static pg_status append_file(const char *path, const char *data, size_t len, pg_
 pg_status pg_gh_output_append(const char *path, const char *name, const char *value, pg_diag *d)
 {
     if (!valid_name(name))
-        return pg_diag_set(d, PG_ERR_INPUT, path, 0, NULL, "bad output name '%.100s'",
-                           name ? name : "");
+        return pg_diag_set(d, PG_ERR_INPUT, path, 0, NULL, "bad output name '%.*s'",
+                           PG_UTF8_CUT(name ? name : "", 100), name ? name : "");
     if (!value)
         value = "";
     pg_status st;

@@ -103,10 +103,78 @@ static pg_status parse_family(pg_arch_table *t, pg_arch_family *f, const json_t 
     return pg_jget_string_copy(obj, c, "note", false, false, f->note, sizeof f->note, d);
 }
 
+/* One limit: an integer 1 .. 2^31 - 1. */
+static pg_status parse_limit(const json_t *v, const pg_jctx *c, const char *key, int *out,
+                             pg_diag *d)
+{
+    char fld[300];
+    if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > INT32_MAX)
+        return pg_diag_set(d, PG_ERR_INPUT, c->file, 0, pg_jctx_field(c, key, fld, sizeof fld),
+                           "expected an integer from 1 to 2147483647");
+    *out = (int)json_integer_value(v);
+    return PG_OK;
+}
+
+static pg_status parse_dims(const json_t *obj, const pg_jctx *c, const char *key, int out[3],
+                            pg_diag *d)
+{
+    char fld[300];
+    const json_t *a = json_object_get(obj, key);
+    if (!json_is_array(a) || json_array_size(a) != 3)
+        return pg_diag_set(d, PG_ERR_INPUT, c->file, 0, pg_jctx_field(c, key, fld, sizeof fld),
+                           "expected an array of 3 integers (x, y, z)");
+    pg_jctx m = pg_jctx_member(c, key);
+    for (size_t i = 0; i < 3; i++) {
+        pg_jctx e = pg_jctx_index(&m, i);
+        pg_status st = parse_limit(json_array_get(a, i), &e, "", &out[i], d);
+        if (st != PG_OK)
+            return pg_diag_set(d, st, c->file, 0, e.path,
+                               "expected an integer from 1 to 2147483647");
+    }
+    return PG_OK;
+}
+
+static pg_status parse_launch_limits(const json_t *root, const pg_jctx *ctx,
+                                     pg_arch_launch_limits *l, pg_diag *d)
+{
+    static const char *const keys[] = {"source", "max_threads_per_block", "max_block_dim",
+                                       "max_grid_dim", "max_shared_per_block_optin",
+                                       "max_cluster_blocks_portable", "max_cluster_blocks", NULL};
+    json_t *obj = NULL;
+    pg_status st = pg_jget_object(root, ctx, "launch_limits", false, &obj, d);
+    if (st != PG_OK || !obj)
+        return st;
+    pg_jctx c = pg_jctx_member(ctx, "launch_limits");
+    char fld[300];
+    if ((st = pg_jcheck_keys(obj, &c, keys, d)) != PG_OK ||
+        (st = pg_jget_string_copy(obj, &c, "source", true, true, l->source, sizeof l->source,
+                                  d)) != PG_OK ||
+        (st = parse_limit(json_object_get(obj, "max_threads_per_block"), &c,
+                          "max_threads_per_block", &l->max_threads_per_block, d)) != PG_OK ||
+        (st = parse_dims(obj, &c, "max_block_dim", l->max_block_dim, d)) != PG_OK ||
+        (st = parse_dims(obj, &c, "max_grid_dim", l->max_grid_dim, d)) != PG_OK ||
+        (st = parse_limit(json_object_get(obj, "max_shared_per_block_optin"), &c,
+                          "max_shared_per_block_optin", &l->max_shared_per_block_optin, d)) !=
+            PG_OK ||
+        (st = parse_limit(json_object_get(obj, "max_cluster_blocks_portable"), &c,
+                          "max_cluster_blocks_portable", &l->max_cluster_blocks_portable, d)) !=
+            PG_OK ||
+        (st = parse_limit(json_object_get(obj, "max_cluster_blocks"), &c, "max_cluster_blocks",
+                          &l->max_cluster_blocks, d)) != PG_OK)
+        return st;
+    if (l->max_cluster_blocks < l->max_cluster_blocks_portable)
+        return pg_diag_set(d, PG_ERR_INPUT, c.file, 0,
+                           pg_jctx_field(&c, "max_cluster_blocks", fld, sizeof fld),
+                           "expected at least max_cluster_blocks_portable (%d), found %d",
+                           l->max_cluster_blocks_portable, l->max_cluster_blocks);
+    l->present = true;
+    return PG_OK;
+}
+
 pg_status pg_arch_table_load_file(const char *path, pg_arch_table **out, pg_diag *d)
 {
     static const char *const keys[] = {"schema_version", "arch", "description", "source",
-                                       "families", NULL};
+                                       "families", "launch_limits", NULL};
     json_t *root = NULL;
     pg_arch_table *t = NULL;
     pg_jctx ctx = {.file = path, .path = ""};
@@ -167,6 +235,8 @@ pg_status pg_arch_table_load_file(const char *path, pg_arch_table **out, pg_diag
         if (st == PG_OK)
             t->n_families = (int)i + 1;
     }
+    if (st == PG_OK)
+        st = parse_launch_limits(root, &ctx, &t->launch, d);
 done:
     json_decref(root);
     if (st != PG_OK) {

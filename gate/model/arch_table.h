@@ -29,12 +29,28 @@ typedef struct {
     char note[256];  /* "" when none */
 } pg_arch_family;
 
+/* The launch limits every GPU of the architecture shares, checked offline (launch_limits.h)
+ * when no GPU is at hand ("launch_limits" in the file; present false when the file has none).
+ * Units: threads, blocks, bytes. */
+typedef struct {
+    bool present;
+    char source[512];                /* where the numbers come from */
+    int max_threads_per_block;       /* 1024 */
+    int max_block_dim[3];            /* 1024, 1024, 64 */
+    int max_grid_dim[3];             /* 2^31 - 1, 65535, 65535 */
+    int max_shared_per_block_optin;  /* bytes of shared memory per block with the opt-in
+                                        (232448 = 227 KiB on sm_90a) */
+    int max_cluster_blocks_portable; /* blocks per cluster without the opt-in (8) */
+    int max_cluster_blocks;          /* with the non-portable opt-in, which ptxgate sets (16) */
+} pg_arch_launch_limits;
+
 typedef struct {
     char file[1024];              /* path as loaded */
     char arch[32];                /* "sm_90a"; equals the file name without .json */
     char source[512];             /* where the facts come from */
     pg_arch_family *families;     /* n_families, in file order, owned */
     int n_families;
+    pg_arch_launch_limits launch; /* "launch_limits" */
 } pg_arch_table;
 
 /* Load and validate one table file. *out is owned by the caller (pg_arch_table_free); NULL on
@@ -42,7 +58,9 @@ typedef struct {
  * unknown keys; schema_version 1; arch a valid architecture name equal to the file name;
  * description and source strings; families 1..PG_ARCH_MAX_FAMILIES, each with a valid "ptx"
  * pattern (pattern.h) not repeated in the file, "sass" 0..PG_ARCH_MAX_SASS unique names of
- * [A-Z][A-Z0-9_]*, optional "group" ([a-z][a-z0-9_]*) and "note". */
+ * [A-Z][A-Z0-9_]*, optional "group" ([a-z][a-z0-9_]*) and "note"; optional "launch_limits"
+ * (pg_arch_launch_limits: all its keys, "source" a non-empty string, the others integers 1 to
+ * 2^31 - 1, dimensions arrays of 3, max_cluster_blocks >= max_cluster_blocks_portable). */
 pg_status pg_arch_table_load_file(const char *path, pg_arch_table **out, pg_diag *d);
 
 /* Load dir/<arch>.json. A missing file is PG_ERR_INPUT ("no instruction table for sm_89 in

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/utf8.h"
+
 static const char *const k_graph_ids[PG_DNN_GRAPH_COUNT] = {
     "fused_sdpa_fwd", "composite_fwd", "composite_bwd", "composite_bwd_io_k_view"};
 
@@ -126,8 +128,9 @@ static pg_status load_knob(const json_t *o, const pg_jctx *kc, pg_cudnn_config *
     if (known && json_is_string(name) && strcmp(json_string_value(name), known) != 0) {
         char f[512];
         st = pg_diag_set(d, PG_ERR_INPUT, kc->file, 0, pg_jctx_field(kc, "name", f, sizeof f),
-                         "expected \"%s\" (the name of knob type %lld) or null, got '%.64s'",
-                         known, (long long)type, json_string_value(name));
+                         "expected \"%s\" (the name of knob type %lld) or null, got '%.*s'",
+                         known, (long long)type, PG_UTF8_CUT(json_string_value(name), 64),
+                         json_string_value(name));
     }
     for (int i = 0; st == PG_OK && i < out->n_knobs; i++)
         if (out->knob_type[i] == type)

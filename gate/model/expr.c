@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../base/utf8.h"
+
 typedef struct {
     const char *text;
     size_t pos;
@@ -27,7 +29,8 @@ static pg_status fail(parser *p, const char *fmt, ...)
     if (p->err && p->errlen) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(p->err, p->errlen, fmt, ap);
+        if (vsnprintf(p->err, p->errlen, fmt, ap) >= (int)p->errlen)
+            pg_utf8_trim_cut(p->err); /* cut by the buffer: at a whole character */
         va_end(ap);
     }
     return PG_ERR_INPUT;
@@ -43,15 +46,22 @@ static void skip_space(parser *p)
 static bool is_ident_start(char c) { return isalpha((unsigned char)c) || c == '_'; }
 static bool is_ident_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
 
-/* Syntax error at the current position: "expected EXPECTED, found 'c'" (or the end). */
+/* The 1-based column of byte offset pos, in characters (the text may hold UTF-8). */
+static size_t column(const parser *p, size_t pos)
+{
+    return pg_utf8_count(p->text, pos) + 1;
+}
+
+/* Syntax error at the current position: "expected EXPECTED, found 'c'" (or the end); c is the
+ * whole character there, never one byte of it. */
 static pg_status syntax(parser *p, const char *expected)
 {
-    char c = p->text[p->pos];
-    if (c == '\0')
-        return fail(p, "syntax error at column %zu of '%s': expected %s, found the end", p->pos + 1,
-                    p->text, expected);
-    return fail(p, "syntax error at column %zu of '%s': expected %s, found '%c'", p->pos + 1,
-                p->text, expected, c);
+    const char *c = p->text + p->pos;
+    if (*c == '\0')
+        return fail(p, "syntax error at column %zu of '%s': expected %s, found the end",
+                    column(p, p->pos), p->text, expected);
+    return fail(p, "syntax error at column %zu of '%s': expected %s, found '%.*s'",
+                column(p, p->pos), p->text, expected, (int)pg_utf8_char_len(c), c);
 }
 
 static pg_status overflow(parser *p, int64_t a, char op, int64_t b)
@@ -98,7 +108,7 @@ static pg_status parse_number(parser *p, int64_t *v)
     }
     if (ovf)
         return fail(p, "number '%.*s' at column %zu of '%s' does not fit 64-bit signed",
-                    (int)(p->pos - start), p->text + start, start + 1, p->text);
+                    (int)(p->pos - start), p->text + start, column(p, start), p->text);
     *v = n;
     return PG_OK;
 }
@@ -212,11 +222,11 @@ static pg_status parse_primary(parser *p, int64_t *v)
     size_t len = p->pos - start;
     skip_space(p);
     if (p->text[p->pos] == '(')
-        return parse_call(p, name, len, start + 1, v);
+        return parse_call(p, name, len, column(p, start), v);
     if ((len == 8 && strncmp(name, "ceil_div", 8) == 0) ||
         (len == 3 && (strncmp(name, "min", 3) == 0 || strncmp(name, "max", 3) == 0)))
         return syntax(p, "'(' after a function name");
-    return lookup_symbol(p, name, len, start + 1, v);
+    return lookup_symbol(p, name, len, column(p, start), v);
 }
 
 static pg_status parse_unary(parser *p, int64_t *v)

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../base/utf8.h"
+
 typedef enum { F_STR, F_INT, F_LONG, F_WATTS, F_ECC } field_kind;
 
 static const struct {
@@ -80,7 +82,8 @@ static void value_text(const pg_fingerprint *f, int i, char *out, size_t n)
         return;
     }
     switch (k_fields[i].kind) {
-    case F_STR: snprintf(out, n, "%s", (const char *)m); break;
+    /* A stored file's text (a GPU name) may be any UTF-8: cut at a whole character. */
+    case F_STR: snprintf(out, n, "%.*s", PG_UTF8_CUT((const char *)m, n - 1), (const char *)m); break;
     case F_INT: snprintf(out, n, "%d", *(const int *)m); break;
     case F_LONG: snprintf(out, n, "%ld", *(const long *)m); break;
     case F_WATTS: snprintf(out, n, "%.1f W", *(const double *)m); break;

@@ -16,6 +16,7 @@
 #include "model/task_ops.h"
 #include "stats/drift.h"
 #include "internal.h"
+#include "base/utf8.h"
 
 /* Largest accepted-kernel file hashed for the comparison with the stored hashes. */
 #define PG_HASH_MAX_BYTES ((size_t)64 << 20)
@@ -600,6 +601,8 @@ json_t *pg_baselines_json(const pg_run *run)
                 used += (size_t)snprintf(line + used, sizeof line - used, "%s %s %s → %s",
                                          k ? ";" : "", e->changes[k].field, e->changes[k].stored,
                                          e->changes[k].live);
+            if (used >= sizeof line)
+                pg_utf8_trim_cut(line); /* cut by the buffer: at a whole character */
             json_array_append_new(notes, pg_jstr(line));
         }
         if (e->status == BL_FOUND && s->have_live && !e->pin_ok) {

@@ -9,8 +9,11 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+#include "base/fileio.h"
 #include "report/verdicts.h"
 #include "tool/children.h"
+#include "tool/process.h"
+#include "tool/tmpdir.h"
 
 void pg_check_options_init(pg_check_options *o)
 {
@@ -97,23 +100,6 @@ void pg_progress(pg_run *run, const pg_submission *s, const char *workload, cons
                          workload, stage, status, message);
 }
 
-static void remove_tmpdir(const char *dir)
-{
-    DIR *dp = opendir(dir);
-    if (!dp)
-        return;
-    struct dirent *e;
-    char path[PG_PATH_MAX + 300];
-    while ((e = readdir(dp))) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        unlink(path);
-    }
-    closedir(dp);
-    rmdir(dir);
-}
-
 static json_t *settings_json(const pg_check_options *o, size_t flush_bytes)
 {
     json_t *j = json_pack("{s:i, s:I, s:i, s:i, s:I, s:f, s:o, s:f, s:o, s:o, s:b}",
@@ -149,34 +135,76 @@ static json_t *settings_json(const pg_check_options *o, size_t flush_bytes)
     return j;
 }
 
-/* With a GPU at hand, a launch it cannot take is an input error found before anything runs. */
-static pg_status check_device_limits(pg_run *run, pg_submission *subs, size_t n, pg_diag *d)
+/* The launch limits of the submission's architecture from its table (data/arch/<arch>.json), or
+ * present false when there is no table for it. A table that exists but does not load is an
+ * input error. */
+static pg_status arch_launch_limits(const pg_run *run, const pg_submission *s,
+                                    pg_arch_launch_limits *out, pg_diag *d)
 {
-    /* Without a GPU, the limits every CUDA device shares (CUDA C++ Programming Guide, "Compute
-     * Capabilities" table: 1024 threads per block, block z <= 64, grid y and z <= 65535). */
+    memset(out, 0, sizeof *out);
+    if (s->arch_table) {
+        *out = s->arch_table->launch;
+        return PG_OK;
+    }
+    char name[64], path[PG_PATH_MAX];
+    struct stat sb;
+    if (!run->o->arch_dir || !pg_arch_name_valid(s->arch))
+        return PG_OK;
+    snprintf(name, sizeof name, "%s.json", s->arch);
+    pg_path_join(path, sizeof path, run->o->arch_dir, name);
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return PG_OK;
+    pg_arch_table *t = NULL;
+    pg_status st = pg_arch_table_load_file(path, &t, d);
+    if (st == PG_OK)
+        *out = t->launch;
+    pg_arch_table_free(t);
+    return st;
+}
+
+/* A launch the GPU cannot take is an input error found before anything runs, by one rule
+ * (launch_limits.h) on both paths: with a GPU against the device's limits, without one against
+ * the architecture's table; messages name the architecture either way, so they are the same.
+ * Blocks per cluster come from the table on both paths (no device attribute gives them). */
+static pg_status check_launch_limits(pg_run *run, pg_submission *subs, size_t n, pg_diag *d)
+{
+    /* Without a GPU or a table, the limits every CUDA device shares (CUDA C++ Programming
+     * Guide, "Compute Capabilities" table: 1024 threads per block, block z <= 64, grid y and
+     * z <= 65535). */
     pg_device_info any = {.name = "any CUDA device", .max_threads_per_block = 1024,
                           .max_block_dim = {1024, 1024, 64},
                           .max_grid_dim = {2147483647, 65535, 65535},
                           .max_shared_per_block_optin = 2147483647, .cc_major = 9};
     const pg_device_info *info = pg_run_device_info(run);
-    if (!info)
-        info = &any;
-    pg_launch_limits lim = {.max_threads_per_block = info->max_threads_per_block,
-                            .max_shared_per_block_optin = info->max_shared_per_block_optin,
-                            .cc_major = info->cc_major};
-    snprintf(lim.device_name, sizeof lim.device_name, "%s", info->name);
-    for (int i = 0; i < 3; i++) {
-        lim.max_block_dim[i] = info->max_block_dim[i];
-        lim.max_grid_dim[i] = info->max_grid_dim[i];
-    }
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        pg_arch_launch_limits table;
+        pg_launch_limits lim;
+        pg_status st = arch_launch_limits(run, &subs[i], &table, d);
+        if (st != PG_OK)
+            return st;
+        if (!info && table.present) {
+            pg_launch_limits_from_arch(&table, subs[i].arch, &lim);
+        } else {
+            const pg_device_info *dev = info ? info : &any;
+            lim = (pg_launch_limits){.max_threads_per_block = dev->max_threads_per_block,
+                                     .max_shared_per_block_optin = dev->max_shared_per_block_optin,
+                                     .cc_major = dev->cc_major,
+                                     .max_cluster_blocks_portable = table.max_cluster_blocks_portable,
+                                     .max_cluster_blocks = table.max_cluster_blocks};
+            snprintf(lim.target, sizeof lim.target, "%s", info ? subs[i].arch : any.name);
+            for (int k = 0; k < 3; k++) {
+                lim.max_block_dim[k] = dev->max_block_dim[k];
+                lim.max_grid_dim[k] = dev->max_grid_dim[k];
+            }
+        }
         for (int w = 0; w < subs[i].n_workloads; w++) {
-            pg_status st = pg_launch_limits_check(
-                subs[i].manifest, &subs[i].task->workloads[subs[i].workloads[w]], &subs[i].plans[w],
-                &lim, d);
+            st = pg_launch_limits_check(subs[i].manifest,
+                                        &subs[i].task->workloads[subs[i].workloads[w]],
+                                        &subs[i].plans[w], &lim, d);
             if (st != PG_OK)
                 return st;
         }
+    }
     return PG_OK;
 }
 
@@ -219,14 +247,19 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
     double t0 = pg_now_s();
     char started[32];
     strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    const char *tmp = getenv("TMPDIR");
-    snprintf(run.tmpdir, sizeof run.tmpdir, "%s/ptxgate.XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-    if (!subs || !mkdtemp(run.tmpdir)) {
+    if (!subs)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    /* Also removes the folders of runs that died without cleaning up (tmpdir.h). */
+    if ((st = pg_tmpdir_create(run.tmpdir, sizeof run.tmpdir, NULL, d)) != PG_OK) {
         free(subs);
-        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "cannot create a temporary folder");
+        return st;
     }
-    /* Interrupted (Ctrl-C, a CI job's SIGTERM): the tools running go, and so does this folder. */
+    /* Interrupted (Ctrl-C, a CI job's SIGTERM) or killed: the tools running go, and so does
+     * this folder; the tools' own temporary files (nvcc's tmpxft_*) are made inside it. */
     pg_children_on_fatal_signal(run.tmpdir);
+    char tools_tmp[sizeof run.tmpdir + 8];
+    snprintf(tools_tmp, sizeof tools_tmp, "%s/%s", run.tmpdir, PG_TMPDIR_TOOLS_SUBDIR);
+    pg_process_set_tmpdir(tools_tmp);
     size_t prepared = 0;
     st = resolve_roots(&run, d);
     if (st != PG_OK)
@@ -245,7 +278,7 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
         run.n_comparisons += subs[i].n_workloads * (subs[i].accepted ? 2 : 1);
     if (pool && !o->no_gpu && (st = pg_worker_pool_probe(&run, d)) != PG_OK)
         goto done;
-    st = check_device_limits(&run, subs, n, d);
+    st = check_launch_limits(&run, subs, n, d);
     if (st == PG_OK)
         st = pg_baselines_resolve(&run, subs, n, d);
     if (st != PG_OK)
@@ -331,8 +364,9 @@ done:
     pg_baselines_release(&run);
     if (run.dev)
         pg_device_close(run.dev);
+    pg_process_set_tmpdir(NULL);
     pg_children_on_fatal_signal(NULL);
     pg_dirset_free(&run.include_roots);
-    remove_tmpdir(run.tmpdir);
+    pg_tmpdir_remove(run.tmpdir);
     return st;
 }

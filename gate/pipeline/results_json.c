@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "internal.h"
+#include "base/utf8.h"
 
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 when the bytes there are not one. */
 static size_t utf8_len(const unsigned char *s)
@@ -66,7 +67,8 @@ void pg_stage_finish(json_t *stage, const char *status, double duration_s, const
     char msg[4096];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    if (vsnprintf(msg, sizeof msg, fmt, ap) >= (int)sizeof msg)
+        pg_utf8_trim_cut(msg); /* cut by the buffer: at a whole character */
     va_end(ap);
     json_object_set_new(stage, "status", json_string(status));
     json_object_set_new(stage, "message", pg_jstr(msg));

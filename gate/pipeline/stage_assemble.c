@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "base/utf8.h"
 
 static const char *severity_name(pg_severity s)
 {
@@ -74,8 +75,8 @@ static void first_error(const pg_run *run, const pg_assemble_result *r, const ch
         const char *end = strchr(line, '\n');
         size_t len = end ? (size_t)(end - line) : strlen(line);
         if (len > 0 && (memmem(line, len, "error", 5) || memmem(line, len, "fatal", 5))) {
-            snprintf(buf, n, "exit code %d: %.*s", r->exit_code, (int)(len > 400 ? 400 : len),
-                     line);
+            snprintf(buf, n, "exit code %d: %.*s", r->exit_code,
+                     PG_UTF8_CUT(line, len > 400 ? 400 : len), line);
             return;
         }
         line = end ? end + 1 : NULL;

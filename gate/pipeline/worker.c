@@ -13,6 +13,7 @@
 #include "base/fileio.h"
 #include "tool/supervise.h"
 #include "internal.h"
+#include "base/utf8.h"
 
 /* Worker output (stdout, stderr, kernel printf) kept per worker; the rest is dropped. */
 #define PG_WORKER_MAX_OUTPUT ((size_t)64 << 10)
@@ -232,8 +233,8 @@ bool pg_worker_probe_device(pg_run *run, int ordinal, pg_device_info *info, char
     else if (w.unavailable)
         snprintf(reason, n, "%s", w.reason);
     else if (!w.probe_have)
-        snprintf(reason, n, "the GPU probe worker reported no device (%s): %.300s", end,
-                 r.output);
+        snprintf(reason, n, "the GPU probe worker reported no device (%s): %.*s", end,
+                 PG_UTF8_CUT(r.output, 300), r.output);
     pg_supervise_result_free(&r);
     return st == PG_OK && !w.unavailable && w.probe_have;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ptx_lexer.h"
+#include "../base/utf8.h"
 
 #define MAX_TRACKED_DEPTH 64
 
@@ -232,7 +233,7 @@ static pg_status read_instruction(builder *b, pg_ptok t, const pg_ptok *guard, b
 {
     pg_ptx_inventory *inv = b->inv;
     char show[80];
-    snprintf(show, sizeof show, "%.*s", t.len > 60 ? 60 : (int)t.len, t.text);
+    snprintf(show, sizeof show, "%.*s", PG_UTF8_CUT(t.text, t.len > 60 ? 60 : t.len), t.text);
     if (t.len >= PG_PTX_MAX_MNEMONIC)
         return bad(b, t.line, "instruction '%s…' is longer than 255 characters", show);
     if (inv->n_instrs >= PG_PTX_MAX_INSTRS)

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/utf8.h"
+
 /* ---- tokenizer ---------------------------------------------------------------------------- */
 
 typedef enum { TOK_EOF, TOK_WORD, TOK_PUNCT } tok_kind;
@@ -139,7 +141,7 @@ static const char *tok_show(const token *t, char *buf, size_t n)
     if (t->kind == TOK_EOF)
         snprintf(buf, n, "end of file");
     else
-        snprintf(buf, n, "'%.*s'", t->len > 40 ? 40 : (int)t->len, t->s);
+        snprintf(buf, n, "'%.*s'", PG_UTF8_CUT(t->s, t->len > 40 ? 40 : t->len), t->s);
     return buf;
 }
 
@@ -174,8 +176,8 @@ typedef struct {
 static pg_status copy_name(parser *ps, const token *t, char *dst, const char *what)
 {
     if (t->len > 255)
-        return FAIL(ps, t->line, "%s '%.40s...' is %zu characters long; the limit is 255", what,
-                    t->s, t->len);
+        return FAIL(ps, t->line, "%s '%.*s...' is %zu characters long; the limit is 255", what,
+                    PG_UTF8_CUT(t->s, 40), t->s, t->len);
     memcpy(dst, t->s, t->len);
     dst[t->len] = '\0';
     return PG_OK;
@@ -545,10 +547,11 @@ static pg_status parse_target(parser *ps, const token *kw)
     if (st != PG_OK)
         return st;
     pg_ptx_module_info *m = ps->m;
-    snprintf(m->target, sizeof m->target, "%.*s", first.len > 127 ? 127 : (int)first.len,
-             first.s);
+    snprintf(m->target, sizeof m->target, "%.*s",
+             PG_UTF8_CUT(first.s, first.len > 127 ? 127 : first.len), first.s);
     size_t raw = (size_t)(end - first.s);
-    snprintf(m->targets_raw, sizeof m->targets_raw, "%.*s", raw > 127 ? 127 : (int)raw, first.s);
+    snprintf(m->targets_raw, sizeof m->targets_raw, "%.*s",
+             PG_UTF8_CUT(first.s, raw > 127 ? 127 : raw), first.s);
     m->target_line = kw->line;
     return PG_OK;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "results_read.h"
 #include "stats/comparison.h"
 
 /* The suffix pg_perf_holm_finalize appends to a stage message, up to the comparison's name. */
@@ -39,14 +40,24 @@ static pg_status add(family *f, json_t *stage, json_t *cmp, const char *file, co
                      pg_diag *d)
 {
     pg_cmp_verdict v;
+    pg_jctx c = {.file = file};
+    char field[600];
+    snprintf(c.path, sizeof c.path, "%s", path);
     if (!parse_verdict(json_string_value(json_object_get(cmp, "verdict")), &v))
-        return pg_diag_set(d, PG_ERR_INPUT, file, 0, path,
+        return pg_diag_set(d, PG_ERR_INPUT, file, 0, pg_jctx_field(&c, "verdict", field, sizeof field),
                            "expected verdict PASS, FAIL, INCONCLUSIVE or FAST");
     const json_t *p = json_object_get(cmp, "p_fail_seq");
     if (!json_is_number(p) && !json_is_null(p))
-        return pg_diag_set(d, PG_ERR_INPUT, file, 0, path,
-                           "expected p_fail_seq to be a number or null, found %s",
-                           p ? "another type" : "nothing");
+        return pg_diag_set(d, PG_ERR_INPUT, file, 0,
+                           pg_jctx_field(&c, "p_fail_seq", field, sizeof field),
+                           "expected a probability from 0 to 1 or null, found %s",
+                           pg_json_type_name(p));
+    if (json_is_number(p)) {
+        pg_status st = pg_res_check_range(&c, "p_fail_seq", PG_RES_RANGE_PROB,
+                                          json_number_value(p), d);
+        if (st != PG_OK)
+            return st;
+    }
     /* Undo the recorded Holm step: it only swaps FAIL and INCONCLUSIVE. */
     if (json_is_true(json_object_get(cmp, "holm_changed")))
         v = v == PG_CMP_FAIL ? PG_CMP_INCONCLUSIVE : v == PG_CMP_INCONCLUSIVE ? PG_CMP_FAIL : v;
@@ -81,8 +92,7 @@ static pg_status collect(json_t *stages, const char *file, const char *base, fam
             if (!json_object_get(c, "p_fail_seq") || (cname && strcmp(cname, "aa_canary") == 0))
                 continue;
             char path[512];
-            snprintf(path, sizeof path, "%s.stages[%zu].details.comparisons[%zu].verdict", base,
-                     i, k);
+            snprintf(path, sizeof path, "%s.stages[%zu].details.comparisons[%zu]", base, i, k);
             pg_status s = add(f, st, c, file, path, d);
             if (s != PG_OK)
                 return s;
@@ -105,6 +115,26 @@ static const char *stage_status(const family *f, const json_t *stage)
     for (size_t j = 0; j < f->n; j++)
         failed |= f->v[j].stage == stage && f->v[j].r.verdict == PG_CMP_FAIL;
     return failed ? "fail" : "pass";
+}
+
+pg_status pg_results_check_holm(const json_t *results, const char *file, pg_diag *d)
+{
+    family f = {0};
+    pg_status st = PG_OK;
+    size_t i, j;
+    json_t *sub, *wl;
+    json_array_foreach(json_object_get(results, "submissions"), i, sub) {
+        json_array_foreach(json_object_get(sub, "workloads"), j, wl) {
+            char base[128];
+            snprintf(base, sizeof base, "submissions[%zu].workloads[%zu]", i, j);
+            if ((st = collect(json_object_get(wl, "stages"), file, base, &f, d)) != PG_OK)
+                break;
+        }
+        if (st != PG_OK)
+            break;
+    }
+    free(f.v);
+    return st;
 }
 
 pg_status pg_results_reapply_holm(json_t *results, const char *file, double run_alpha, size_t *m,

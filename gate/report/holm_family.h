@@ -24,9 +24,14 @@
 
 /* Re-apply Holm at run_alpha over results' family as described above; *m (may be NULL) gets
  * the family's size. file names results in diagnostics. Errors: PG_ERR_INPUT when an entry's
- * verdict is not PASS, FAIL, INCONCLUSIVE or FAST, or its p_fail_seq is neither a number nor
- * null (the message names the file and the JSON path); PG_ERR_INFRA on out-of-memory. */
+ * verdict is not PASS, FAIL, INCONCLUSIVE or FAST, or its p_fail_seq is neither null nor a
+ * probability from 0 to 1 (the message names the file and the JSON path); PG_ERR_INFRA on
+ * out-of-memory. */
 pg_status pg_results_reapply_holm(json_t *results, const char *file, double run_alpha, size_t *m,
                                   pg_diag *d);
+
+/* The checks of pg_results_reapply_holm alone, changing nothing: what merge asks of each shard
+ * before it combines them, so that an error names the shard's file and its own indices. */
+pg_status pg_results_check_holm(const json_t *results, const char *file, pg_diag *d);
 
 #endif

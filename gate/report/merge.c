@@ -46,6 +46,10 @@ static pg_status read_shard(json_t *root, const char *file, shard_in *s, pg_diag
     if (st != PG_OK)
         return st;
     pg_results_free(&view);
+    /* Holm's inputs, checked here so that an error names this shard and its own indices, not
+     * the merged run's. */
+    if ((st = pg_results_check_holm(root, file, d)) != PG_OK)
+        return st;
     memset(s, 0, sizeof *s);
     s->root = root;
     s->file = file;

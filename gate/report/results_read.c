@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/utf8.h"
+
 #define DEFAULT_FILE "results.json"
 
 /* ---- status words ---- */
@@ -112,8 +114,8 @@ static pg_status get_status(const json_t *obj, const pg_jctx *ctx, const char *k
         }
     char f[300];
     return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, key, f, sizeof f),
-                       "expected one of pass, fail, error%s; found \"%.64s\"",
-                       allow_skipped ? ", skipped" : "", s);
+                       "expected one of pass, fail, error%s; found \"%.*s\"",
+                       allow_skipped ? ", skipped" : "", PG_UTF8_CUT(s, 64), s);
 }
 
 static pg_status get_duration(const json_t *obj, const pg_jctx *ctx, const char *key, double *out,
@@ -511,44 +513,86 @@ pg_status pg_res_detail_array(const pg_res_stage *s, const char *dotted, const j
     return pg_res_get_array(s->details, &s->details_ctx, dotted, out, d);
 }
 
-/* The detail fields the reports read, by stage, with the type each must have when present. */
+/* The detail fields the reports read, by stage, with the type each must have when present and
+ * the range of a number (what ptxgate check can write: errors, counts and sizes >= 0, times
+ * > 0, a confidence level in (0, 1); all below 1e12 so that sums and ratios stay finite), so
+ * that a hand-edited or hostile file (a p_fail_seq or a time of -1e308) is an input error
+ * naming the field, never a changed verdict. */
 typedef enum { T_NUM, T_INT, T_STR, T_ARR } detail_type;
+typedef enum { R_ANY, R_NONNEG, R_POS, R_LEVEL } detail_range;
 static const struct {
     const char *stage, *path;
     detail_type type;
+    detail_range range;
 } k_detail_fields[] = {
-    {"assemble", "registers", T_INT},
-    {"assemble", "shared_bytes", T_INT},
-    {"assemble", "spill_store_bytes", T_INT},
-    {"assemble", "spill_load_bytes", T_INT},
-    {"assemble", "stack_frame_bytes", T_INT},
-    {"assemble", "diagnostics", T_ARR},
-    {"assemble", "entries", T_ARR},
-    {"load", "log", T_STR},
-    {"correctness", "max_absolute_error", T_NUM},
-    {"correctness", "max_relative_error", T_NUM},
-    {"correctness", "relative_l2_error", T_NUM},
-    {"correctness", "bad_elements", T_INT},
-    {"correctness", "tolerance.atol", T_NUM},
-    {"correctness", "tolerance.rtol", T_NUM},
-    {"correctness", "tolerance.max_rel_l2", T_NUM},
-    {"performance", "candidate.median_ms", T_NUM},
-    {"performance", "candidate.ci_low_ms", T_NUM},
-    {"performance", "candidate.ci_high_ms", T_NUM},
-    {"performance", "candidate.tflops", T_NUM},
-    {"performance", "baseline.median_ms", T_NUM},
-    {"performance", "baseline.ci_low_ms", T_NUM},
-    {"performance", "baseline.ci_high_ms", T_NUM},
-    {"performance", "baseline.tflops", T_NUM},
-    {"performance", "speedup.estimate", T_NUM},
-    {"performance", "speedup.ci_low", T_NUM},
-    {"performance", "speedup.ci_high", T_NUM},
-    {"performance", "speedup.confidence", T_NUM},
-    {"performance", "min_speedup", T_NUM},
-    {"instructions", "policy", T_STR},
-    {"instructions", "arch", T_STR},
-    {"instructions", "targets", T_ARR},
+    {"assemble", "registers", T_INT, R_NONNEG},
+    {"assemble", "shared_bytes", T_INT, R_NONNEG},
+    {"assemble", "spill_store_bytes", T_INT, R_NONNEG},
+    {"assemble", "spill_load_bytes", T_INT, R_NONNEG},
+    {"assemble", "stack_frame_bytes", T_INT, R_NONNEG},
+    {"assemble", "diagnostics", T_ARR, R_ANY},
+    {"assemble", "entries", T_ARR, R_ANY},
+    {"load", "log", T_STR, R_ANY},
+    {"correctness", "max_absolute_error", T_NUM, R_NONNEG},
+    {"correctness", "max_relative_error", T_NUM, R_NONNEG},
+    {"correctness", "relative_l2_error", T_NUM, R_NONNEG},
+    {"correctness", "bad_elements", T_INT, R_NONNEG},
+    {"correctness", "tolerance.atol", T_NUM, R_NONNEG},
+    {"correctness", "tolerance.rtol", T_NUM, R_NONNEG},
+    {"correctness", "tolerance.max_rel_l2", T_NUM, R_NONNEG},
+    {"performance", "candidate.median_ms", T_NUM, R_POS},
+    {"performance", "candidate.ci_low_ms", T_NUM, R_POS},
+    {"performance", "candidate.ci_high_ms", T_NUM, R_POS},
+    {"performance", "candidate.tflops", T_NUM, R_NONNEG},
+    {"performance", "baseline.median_ms", T_NUM, R_POS},
+    {"performance", "baseline.ci_low_ms", T_NUM, R_POS},
+    {"performance", "baseline.ci_high_ms", T_NUM, R_POS},
+    {"performance", "baseline.tflops", T_NUM, R_NONNEG},
+    {"performance", "speedup.estimate", T_NUM, R_NONNEG},
+    {"performance", "speedup.ci_low", T_NUM, R_NONNEG},
+    {"performance", "speedup.ci_high", T_NUM, R_NONNEG},
+    {"performance", "speedup.confidence", T_NUM, R_LEVEL},
+    {"performance", "min_speedup", T_NUM, R_POS},
+    {"instructions", "policy", T_STR, R_ANY},
+    {"instructions", "arch", T_STR, R_ANY},
+    {"instructions", "targets", T_ARR, R_ANY},
 };
+
+pg_status pg_res_check_range(const pg_jctx *ctx, const char *field, pg_res_range range,
+                             double v, pg_diag *d)
+{
+    static const char *const want[] = {
+        [PG_RES_RANGE_ANY] = "a number above -1e12 and below 1e12",
+        [PG_RES_RANGE_NONNEG] = "a number >= 0 and below 1e12",
+        [PG_RES_RANGE_POS] = "a number > 0 and below 1e12",
+        [PG_RES_RANGE_LEVEL] = "a level between 0 and 1 (both excluded)",
+        [PG_RES_RANGE_PROB] = "a probability from 0 to 1",
+    };
+    bool ok = v > -1e12 && v < 1e12;
+    switch (range) {
+    case PG_RES_RANGE_ANY: break;
+    case PG_RES_RANGE_NONNEG: ok = ok && v >= 0.0; break;
+    case PG_RES_RANGE_POS: ok = ok && v > 0.0; break;
+    case PG_RES_RANGE_LEVEL: ok = v > 0.0 && v < 1.0; break;
+    case PG_RES_RANGE_PROB: ok = v >= 0.0 && v <= 1.0; break;
+    }
+    if (ok)
+        return PG_OK;
+    char f[600];
+    snprintf(f, sizeof f, "%s%s%s", ctx->path, ctx->path[0] ? "." : "", field);
+    return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, f, "expected %s, found %g", want[range],
+                       v);
+}
+
+static pg_status check_range(const pg_res_stage *s, const char *path, detail_range r, double v,
+                             pg_diag *d)
+{
+    static const pg_res_range map[] = {[R_ANY] = PG_RES_RANGE_ANY,
+                                       [R_NONNEG] = PG_RES_RANGE_NONNEG,
+                                       [R_POS] = PG_RES_RANGE_POS,
+                                       [R_LEVEL] = PG_RES_RANGE_LEVEL};
+    return pg_res_check_range(&s->details_ctx, path, map[r], v, d);
+}
 
 /* Check the types of the detail fields reports use, so every writer fails the same way on a
  * malformed file, whatever the stage's status. */
@@ -563,12 +607,16 @@ static pg_status check_details(const pg_res_stage *s, pg_diag *d)
         const json_t *arr;
         pg_res_num num;
         pg_res_int in;
+        num.has = in.has = false;
         switch (k_detail_fields[i].type) {
         case T_NUM: st = pg_res_detail_number(s, path, &num, d); break;
         case T_INT: st = pg_res_detail_int(s, path, &in, d); break;
         case T_STR: st = pg_res_detail_string(s, path, &str, d); break;
         case T_ARR: st = pg_res_detail_array(s, path, &arr, d); break;
         }
+        if (st == PG_OK && (num.has || in.has))
+            st = check_range(s, path, k_detail_fields[i].range, num.has ? num.v : (double)in.v,
+                             d);
     }
     if (st == PG_OK && strcmp(s->stage, "instructions") == 0) {
         const json_t *targets = NULL;
@@ -600,8 +648,11 @@ static pg_status check_details(const pg_res_stage *s, pg_diag *d)
         static const char *const k_ints[] = {"registers", "shared_bytes", "spill_store_bytes",
                                              "spill_load_bytes", "stack_frame_bytes"};
         st = pg_res_get_string(e, &ec, "name", &name, d);
-        for (size_t k = 0; k < sizeof k_ints / sizeof k_ints[0] && st == PG_OK; k++)
+        for (size_t k = 0; k < sizeof k_ints / sizeof k_ints[0] && st == PG_OK; k++) {
             st = pg_res_get_int(e, &ec, k_ints[k], &v, d);
+            if (st == PG_OK && v.has)
+                st = pg_res_check_range(&ec, k_ints[k], PG_RES_RANGE_NONNEG, (double)v.v, d);
+        }
     }
     return st;
 }
@@ -655,6 +706,13 @@ pg_status pg_res_instr_target_get(const pg_res_stage *s, const json_t *targets, 
         (st = pg_res_get_number(e, &c, "runtime.executed_count", &out->executed_count, d)) !=
             PG_OK ||
         (st = pg_res_get_number(e, &c, "runtime.coverage", &out->coverage, d)) != PG_OK)
+        return st;
+    if (out->executed_count.has &&
+        (st = pg_res_check_range(&c, "runtime.executed_count", PG_RES_RANGE_NONNEG,
+                                 out->executed_count.v, d)) != PG_OK)
+        return st;
+    if (out->coverage.has && (st = pg_res_check_range(&c, "runtime.coverage", PG_RES_RANGE_PROB,
+                                                      out->coverage.v, d)) != PG_OK)
         return st;
     if (strcmp(out->status, "pass") != 0 && strcmp(out->status, "fail") != 0 &&
         strcmp(out->status, "unknown") != 0)

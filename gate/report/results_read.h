@@ -116,6 +116,21 @@ void pg_results_free(pg_results *r);
 /* First stage record named name among stages[0..n), or NULL. */
 const pg_res_stage *pg_res_find_stage(const pg_res_stage *stages, size_t n, const char *name);
 
+/* The range a number read from a results file must lie in (pg_res_check_range). */
+typedef enum {
+    PG_RES_RANGE_ANY,    /* -1e12 < v < 1e12 */
+    PG_RES_RANGE_NONNEG, /* 0 <= v < 1e12: errors, counts, sizes, throughputs, ratios */
+    PG_RES_RANGE_POS,    /* 0 < v < 1e12: times */
+    PG_RES_RANGE_LEVEL,  /* 0 < v < 1: a confidence or significance level */
+    PG_RES_RANGE_PROB,   /* 0 <= v <= 1: a probability, a coverage */
+} pg_res_range;
+
+/* PG_OK when v lies in range; else PG_ERR_INPUT with file ctx->file, field ctx->path + "." +
+ * field, message "expected a probability from 0 to 1, found -1e+308" (the bounds keep every
+ * sum and ratio ptxgate forms from the file finite). */
+pg_status pg_res_check_range(const pg_jctx *ctx, const char *field, pg_res_range range,
+                             double v, pg_diag *d);
+
 /* Typed lookups below obj (an object at JSON path ctx) by a dotted path ("candidate.tflops",
  * "speedup.ci_low"). A missing or null member anywhere on the path leaves the result empty
  * (has = false, NULL) and returns PG_OK; a member of the wrong type is PG_ERR_INPUT naming the

@@ -12,6 +12,7 @@
 
 #include "process.h"
 #include "toolchain.h"
+#include "../base/utf8.h"
 
 #define MAX_ARGS 16
 
@@ -35,9 +36,9 @@ static pg_status check_inputs(const char *in_path, const char *arch, const char 
     const char *paths[] = {in_path, out_path};
     if (!arch_is_valid(arch))
         return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "arch",
-                           "'%.64s' is not an architecture; expected sm_ and 2 or 3 digits with "
+                           "'%.*s' is not an architecture; expected sm_ and 2 or 3 digits with "
                            "an optional 'a' or 'f' (sm_90a, sm_100a)",
-                           arch ? arch : "");
+                           PG_UTF8_CUT(arch ? arch : "", 64), arch ? arch : "");
     for (int i = 0; i < 2; i++) {
         if (!paths[i] || !paths[i][0])
             return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL, "empty %s path",

@@ -1,12 +1,19 @@
-/* Tracked child process groups and the fatal-signal handler (see children.h). */
+/* Tracked child process groups, the fatal-signal handler and the guard process (see
+ * children.h). */
 #include "children.h"
+
+#include "tmpdir.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -14,13 +21,43 @@ static atomic_int g_groups[PG_CHILDREN_MAX]; /* 0: free slot */
 static char g_dir[4096];
 static volatile sig_atomic_t g_have_dir;
 static atomic_bool g_installed;
+static atomic_int g_guard_fd = -1; /* our end of the guard's socket; -1: no guard */
+
+/* Messages to the guard: one record per send (SOCK_SEQPACKET keeps them apart). */
+enum { GUARD_ADD = 1, GUARD_REMOVE, GUARD_DIR, GUARD_NO_DIR };
+typedef struct {
+    int op;
+    int pgid;
+    char dir[4000]; /* GUARD_DIR: the folder, NUL-terminated; only the used part is sent */
+} guard_msg;
+
+static void guard_send(int op, int pgid, const char *dir)
+{
+    int fd = atomic_load(&g_guard_fd);
+    if (fd < 0)
+        return;
+    guard_msg m;
+    size_t len = offsetof(guard_msg, dir);
+    m.op = op;
+    m.pgid = pgid;
+    if (dir) {
+        size_t n = strlen(dir);
+        memcpy(m.dir, dir, n + 1);
+        len += n + 1;
+    }
+    /* A guard gone (killed) costs its protection, never a SIGPIPE. */
+    while (send(fd, &m, len, MSG_NOSIGNAL) < 0 && errno == EINTR)
+        ;
+}
 
 void pg_children_add(pid_t pgid)
 {
     for (int i = 0; pgid > 0 && i < PG_CHILDREN_MAX; i++) {
         int free_slot = 0;
-        if (atomic_compare_exchange_strong(&g_groups[i], &free_slot, (int)pgid))
+        if (atomic_compare_exchange_strong(&g_groups[i], &free_slot, (int)pgid)) {
+            guard_send(GUARD_ADD, (int)pgid, NULL);
             return;
+        }
     }
 }
 
@@ -28,41 +65,10 @@ void pg_children_remove(pid_t pgid)
 {
     for (int i = 0; pgid > 0 && i < PG_CHILDREN_MAX; i++) {
         int mine = (int)pgid;
-        if (atomic_compare_exchange_strong(&g_groups[i], &mine, 0))
+        if (atomic_compare_exchange_strong(&g_groups[i], &mine, 0)) {
+            guard_send(GUARD_REMOVE, (int)pgid, NULL);
             return;
-    }
-}
-
-/* Remove the entries of the flat folder dir, then dir: open, getdents64, unlinkat and rmdir
- * only (async-signal-safe; opendir/readdir allocate). A few passes, since entries removed while
- * reading may make the kernel skip others. */
-static void remove_flat_dir(const char *dir)
-{
-    struct dirent64_raw {
-        unsigned long long d_ino;
-        long long d_off;
-        unsigned short d_reclen;
-        unsigned char d_type;
-        char d_name[];
-    };
-    for (int pass = 0; pass < 4; pass++) {
-        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-            return;
-        bool removed = false;
-        char buf[8192] __attribute__((aligned(8)));
-        long n;
-        while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
-            for (long off = 0; off < n;) {
-                struct dirent64_raw *e = (struct dirent64_raw *)(buf + off);
-                const char *name = e->d_name;
-                if (!(name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))))
-                    removed |= unlinkat(fd, name, 0) == 0;
-                off += e->d_reclen;
-            }
-        close(fd);
-        if (rmdir(dir) == 0 || !removed)
-            return;
+        }
     }
 }
 
@@ -75,7 +81,7 @@ static void on_fatal_signal(int sig)
             kill(-g, SIGKILL);
     }
     if (g_have_dir)
-        remove_flat_dir(g_dir);
+        pg_tmpdir_remove(g_dir);
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
@@ -85,8 +91,112 @@ static void on_fatal_signal(int sig)
     raise(sig); /* blocked until the handler returns, then fatal */
 }
 
+/* The guard: reads records until ptxgate's end of the socket closes (ptxgate exited or was
+ * killed, SIGKILL included), then kills the groups still listed and removes the folder. Makes
+ * async-signal-safe calls only (it was forked from a process that may have threads). */
+static void guard_main(int fd)
+{
+    static int groups[PG_CHILDREN_MAX];
+    static char dir[sizeof ((guard_msg *)0)->dir];
+    static guard_msg m;
+    setpgid(0, 0); /* a signal to ptxgate's group does not take the guard along */
+    prctl(PR_SET_NAME, "ptxgate-guard");
+    struct sigaction ign;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGTSTP, SIGTTIN, SIGTTOU};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        sigaction(sigs[i], &ign, NULL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    /* Hold nothing of ptxgate's open: a reader of its output must see end of file when it
+     * exits, not when the guard does. */
+    int null_fd = open("/dev/null", O_RDWR);
+    if (fd != 3 && dup2(fd, 3) == 3)
+        fd = 3;
+    for (int k = 0; k < 3 && null_fd >= 0; k++)
+        dup2(null_fd, k);
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, 4U, ~0U, 0U) != 0)
+#endif
+        for (int k = 4; k < 65536; k++)
+            close(k);
+    if (null_fd > 3)
+        close(null_fd);
+    for (;;) {
+        ssize_t n = recv(fd, &m, sizeof m, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < (ssize_t)offsetof(guard_msg, dir))
+            break; /* end of file: ptxgate is gone */
+        if (m.op == GUARD_ADD) {
+            for (int i = 0; i < PG_CHILDREN_MAX; i++)
+                if (groups[i] == 0) {
+                    groups[i] = m.pgid;
+                    break;
+                }
+        } else if (m.op == GUARD_REMOVE) {
+            for (int i = 0; i < PG_CHILDREN_MAX; i++)
+                if (groups[i] == m.pgid) {
+                    groups[i] = 0;
+                    break;
+                }
+        } else if (m.op == GUARD_DIR && n > (ssize_t)offsetof(guard_msg, dir) &&
+                   m.dir[n - offsetof(guard_msg, dir) - 1] == '\0') {
+            memcpy(dir, m.dir, (size_t)(n - (ssize_t)offsetof(guard_msg, dir)));
+        } else if (m.op == GUARD_NO_DIR) {
+            dir[0] = '\0';
+        }
+    }
+    for (int i = 0; i < PG_CHILDREN_MAX; i++)
+        if (groups[i] > 0)
+            kill(-groups[i], SIGKILL);
+    if (dir[0])
+        pg_tmpdir_remove(dir);
+    _exit(0);
+}
+
+/* Start the guard once; without one (fork failed) the parent-death signal still applies. */
+static void guard_start(void)
+{
+    static atomic_bool started;
+    if (atomic_exchange(&started, true))
+        return;
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+        return;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(sv[0]);
+        guard_main(sv[1]);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    close(sv[1]);
+    if (pid < 0) {
+        close(sv[0]);
+        return;
+    }
+    atomic_store(&g_guard_fd, sv[0]);
+    /* Groups started before the guard. */
+    for (int i = 0; i < PG_CHILDREN_MAX; i++) {
+        int g = atomic_load(&g_groups[i]);
+        if (g > 0)
+            guard_send(GUARD_ADD, g, NULL);
+    }
+}
+
 void pg_children_on_fatal_signal(const char *dir)
 {
+    if (dir && dir[0])
+        guard_start();
+    if (dir && dir[0] && strlen(dir) < sizeof ((guard_msg *)0)->dir)
+        guard_send(GUARD_DIR, 0, dir);
+    else
+        guard_send(GUARD_NO_DIR, 0, NULL);
     g_have_dir = 0;
     atomic_signal_fence(memory_order_seq_cst);
     if (dir && strlen(dir) < sizeof g_dir) {

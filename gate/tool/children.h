@@ -18,9 +18,17 @@ void pg_children_add(pid_t pgid);
 void pg_children_remove(pid_t pgid);
 
 /* From the first call on, SIGINT, SIGTERM and SIGHUP make ptxgate SIGKILL every tracked group,
- * remove the files in dir and dir itself (a flat folder, as the run's temporary folder is), and
- * then die of that signal as it would have without the handler (a shell sees 128 + n). Later
- * calls change the folder; NULL: none is removed. A signal ignored when the handlers are
+ * remove dir and what it holds (tmpdir.h, pg_tmpdir_remove), and then die of that signal as it
+ * would have without the handler (a shell sees 128 + n). Later calls change the folder; NULL:
+ * none is removed.
+ *
+ * The first call with a folder also starts the guard: a small process forked from ptxgate, in a
+ * process group of its own, named "ptxgate-guard", holding none of ptxgate's files but one end
+ * of a socket over which it learns the tracked groups and the folder. When that socket closes
+ * (ptxgate exited, or died of anything, SIGKILL included, which no handler sees) the guard
+ * kills the groups still tracked (the tools and whatever they started, such as nvcc's cicc,
+ * which the parent-death signal of process.h does not reach) and removes the folder, then
+ * exits. It ignores the terminal's and a CI job's signals, so it outlives ptxgate. A signal ignored when the handlers are
  * installed (nohup, SIGINT of a shell's background job) stays ignored. Only async-signal-safe
  * calls run in the handler. dir: at most 4095 bytes (longer: none is removed). */
 void pg_children_on_fatal_signal(const char *dir);

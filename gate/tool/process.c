@@ -1,5 +1,6 @@
-/* Running one child process with captured output and a timeout (see process.h): posix_spawnp into
- * a new process group, one pipe for stdout and stderr, a poll loop that reads while waiting. */
+/* Running one child process with captured output and a timeout (see process.h): fork and execve
+ * into a new process group with a parent-death signal, one pipe for stdout and stderr, a poll
+ * loop that reads while waiting. */
 #include "process.h"
 
 #include "children.h"
@@ -8,9 +9,12 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -114,35 +118,137 @@ static bool wait_reading(pid_t pid, int fd, double deadline, sink *s, bool *eof,
     }
 }
 
+/* TMPDIR given to children (pg_process_set_tmpdir); "" for the parent's own. */
+static char g_tmpdir_entry[4096 + 8];
+
+void pg_process_set_tmpdir(const char *dir)
+{
+    if (dir && dir[0] && strlen(dir) < sizeof g_tmpdir_entry - 8)
+        snprintf(g_tmpdir_entry, sizeof g_tmpdir_entry, "TMPDIR=%s", dir);
+    else
+        g_tmpdir_entry[0] = '\0';
+}
+
+/* The child's environment: the parent's, with TMPDIR replaced when one is set. The array is
+ * allocated (caller frees it, not the strings). */
+static char **child_environment(void)
+{
+    size_t n = 0;
+    while (environ && environ[n])
+        n++;
+    char **env = malloc((n + 2) * sizeof *env);
+    if (!env)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!g_tmpdir_entry[0] || strncmp(environ[i], "TMPDIR=", 7) != 0)
+            env[k++] = environ[i];
+    if (g_tmpdir_entry[0])
+        env[k++] = g_tmpdir_entry;
+    env[k] = NULL;
+    return env;
+}
+
+/* The file to execute for name: name itself when it has a '/', else the first executable
+ * regular file of that name in $PATH (as execvp looks, resolved before fork so that the child
+ * only makes async-signal-safe calls). Returns 0 or an errno value. */
+static int resolve_program(const char *name, char *out, size_t n)
+{
+    if (strchr(name, '/'))
+        return snprintf(out, n, "%s", name) < (int)n ? 0 : ENAMETOOLONG;
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    int err = ENOENT;
+    for (const char *p = path;; p++) {
+        const char *colon = strchr(p, ':');
+        size_t len = colon ? (size_t)(colon - p) : strlen(p);
+        struct stat sb;
+        if (snprintf(out, n, "%.*s%s%s", (int)len, p, len ? "/" : "", name) < (int)n &&
+            stat(out, &sb) == 0 && S_ISREG(sb.st_mode)) {
+            if (access(out, X_OK) == 0)
+                return 0;
+            err = EACCES;
+        }
+        if (!colon)
+            break;
+        p = colon;
+    }
+    return err;
+}
+
 int pg_process_spawn(const char *const argv[], int out_fd, pid_t *pid)
 {
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t at;
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    sigdelset(&all, SIGKILL);
-    sigdelset(&all, SIGSTOP);
-    int rc = posix_spawn_file_actions_init(&fa);
+    char program[4096];
+    int rc = resolve_program(argv[0], program, sizeof program);
     if (rc != 0)
         return rc;
-    if ((rc = posix_spawnattr_init(&at)) != 0) {
-        posix_spawn_file_actions_destroy(&fa);
+    char **env = child_environment();
+    int errpipe[2];
+    if (!env)
+        return ENOMEM;
+    if (pipe2(errpipe, O_CLOEXEC) != 0) {
+        rc = errno;
+        free(env);
         return rc;
     }
-    if (!(rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0)) &&
-        !(rc = posix_spawn_file_actions_adddup2(&fa, out_fd, 1)) &&
-        !(rc = posix_spawn_file_actions_adddup2(&fa, out_fd, 2)) &&
-        !(rc = posix_spawnattr_setpgroup(&at, 0)) &&
-        !(rc = posix_spawnattr_setsigmask(&at, &none)) &&
-        !(rc = posix_spawnattr_setsigdefault(&at, &all)) &&
-        !(rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                                 POSIX_SPAWN_SETSIGDEF)))
-        rc = posix_spawnp(pid, argv[0], &fa, &at, (char *const *)argv, environ);
-    if (rc == 0)
-        pg_children_add(*pid);
-    posix_spawnattr_destroy(&at);
-    posix_spawn_file_actions_destroy(&fa);
+    sigset_t all, old;
+    sigfillset(&all);
+    /* No handler of ours may run in the child between fork and exec. */
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pid_t parent = getpid();
+    pid_t child = fork();
+    if (child == 0) {
+        /* Async-signal-safe calls only from here on (the parent may have threads). */
+        setpgid(0, 0);
+        /* Killed with the thread that started it, even by SIGKILL; if that already happened
+         * before the request took effect, the parent is no longer ours: stop. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(127);
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        for (int sig = 1; sig < NSIG; sig++)
+            if (sig != SIGKILL && sig != SIGSTOP)
+                sigaction(sig, &dfl, NULL);
+        int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (null_fd < 0 || dup2(null_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(out_fd, 2) < 0)
+            rc = errno;
+        else {
+            sigset_t none;
+            sigemptyset(&none);
+            sigprocmask(SIG_SETMASK, &none, NULL);
+            execve(program, (char *const *)argv, env);
+            rc = errno;
+        }
+        while (write(errpipe[1], &rc, sizeof rc) < 0 && errno == EINTR)
+            ;
+        _exit(127);
+    }
+    rc = child < 0 ? errno : 0;
+    if (child > 0) {
+        setpgid(child, child); /* also from here, so the group exists before any kill(-pid) */
+        pg_children_add(child);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    close(errpipe[1]);
+    if (child > 0) {
+        int child_err = 0;
+        ssize_t k;
+        while ((k = read(errpipe[0], &child_err, sizeof child_err)) < 0 && errno == EINTR)
+            ;
+        if (k == (ssize_t)sizeof child_err) { /* exec failed: the child is exiting */
+            while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+                ;
+            pg_children_remove(child);
+            rc = child_err ? child_err : ENOEXEC;
+        } else {
+            *pid = child;
+        }
+    }
+    close(errpipe[0]);
+    free(env);
     return rc;
 }
 

@@ -1,9 +1,13 @@
 /* Running one child process: argv without a shell, stdout and stderr captured together into a
  * bounded buffer, and a wall-clock timeout after which the child's whole process group is killed.
  *
- * The child runs in a new process group with stdin from /dev/null, the parent's environment, and
- * default signal dispositions. When the child exits, anything it left running in its group is
- * killed too, so no stray process outlives the call. */
+ * The child runs in a new process group with stdin from /dev/null, the parent's environment (with
+ * TMPDIR replaced when pg_process_set_tmpdir gave one), and default signal dispositions. When the
+ * child exits, anything it left running in its group is killed too, so no stray process outlives
+ * the call. The child gets PR_SET_PDEATHSIG(SIGKILL): it dies with the thread that started it,
+ * even when ptxgate is killed by SIGKILL (what the child itself starts is in its process group,
+ * which the guard process of children.h kills). So a thread that starts children must outlive
+ * them (wait for them before it returns). */
 #ifndef PG_TOOL_PROCESS_H
 #define PG_TOOL_PROCESS_H
 
@@ -37,10 +41,17 @@ pg_status pg_process_run(const char *const argv[], double timeout_s, size_t max_
                          pg_process_result *out, pg_diag *d);
 
 /* Start argv as pg_process_run does (new process group, stdin from /dev/null, stdout and stderr
- * onto out_fd, default signal dispositions, an empty signal mask) and return at once: 0 with
- * *pid set, or an errno value. The group is tracked (children.h) until the caller, who waits
+ * onto out_fd, default signal dispositions, an empty signal mask, the parent-death signal, the
+ * environment above) and return at once: 0 with *pid set, or an errno value (ENOENT/EACCES when
+ * argv[0] is not an executable file on $PATH, or execve's own). The group is tracked (children.h) until the caller, who waits
  * for the child, calls pg_children_remove(*pid) after reaping it. */
 int pg_process_spawn(const char *const argv[], int out_fd, pid_t *pid);
+
+/* From now on, children get TMPDIR=dir instead of the parent's TMPDIR (the run's private
+ * temporary folder, tmpdir.h, so that what tools leave there, such as nvcc's tmpxft_* files,
+ * goes with it). NULL or "": the parent's own again. dir: at most 4095 bytes (longer: as NULL).
+ * Not thread-safe: call while no child is being started. */
+void pg_process_set_tmpdir(const char *dir);
 
 /* Free r->output and reset r. r may be NULL. */
 void pg_process_result_free(pg_process_result *r);

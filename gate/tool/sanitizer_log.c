@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/utf8.h"
+
 #define PREFIX "========="
 
 static bool starts(const char *s, const char *p)
@@ -172,7 +174,8 @@ pg_status pg_san_parse(const char *log, pg_san_report *out, pg_diag *d)
         const char *nl = strchr(line, '\n');
         size_t len = nl ? (size_t)(nl - line) : strlen(line);
         char buf[1024];
-        snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), line);
+        snprintf(buf, sizeof buf, "%.*s",
+                 PG_UTF8_CUT(line, len < sizeof buf ? len : sizeof buf - 1), line);
         line = nl ? nl + 1 : NULL;
         size_t bl = strlen(buf);
         while (bl && (buf[bl - 1] == '\r' || buf[bl - 1] == ' '))

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# GPU test: a launch above the device's limits (2048 threads per block) is an input error found
-# before anything runs: exit 2, the message names the manifest field and the limit, and no
-# report file is written. Exits 77 (skipped) with the reason without a GPU.
+# GPU test: a launch above the device's limits (2048 threads per block; 300000 bytes of dynamic
+# shared memory; a cluster of 32 blocks) is an input error found before anything runs: exit 2,
+# the message names the manifest field and the limit, is exactly the message the offline check
+# gives from data/arch (tests/cases/launch_limits_offline), and no report file is written.
+# Exits 77 (skipped) with the reason without a GPU.
 # usage: test_launch_limit_gpu.sh PTXGATE REPO_ROOT OUT_DIR
 set -uo pipefail
 bin="$1" root="$2" out="$3"
@@ -20,4 +22,13 @@ fail=0
 grep -q "block_too_large.json: field 'launches\[0\].block'" "$out/stderr" || { echo "FAIL: field not named"; fail=1; }
 grep -q "block x = 2048 exceeds the limit 1024" "$out/stderr" || { echo "FAIL: limit not named"; fail=1; }
 [[ ! -e "$out/run" || -z "$(ls -A "$out/run")" ]] || { echo "FAIL: report files left behind"; fail=1; }
+for f in block_too_large smem_too_large threads_too_many cluster_too_large; do
+  "$bin" check --quiet --output "$out/gpu.$f" "tests/fixtures/gemm_bf16_nt/$f.json" >/dev/null 2>"$out/gpu.$f.err"
+  rc=$?
+  "$bin" check --quiet --no-gpu --output "$out/off.$f" "tests/fixtures/gemm_bf16_nt/$f.json" >/dev/null 2>"$out/off.$f.err"
+  cat "$out/gpu.$f.err"
+  [[ $rc == 2 ]] || { echo "FAIL: $f: exit $rc, expected 2"; fail=1; }
+  cmp -s "$out/gpu.$f.err" "$out/off.$f.err" || { echo "FAIL: $f: the offline message differs: $(cat "$out/off.$f.err")"; fail=1; }
+  [[ ! -e "$out/gpu.$f" || -z "$(ls -A "$out/gpu.$f")" ]] || { echo "FAIL: $f: report files left behind"; fail=1; }
+done
 exit $fail

@@ -37,6 +37,15 @@ static void test_sm90a(void **state)
     pg_arch_table *t = load("sm_90a");
     assert_string_equal(t->arch, "sm_90a");
     assert_true(t->n_families >= 20);
+    /* The launch limits every sm_90a GPU shares (227 KiB opt-in, 1024 threads, clusters). */
+    assert_true(t->launch.present);
+    assert_int_equal(t->launch.max_shared_per_block_optin, 232448);
+    assert_int_equal(t->launch.max_threads_per_block, 1024);
+    assert_int_equal(t->launch.max_block_dim[2], 64);
+    assert_int_equal(t->launch.max_grid_dim[0], 2147483647);
+    assert_int_equal(t->launch.max_cluster_blocks_portable, 8);
+    assert_int_equal(t->launch.max_cluster_blocks, 16);
+    assert_true(strlen(t->launch.source) > 0);
     assert_string_equal(family_of(t, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"),
                         "wgmma.mma_async");
     assert_string_equal(family_of(t, "wgmma.mma_async.aligned.sync.m64n8k16.f32.bf16.bf16"),
@@ -162,6 +171,27 @@ static void test_bad_tables(void **state)
     expect_bad("group", "sm_90a.json",
                HEAD "\"families\": [{\"ptx\": \"mma.sync\", \"sass\": [], \"group\": \"Tensor\"}]}",
                "families[0].group", "expected a group name");
+#define FAM "\"families\": [{\"ptx\": \"mma.sync\", \"sass\": []}], "
+#define LIM(x) FAM "\"launch_limits\": {\"source\": \"s\", \"max_threads_per_block\": 1024, " \
+    "\"max_block_dim\": [1024, 1024, 64], \"max_grid_dim\": [2147483647, 65535, 65535], " x "}}"
+    expect_bad("lim_missing", "sm_90a.json", HEAD LIM("\"max_shared_per_block_optin\": 1"),
+               "launch_limits.max_cluster_blocks_portable", "expected an integer from 1");
+    expect_bad("lim_negative", "sm_90a.json",
+               HEAD LIM("\"max_shared_per_block_optin\": -5, \"max_cluster_blocks_portable\": 8, "
+                        "\"max_cluster_blocks\": 16"),
+               "launch_limits.max_shared_per_block_optin", "expected an integer from 1");
+    expect_bad("lim_cluster", "sm_90a.json",
+               HEAD LIM("\"max_shared_per_block_optin\": 1, \"max_cluster_blocks_portable\": 8, "
+                        "\"max_cluster_blocks\": 4"),
+               "launch_limits.max_cluster_blocks", "expected at least max_cluster_blocks_portable");
+    expect_bad("lim_key", "sm_90a.json",
+               HEAD LIM("\"max_shared_per_block_optin\": 1, \"max_cluster_blocks_portable\": 8, "
+                        "\"max_cluster_blocks\": 16, \"max_warps\": 2"),
+               "launch_limits.max_warps", "unknown field");
+    expect_bad("lim_dims", "sm_90a.json",
+               HEAD FAM "\"launch_limits\": {\"source\": \"s\", \"max_threads_per_block\": 1024, "
+                    "\"max_block_dim\": [1024, 0, 64]}}",
+               "launch_limits.max_block_dim[1]", "expected an integer from 1");
     expect_bad("family_key", "sm_90a.json",
                HEAD "\"families\": [{\"ptx\": \"mma.sync\", \"sas\": []}]}", "families[0].sas",
                "unknown field");

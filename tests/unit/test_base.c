@@ -149,6 +149,51 @@ static void test_json_load_and_getters(void **state)
     json_decref(root);
 }
 
+/* A UTF-8 byte-order mark is accepted (and a malformed file's line still counts from 1); a
+ * UTF-16 or UTF-32 one is named. */
+static void test_json_byte_order_mark(void **state)
+{
+    (void)state;
+    write_text("bom.json", "\xef\xbb\xbf{\"a\": 1}");
+    write_text("bom_bad.json", "\xef\xbb\xbf{\n\"a\": }");
+    write_text("bom_only.json", "\xef\xbb\xbf");
+    char p[700];
+    json_t *root = NULL;
+    pg_diag d;
+    snprintf(p, sizeof p, "%s/bom.json", g_dir);
+    assert_int_equal(pg_json_load(p, &root, &d), PG_OK);
+    assert_int_equal(json_integer_value(json_object_get(root, "a")), 1);
+    json_decref(root);
+    snprintf(p, sizeof p, "%s/bom_bad.json", g_dir);
+    assert_int_equal(pg_json_load(p, &root, &d), PG_ERR_INPUT);
+    assert_int_equal(d.line, 2);
+    snprintf(p, sizeof p, "%s/bom_only.json", g_dir);
+    assert_int_equal(pg_json_load(p, &root, &d), PG_ERR_INPUT);
+    assert_non_null(strstr(d.message, "malformed JSON"));
+
+    const char *start;
+    size_t len = 6;
+    assert_int_equal(pg_json_text_start("f.json", "\xef\xbb\xbf{}\n", &len, &start, &d), PG_OK);
+    assert_string_equal(start, "{}\n");
+    assert_int_equal(len, 3);
+    assert_int_equal(pg_json_text_start("f.json", "{}", NULL, &start, &d), PG_OK);
+    assert_string_equal(start, "{}");
+    const char utf16le[] = {(char)0xFF, (char)0xFE, '{', 0, '}', 0};
+    len = sizeof utf16le;
+    assert_int_equal(pg_json_text_start("f.json", utf16le, &len, &start, &d), PG_ERR_INPUT);
+    assert_null(start);
+    assert_string_equal(d.file, "f.json");
+    assert_non_null(strstr(d.message, "the file is UTF-16"));
+    assert_non_null(strstr(d.message, "save it as UTF-8"));
+    const char utf16be[] = {(char)0xFE, (char)0xFF, 0, '{'};
+    len = sizeof utf16be;
+    assert_int_equal(pg_json_text_start("f.json", utf16be, &len, &start, &d), PG_ERR_INPUT);
+    const char utf32le[] = {(char)0xFF, (char)0xFE, 0, 0, '{', 0, 0, 0};
+    len = sizeof utf32le;
+    assert_int_equal(pg_json_text_start("f.json", utf32le, &len, &start, &d), PG_ERR_INPUT);
+    assert_non_null(strstr(d.message, "the file is UTF-32"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -156,6 +201,7 @@ int main(void)
         cmocka_unit_test(test_read_limits),
         cmocka_unit_test(test_fileset_all_or_nothing),
         cmocka_unit_test(test_json_load_and_getters),
+        cmocka_unit_test(test_json_byte_order_mark),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

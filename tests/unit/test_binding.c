@@ -173,10 +173,11 @@ static void test_launch_limits(void **state)
     pg_workload w = {.name = "m1"};
     pg_launch_values lv = {.grid = {100, 1, 1}, .block = {256, 1, 1}};
     pg_plan p = {.launches = &lv, .n_launches = 1};
-    pg_launch_limits lim = {.device_name = "NVIDIA H200", .max_threads_per_block = 1024,
+    pg_launch_limits lim = {.target = "sm_90a", .max_threads_per_block = 1024,
                             .max_block_dim = {1024, 1024, 64},
                             .max_grid_dim = {2147483647, 65535, 65535},
-                            .max_shared_per_block_optin = 232448, .cc_major = 9};
+                            .max_shared_per_block_optin = 232448, .cc_major = 9,
+                            .max_cluster_blocks_portable = 8, .max_cluster_blocks = 16};
     pg_diag d;
     assert_int_equal(pg_launch_limits_check(m, &w, &p, &lim, &d), PG_OK);
 
@@ -184,7 +185,7 @@ static void test_launch_limits(void **state)
     assert_int_equal(pg_launch_limits_check(m, &w, &p, &lim, &d), PG_ERR_INPUT);
     assert_string_equal(d.field, "launches[0].block");
     assert_non_null(strstr(d.message, "block x = 2048 exceeds the limit 1024"));
-    assert_non_null(strstr(d.message, "NVIDIA H200"));
+    assert_string_equal(d.message, "workload 'm1': block x = 2048 exceeds the limit 1024 on sm_90a");
 
     lv.block[0] = 64;
     lv.block[1] = 32;
@@ -195,6 +196,10 @@ static void test_launch_limits(void **state)
     lv.dynamic_shared_bytes = 232449;
     assert_int_equal(pg_launch_limits_check(m, &w, &p, &lim, &d), PG_ERR_INPUT);
     assert_string_equal(d.field, "launches[0].dynamic_shared_bytes");
+    assert_string_equal(d.message, "workload 'm1': 232449 bytes of dynamic shared memory exceed "
+                                   "the opt-in limit of 232448 bytes on sm_90a");
+    lv.dynamic_shared_bytes = 232448; /* exactly the maximum */
+    assert_int_equal(pg_launch_limits_check(m, &w, &p, &lim, &d), PG_OK);
 
     lv.dynamic_shared_bytes = 0;
     lv.grid[1] = 70000;
@@ -208,6 +213,46 @@ static void test_launch_limits(void **state)
     assert_string_equal(d.field, "launches[0].cluster");
     lv.cluster[0] = 2;
     assert_int_equal(pg_launch_limits_check(m, &w, &p, &lim, &d), PG_OK);
+
+    /* Blocks per cluster: 16 with the non-portable opt-in; 32 is too many. */
+    lv.grid[0] = 128;
+    lv.cluster[0] = 16;
+    assert_int_equal(pg_launch_limits_check(m, &w, &p, &lim, &d), PG_OK);
+    lv.cluster[0] = 8;
+    lv.cluster[1] = 4;
+    lv.grid[1] = 4;
+    assert_int_equal(pg_launch_limits_check(m, &w, &p, &lim, &d), PG_ERR_INPUT);
+    assert_string_equal(d.field, "launches[0].cluster");
+    assert_string_equal(d.message, "workload 'm1': a cluster of 8 x 4 x 1 = 32 blocks exceeds the "
+                                   "limit of 16 blocks (8 portable, more with the non-portable "
+                                   "opt-in, which ptxgate sets) on sm_90a");
+    lim.max_cluster_blocks = 0; /* unknown: not checked */
+    assert_int_equal(pg_launch_limits_check(m, &w, &p, &lim, &d), PG_OK);
+
+    /* The same limits from an architecture's table. */
+    pg_arch_launch_limits a = {.present = true, .max_threads_per_block = 1024,
+                               .max_block_dim = {1024, 1024, 64},
+                               .max_grid_dim = {2147483647, 65535, 65535},
+                               .max_shared_per_block_optin = 232448,
+                               .max_cluster_blocks_portable = 8, .max_cluster_blocks = 16};
+    pg_launch_limits from;
+    pg_launch_limits_from_arch(&a, "sm_90a", &from);
+    assert_string_equal(from.target, "sm_90a");
+    assert_int_equal(from.cc_major, 9);
+    assert_int_equal(from.max_shared_per_block_optin, 232448);
+    assert_int_equal(from.max_cluster_blocks, 16);
+    assert_int_equal(from.max_block_dim[2], 64);
+    assert_int_equal(from.max_grid_dim[1], 65535);
+    assert_int_equal(pg_launch_limits_check(m, &w, &p, &from, &d), PG_ERR_INPUT);
+    assert_non_null(strstr(d.message, "= 32 blocks exceeds the limit of 16 blocks"));
+    pg_launch_limits_from_arch(&a, "sm_100a", &from);
+    assert_int_equal(from.cc_major, 10);
+    pg_launch_limits_from_arch(&a, "sm_80", &from);
+    assert_int_equal(from.cc_major, 8);
+    lv.cluster[0] = 2;
+    lv.cluster[1] = 1;
+    assert_int_equal(pg_launch_limits_check(m, &w, &p, &from, &d), PG_ERR_INPUT);
+    assert_non_null(strstr(d.message, "need compute capability 9.0"));
     free_manifest(m);
 }
 

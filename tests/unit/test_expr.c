@@ -148,6 +148,22 @@ static void test_syntax_errors(void **state)
     eval_err("(M+1", "syntax error at column 5 of '(M+1': expected an operator or ')'");
     eval_err("M 2", "syntax error at column 3 of 'M 2': expected an operator or the end");
     eval_err("2M", "column 2");
+    /* A character that is not ASCII is quoted whole (never one byte of it), and columns count
+     * characters. */
+    eval_err("M + \xc3\xa9", "syntax error at column 5 of 'M + \xc3\xa9': expected a number, "
+                            "symbol or '(', found '\xc3\xa9'");
+    eval_err("\xe2\x82\xac + 1", "column 1 of '\xe2\x82\xac + 1'");
+    eval_err("(M) \xc3\xa9\xc3\xa9", "expected an operator or the end, found '\xc3\xa9'");
+    eval_err("\xc3\xa9\xc3\xa9 + Q", "found '\xc3\xa9'");
+    /* A message cut by a small buffer ends with whole characters. */
+    char small[40];
+    int64_t out;
+    assert_int_equal(pg_expr_eval("M + \xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", NULL, &out, small,
+                                  sizeof small),
+                     PG_ERR_INPUT);
+    for (const unsigned char *q = (const unsigned char *)small; *q; q++)
+        if (*q >= 0xC0) /* every lead byte is followed by its continuation byte */
+            assert_int_equal(q[1] & 0xC0, 0x80);
     eval_err("M % 2", "column 3");
     eval_err("min(M N)", "expected an operator, ',' or ')'");
     eval_err("min()", "column 5");

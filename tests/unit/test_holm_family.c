@@ -173,7 +173,32 @@ static void test_bad_entries_name_the_path(void **state)
     json_t *st2[1] = {perf("pass", "x", json_pack("[{s:s, s:s, s:s}]", "name", "candidate_vs_cublaslt", "verdict", "PASS", "p_fail_seq", "0.1"))};
     r = results(st2, 1);
     assert_int_equal(pg_results_reapply_holm(r, "s.json", 0.01, NULL, &d), PG_ERR_INPUT);
-    assert_non_null(strstr(d.message, "p_fail_seq"));
+    assert_string_equal(d.field,
+                        "submissions[0].workloads[0].stages[0].details.comparisons[0].p_fail_seq");
+    assert_non_null(strstr(d.message, "expected a probability from 0 to 1 or null, found a string"));
+    json_decref(r);
+    /* Out of range: a p_fail_seq of -1e308 would sort first and turn verdicts into FAIL. */
+    const double hostile[] = {-1e308, -0.001, 1.5, 1e308};
+    for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
+        json_t *st3[1] = {perf("pass", "x", json_pack("[o]", cmp("candidate_vs_cublaslt", "PASS",
+                                                                hostile[i], 0)))};
+        r = results(st3, 1);
+        assert_int_equal(pg_results_check_holm(r, "s2.json", &d), PG_ERR_INPUT);
+        assert_string_equal(d.file, "s2.json");
+        assert_string_equal(
+            d.field, "submissions[0].workloads[0].stages[0].details.comparisons[0].p_fail_seq");
+        assert_non_null(strstr(d.message, "expected a probability from 0 to 1, found"));
+        assert_int_equal(pg_results_reapply_holm(r, "s2.json", 0.01, NULL, &d), PG_ERR_INPUT);
+        json_decref(r);
+    }
+    /* The bounds themselves are probabilities; checking changes nothing. */
+    json_t *st4[1] = {perf("pass", "x", json_pack("[o, o]", cmp("candidate_vs_cublaslt", "PASS", 0.0, 0),
+                                                  cmp("candidate_vs_accepted", "PASS", 1.0, 0)))};
+    r = results(st4, 1);
+    json_t *before = json_deep_copy(r);
+    assert_int_equal(pg_results_check_holm(r, "s.json", &d), PG_OK);
+    assert_true(json_equal(r, before));
+    json_decref(before);
     json_decref(r);
 }
 

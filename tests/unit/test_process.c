@@ -6,8 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -148,6 +150,48 @@ static void test_missing_program(void **state)
     pg_process_result_free(&r);
 }
 
+/* Children get the TMPDIR set for them, the rest of the parent's environment, and the parent's
+ * TMPDIR again once it is unset. (The parent-death signal's effect is what
+ * tests/cases/kill_cleanup checks.) */
+static void test_tmpdir_for_children(void **state)
+{
+    (void)state;
+    const char *argv[] = {"/bin/sh", "-c", "printf '%s|%s' \"$TMPDIR\" \"$PG_TEST_KEEP\"", NULL};
+    pg_process_result r;
+    pg_diag d;
+    setenv("TMPDIR", "/parent/tmp", 1);
+    setenv("PG_TEST_KEEP", "kept", 1);
+    pg_process_set_tmpdir("/run/private/tmp");
+    assert_int_equal(pg_process_run(argv, 10.0, 1024, &r, &d), PG_OK);
+    assert_string_equal(r.output, "/run/private/tmp|kept");
+    pg_process_result_free(&r);
+    pg_process_set_tmpdir(NULL);
+    assert_int_equal(pg_process_run(argv, 10.0, 1024, &r, &d), PG_OK);
+    assert_string_equal(r.output, "/parent/tmp|kept");
+    pg_process_result_free(&r);
+    unsetenv("TMPDIR");
+    unsetenv("PG_TEST_KEEP");
+}
+
+/* A file that is not executable is refused with EACCES, as execve does. */
+static void test_not_executable(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/pg_test_noexec.XXXXXX";
+    int fd = mkstemp(path); /* mode 0600 */
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "#!/bin/sh\necho no\n", 19), 19);
+    close(fd);
+    const char *argv[] = {path, NULL};
+    pg_process_result r;
+    pg_diag d;
+    assert_int_equal(pg_process_run(argv, 5.0, 1024, &r, &d), PG_ERR_INFRA);
+    assert_true(r.spawn_failed);
+    assert_non_null(strstr(d.message, "Permission denied"));
+    pg_process_result_free(&r);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -159,6 +203,8 @@ int main(void)
         cmocka_unit_test(test_leftover_background_process),
         cmocka_unit_test(test_output_truncation),
         cmocka_unit_test(test_missing_program),
+        cmocka_unit_test(test_tmpdir_for_children),
+        cmocka_unit_test(test_not_executable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
