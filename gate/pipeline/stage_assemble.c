@@ -86,6 +86,16 @@ void pg_stage_assemble(pg_run *run, pg_submission *s)
         json_object_set_new(cu, "tool_path", pg_jstr(s->cu_result.tool_path));
         json_object_set_new(cu, "command", pg_jstr(s->cu_result.command));
         json_object_set_new(cu, "log", pg_jstr(s->cu_result.raw_output));
+        /* nvcc's located diagnostics, at .cu lines (reports point at the first one) */
+        json_t *cu_diags = json_array();
+        for (int i = 0; i < s->cu_result.log.n_diags; i++) {
+            const pg_ptxas_diag *g = &s->cu_result.log.diags[i];
+            json_t *item = json_pack("{s:s, s:i}", "severity", severity_name(g->severity),
+                                     "line", g->line);
+            json_object_set_new(item, "message", pg_jstr(g->message));
+            json_array_append_new(cu_diags, item);
+        }
+        json_object_set_new(cu, "diagnostics", cu_diags);
         json_object_set_new(det, "nvcc", cu);
         if (!s->cu_compiled) {
             if (!s->cu_result.tool_found)

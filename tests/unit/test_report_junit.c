@@ -111,8 +111,36 @@ static void test_every_fixture_validates_against_own_xsd(void **state)
     }
 }
 
+/* xml without the file="…" and line="…" attributes of its testcases (malloc'd): the two
+ * location attributes junit-10 lacks (schemas/junit.xsd says why they are there). Attribute
+ * values are escaped by libxml2, so a value holds no '"'. */
+static char *without_locations(const char *xml, size_t *len)
+{
+    size_t n = strlen(xml);
+    char *out = malloc(n + 1), *o = out;
+    assert_non_null(out);
+    bool in_testcase = false;
+    for (const char *p = xml; *p;) {
+        if (!in_testcase && strncmp(p, "<testcase ", 10) == 0)
+            in_testcase = true;
+        else if (in_testcase && *p == '>')
+            in_testcase = false;
+        if (in_testcase && (strncmp(p, " file=\"", 7) == 0 || strncmp(p, " line=\"", 7) == 0)) {
+            const char *q = strchr(p + 7, '"');
+            assert_non_null(q);
+            p = q + 1;
+            continue;
+        }
+        *o++ = *p++;
+    }
+    *o = '\0';
+    *len = (size_t)(o - out);
+    return out;
+}
+
 /* Jenkins' junit-10.xsd is not ours to ship: PTXGATE_JUNIT10_XSD names a copy when there is
- * one (docs/reports.md). */
+ * one (docs/reports.md). Everything but the testcases' file and line attributes must be valid
+ * there. */
 static void test_every_fixture_validates_against_jenkins_xsd(void **state)
 {
     const char *JENKINS_XSD = getenv("PTXGATE_JUNIT10_XSD");
@@ -126,7 +154,10 @@ static void test_every_fixture_validates_against_jenkins_xsd(void **state)
         char *xml = render_fixture(*f, &len);
         pg_diag d;
         pg_diag_clear(&d);
-        pg_status st = pg_junit_validate(xml, len, JENKINS_XSD, &d);
+        size_t slen;
+        char *strict = without_locations(xml, &slen);
+        pg_status st = pg_junit_validate(strict, slen, JENKINS_XSD, &d);
+        free(strict);
         if (st != PG_OK) {
             char buf[4096];
             print_error("%s: %s\n", *f, pg_diag_format(&d, buf, sizeof buf));
@@ -453,7 +484,7 @@ static void test_suite_attributes_and_system_out(void **state)
     assert_non_null(strstr(xml, "<testsuites name=\"ptxgate\" tests=\"6\" failures=\"0\" "
                                 "errors=\"0\" time=\"41.200\">"));
     assert_non_null(strstr(xml, "<testsuite name=\"gemm_bf16_nt\" tests=\"6\" failures=\"0\" "
-                                "errors=\"0\" skipped=\"0\" time=\"12.523\" "
+                                "errors=\"0\" skipped=\"0\" time=\"41.200\" "
                                 "timestamp=\"2026-11-29T10:00:00\" hostname=\"runner-1\" id=\"0\">"));
     assert_non_null(strstr(xml, "<testcase name=\"assemble[all]\" "
                                 "classname=\"gemm_bf16_nt.tiled\" time=\"0.412\">"));
@@ -463,7 +494,7 @@ static void test_suite_attributes_and_system_out(void **state)
     assert_non_null(strstr(xml, "\nspeedup.ci_high: 0.75\n"));
     assert_non_null(strstr(xml, "\nsets[2].first_bad_index: null\n"));
     assert_non_null(strstr(xml, "\nlog:\n  ptxas info    : Compiling entry function"));
-    /* no file/line attributes, no testcase properties */
+    /* no file/line attributes where nothing failed, no testcase properties */
     assert_null(strstr(xml, " file=\""));
     assert_null(strstr(xml, " line=\""));
     assert_int_equal(xml[len - 1], '\n');
