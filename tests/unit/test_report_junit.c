@@ -803,6 +803,128 @@ static void test_results_schema_is_consistent_and_fixtures_valid(void **state)
     json_decref(schema);
 }
 
+
+/* ---- locations and times (docs/reports.md, "Locations") ---- */
+
+static void test_failure_locations(void **state)
+{
+    (void)state;
+    size_t len;
+    /* .ptx source: the first ptxas diagnostic with a line (an error at line 8), also as the
+     * failure text's first line */
+    char *xml = render_fixture("assemble_fail", &len);
+    assert_non_null(strstr(xml, "classname=\"gemm_bf16_nt.broken\" time=\"0.087\" "
+                                "file=\"tasks/gemm_bf16_nt/examples/broken.ptx\" line=\"8\">"));
+    assert_non_null(strstr(xml, "type=\"assemble\">tasks/gemm_bf16_nt/examples/broken.ptx:8: "
+                                "ptxas failed: 2 errors, 1 warning\n"));
+    free(xml);
+
+    /* an absolute path below settings.working_directory comes out relative to it */
+    json_t *j = load_fixture("assemble_fail");
+    json_t *sub = json_array_get(json_object_get(j, "submissions"), 0);
+    json_object_set_new(json_object_get(j, "settings"), "working_directory",
+                        json_string("/home/r/repo/"));
+    json_object_set_new(sub, "source", json_string("/home/r/repo/k/x.ptx"));
+    xml = render(j, &len);
+    assert_non_null(strstr(xml, "file=\"k/x.ptx\" line=\"8\""));
+    free(xml);
+    /* outside it: kept as recorded (never "../") */
+    json_object_set_new(sub, "source", json_string("/elsewhere/x.ptx"));
+    xml = render(j, &len);
+    assert_non_null(strstr(xml, "file=\"/elsewhere/x.ptx\" line=\"8\""));
+    free(xml);
+    /* a .cu source whose only line is a PTX line of nvcc's output: the .cu at line 1 */
+    json_object_set_new(sub, "source", json_string("k/x.cu"));
+    xml = render(j, &len);
+    assert_non_null(strstr(xml, "file=\"k/x.cu\" line=\"1\""));
+    free(xml);
+    /* ... and at nvcc's own .cu line when it reported one */
+    json_t *assemble = json_array_get(json_object_get(sub, "stages"), 0);
+    json_object_set_new(json_object_get(assemble, "details"), "nvcc",
+                        json_pack("{s:[{s:s, s:i, s:s}, {s:s, s:i, s:s}]}", "diagnostics",
+                                  "severity", "info", "line", 3, "message", "x", "severity",
+                                  "error", "line", 17, "message", "identifier undefined"));
+    xml = render(j, &len);
+    assert_non_null(strstr(xml, "file=\"k/x.cu\" line=\"17\""));
+    assert_non_null(strstr(xml, ">k/x.cu:17: "));
+    free(xml);
+    /* no line anywhere: the manifest at line 1 */
+    json_object_set_new(sub, "source", json_string("k/x.ptx"));
+    json_object_del(json_object_get(assemble, "details"), "diagnostics");
+    xml = render(j, &len);
+    assert_non_null(strstr(xml, "file=\"tasks/gemm_bf16_nt/examples/broken.json\" line=\"1\""));
+    pg_diag d;
+    assert_int_equal(pg_junit_validate(xml, len, OWN_XSD, &d), PG_OK);
+    free(xml);
+    json_decref(j);
+
+    /* instructions: the first failed target's PTX line (its nearest instruction's when it is
+     * absent) for a .ptx source; the .cu source at line 1 */
+    xml = render_fixture("instructions_fail", &len);
+    assert_non_null(strstr(xml, "file=\"tasks/gemm_bf16_nt/examples/tiled_mma.cu\" line=\"1\""));
+    free(xml);
+    j = load_fixture("instructions_fail");
+    sub = json_array_get(json_object_get(j, "submissions"), 0);
+    json_object_set_new(sub, "source", json_string("tasks/t/k.ptx"));
+    xml = render(j, &len);
+    assert_non_null(strstr(xml, "file=\"tasks/t/k.ptx\" line=\"876\""));
+    free(xml);
+    json_decref(j);
+
+    /* correctness, performance: the manifest */
+    xml = render_fixture("correctness_fail", &len);
+    assert_non_null(strstr(xml, ".json\" line=\"1\">"));
+    free(xml);
+    /* a passing or skipped testcase carries no location */
+    xml = render_fixture("gpu_skipped", &len);
+    assert_null(strstr(xml, " file=\""));
+    free(xml);
+}
+
+/* The value of attribute name in the n-th element tag (0-based) whose text starts with tag. */
+static double nth_attr(const char *xml, const char *tag, int n, const char *name)
+{
+    const char *p = xml;
+    for (int i = 0; i <= n; i++) {
+        p = strstr(p, tag);
+        assert_non_null(p);
+        p += strlen(tag);
+    }
+    char key[64];
+    snprintf(key, sizeof key, " %s=\"", name);
+    const char *v = strstr(p, key);
+    assert_non_null(v);
+    assert_true(v < strchr(p, '>'));
+    return strtod(v + strlen(key), NULL);
+}
+
+static void test_suite_times_add_up_and_properties_once(void **state)
+{
+    (void)state;
+    json_t *j = load_fixture("multi_task");
+    static const double k_durations[] = {20.5, 0.001, 0.002, 7.3333, 0};
+    for (size_t k = 0; k < sizeof k_durations / sizeof k_durations[0]; k++) {
+        json_object_set_new(j, "duration_s", json_real(k_durations[k]));
+        size_t len;
+        char *xml = render(j, &len);
+        double root = nth_attr(xml, "<testsuites ", 0, "time");
+        double a = nth_attr(xml, "<testsuite ", 0, "time"), b = nth_attr(xml, "<testsuite ", 1, "time");
+        /* whole milliseconds that add up exactly */
+        assert_int_equal((long)(a * 1000 + 0.5) + (long)(b * 1000 + 0.5), (long)(root * 1000 + 0.5));
+        if (k == 0) {
+            /* shared in proportion to the suites' testcase times (5.832 s and 2.923 s) */
+            assert_true(a > b && a > 13.6 && a < 13.7);
+        }
+        /* one properties block: the run-wide one, in the first suite */
+        const char *props = strstr(xml, "<properties>");
+        assert_non_null(props);
+        assert_null(strstr(props + 1, "<properties>"));
+        assert_true(props < strstr(xml, "<testcase "));
+        free(xml);
+    }
+    json_decref(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -816,6 +938,8 @@ int main(void)
         cmocka_unit_test(test_failure_messages_carry_the_numbers),
         cmocka_unit_test(test_error_and_skipped_outcomes),
         cmocka_unit_test(test_suite_attributes_and_system_out),
+        cmocka_unit_test(test_failure_locations),
+        cmocka_unit_test(test_suite_times_add_up_and_properties_once),
         cmocka_unit_test(test_hostile_text_is_escaped_and_round_trips),
         cmocka_unit_test(test_render_is_deterministic),
         cmocka_unit_test(test_locale_does_not_change_numbers),
