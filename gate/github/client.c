@@ -47,10 +47,9 @@ pg_status pg_gh_client_new(const pg_gh_client_config *config, pg_gh_client **out
 {
     *out = NULL;
     const char *url = config->api_url ? config->api_url : "";
-    if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
-        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "api-url",
-                           "expected an http:// or https:// URL, got '%.*s'",
-                           PG_UTF8_CUT(url, 200), url);
+    pg_status st = pg_gh_http_check_api_url(url, d);
+    if (st != PG_OK)
+        return st;
     pg_gh_client *c = calloc(1, sizeof *c);
     if (!c)
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
@@ -189,7 +188,7 @@ pg_status pg_gh_call(pg_gh_client *c, const char *method, const char *path, cons
             goto done;
         pg_gh_retry_in in = {resp.status,       is_idempotent(method), resp.retry_after,
                              resp.ratelimit_remaining, resp.ratelimit_reset, attempt, waited,
-                             c->cfg.now_fn(c->cfg.clock_ctx)};
+                             c->cfg.now_fn(c->cfg.clock_ctx), pg_gh_secondary_limit(resp.body)};
         pg_gh_retry_out o = pg_gh_retry_decide(&c->cfg.retry, &in);
         if (o.action == PG_GH_RETRY) {
             c->cfg.sleep_fn(o.delay_s, c->cfg.clock_ctx);

@@ -37,8 +37,8 @@ typedef struct {
 typedef struct pg_gh_client pg_gh_client;
 
 /* Copy config into a new client (*out, owned by the caller: pg_gh_client_free).
- * Errors: PG_ERR_INPUT for an api_url that is not http(s) (field "api-url"); PG_ERR_INFRA on
- * out-of-memory. */
+ * Errors: PG_ERR_INPUT for an api_url that pg_gh_http_check_api_url refuses (not https://, and
+ * not http:// to a loopback host; field "api-url"); PG_ERR_INFRA on out-of-memory. */
 pg_status pg_gh_client_new(const pg_gh_client_config *config, pg_gh_client **out, pg_diag *d);
 /* Release the client, wiping the token copy. c may be NULL. */
 void pg_gh_client_free(pg_gh_client *c);

@@ -4,6 +4,8 @@
 #include <ctype.h>
 #include <curl/curl.h>
 #include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -89,6 +91,65 @@ void pg_gh_response_free(pg_gh_response *resp)
         return;
     free(resp->body);
     memset(resp, 0, sizeof *resp);
+}
+
+/* "127.a.b.c" with decimal octets 0-255: an address in 127.0.0.0/8. */
+static bool loopback_ipv4(const char *h)
+{
+    unsigned octet[4];
+    int used = 0;
+    if (sscanf(h, "%3u.%3u.%3u.%3u%n", &octet[0], &octet[1], &octet[2], &octet[3], &used) != 4 ||
+        h[used] != '\0' || octet[0] != 127)
+        return false;
+    for (int i = 0; i < 4; i++)
+        if (octet[i] > 255)
+            return false;
+    for (const char *p = h; *p; p++) /* digits and dots only (sscanf takes "+1", " 1") */
+        if (!isdigit((unsigned char)*p) && *p != '.')
+            return false;
+    return true;
+}
+
+pg_status pg_gh_http_check_api_url(const char *url, pg_diag *d)
+{
+    pg_status st = PG_OK;
+    char *scheme = NULL, *host = NULL, *user = NULL, *password = NULL;
+    CURLU *u = curl_url();
+    if (!u)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    if (!url || curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
+        curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+        curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK || !host[0]) {
+        st = pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "api-url",
+                         "expected an https:// URL (for example https://api.github.com), got "
+                         "something that is not a URL");
+        goto done;
+    }
+    curl_url_get(u, CURLUPART_USER, &user, 0);
+    curl_url_get(u, CURLUPART_PASSWORD, &password, 0);
+    if (user || password) {
+        st = pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "api-url",
+                         "a user name or password in the API URL is refused (the token is sent "
+                         "in the Authorization header)");
+        goto done;
+    }
+    if (strcasecmp(scheme, "https") == 0)
+        goto done;
+    bool loopback = strcasecmp(host, "localhost") == 0 || strcmp(host, "[::1]") == 0 ||
+                    loopback_ipv4(host);
+    if (strcasecmp(scheme, "http") != 0 || !loopback)
+        st = pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "api-url",
+                         "refusing %.16s://%.200s: the token would be sent in clear; expected an "
+                         "https:// URL (http:// only to a loopback host: 127.0.0.0/8, [::1], "
+                         "localhost)",
+                         scheme, host);
+done:
+    curl_free(scheme);
+    curl_free(host);
+    curl_free(user);
+    curl_free(password);
+    curl_url_cleanup(u);
+    return st;
 }
 
 pg_status pg_gh_http_send(const char *method, const char *url, const char *const *headers,

@@ -37,6 +37,15 @@ typedef struct {
 pg_status pg_gh_http_send(const char *method, const char *url, const char *const *headers,
                           const char *body, long timeout_s, pg_gh_response *resp, pg_diag *d);
 
+/* Check a REST API base URL before any token is sent to it: https://, or http:// only to a
+ * loopback host (an IPv4 address in 127.0.0.0/8, [::1], or localhost: a local fake or proxy;
+ * anything else would send the token in clear). The URL is parsed by libcurl's URL API, so
+ * "http://127.0.0.1@example.com/" counts as example.com; user names or passwords in the URL
+ * are refused. Returns PG_OK when acceptable; PG_ERR_INPUT (field "api-url") otherwise, the
+ * message naming the scheme and host but never the rest of the URL; PG_ERR_INFRA when libcurl
+ * runs out of memory. */
+pg_status pg_gh_http_check_api_url(const char *url, pg_diag *d);
+
 /* Release the body and reset *resp. resp may be zeroed or NULL. */
 void pg_gh_response_free(pg_gh_response *resp);
 

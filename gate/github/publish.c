@@ -10,6 +10,7 @@
 #include "base/jsonget.h"
 #include "github/annotations.h"
 #include "github/checkrun.h"
+#include "github/http.h"
 #include "github/workflow.h"
 #include "report/markdown.h"
 #include "report/results_read.h"
@@ -287,6 +288,9 @@ pg_status pg_gh_publish(const pg_gh_publish_config *cfg, pg_gh_publish_result *o
         return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "--comment-key",
                            "expected 1-64 characters of A-Z a-z 0-9 . _ -, got '%.*s'",
                            PG_UTF8_CUT(key, 80), key);
+    /* Before anything is written: a URL that would carry the token in clear is a usage error. */
+    if ((st = pg_gh_http_check_api_url(cfg->client.api_url ? cfg->client.api_url : "", d)) != PG_OK)
+        return st;
     if ((st = pg_json_load(cfg->results_file, &json, d)) != PG_OK ||
         (st = pg_results_read(json, cfg->results_file, &r, d)) != PG_OK ||
         (st = pg_report_markdown(json, cfg->results_file, &md, NULL, d)) != PG_OK ||

@@ -66,7 +66,8 @@ typedef struct {
 /* Run the publishing steps of cfg. *out is zeroed first; free with pg_gh_publish_result_free.
  * Returns PG_OK when the results could be read, whatever the steps did (see out->steps and
  * out->failed_steps). Errors: PG_ERR_INPUT for a malformed or unreadable results file or a bad
- * setting (comment key); PG_ERR_INFRA on out-of-memory. */
+ * setting (comment key; an API URL that pg_gh_http_check_api_url refuses, checked before any
+ * step runs, so nothing is written); PG_ERR_INFRA on out-of-memory. */
 pg_status pg_gh_publish(const pg_gh_publish_config *cfg, pg_gh_publish_result *out, pg_diag *d);
 void pg_gh_publish_result_free(pg_gh_publish_result *r);
 

@@ -1,6 +1,7 @@
 /* Retry and pagination rules of the GitHub REST client (see retry.h). */
 #include "retry.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -47,7 +48,8 @@ pg_gh_retry_out pg_gh_retry_decide(const pg_gh_retry_policy *p, const pg_gh_retr
     double remaining = header_number(in->ratelimit_remaining);
     double reset = header_number(in->ratelimit_reset);
     bool server = s == 0 || s >= 500;
-    bool limited = (s == 403 || s == 429) && (s == 429 || retry_after >= 0 || remaining == 0);
+    bool limited = (s == 403 || s == 429) &&
+                   (s == 429 || retry_after >= 0 || remaining == 0 || in->secondary_limit);
     if (!server && !limited)
         return o;
 
@@ -68,7 +70,8 @@ pg_gh_retry_out pg_gh_retry_decide(const pg_gh_retry_policy *p, const pg_gh_retr
         } else {
             delay = backoff(p->rate_limit_delay_s, in->attempt);
             snprintf(o.reason, sizeof o.reason,
-                     "rate limited (HTTP %ld) without a reset time, backing off %.0f s", s, delay);
+                     "%s (HTTP %ld) without a reset time, backing off %.0f s",
+                     in->secondary_limit ? "secondary rate limit" : "rate limited", s, delay);
         }
     } else {
         if (!in->idempotent) {
@@ -103,6 +106,20 @@ pg_gh_retry_out pg_gh_retry_decide(const pg_gh_retry_policy *p, const pg_gh_retr
     o.action = PG_GH_RETRY;
     o.delay_s = delay;
     return o;
+}
+
+bool pg_gh_secondary_limit(const char *body)
+{
+    static const char needle[] = "secondary rate limit";
+    const size_t m = sizeof needle - 1;
+    for (size_t i = 0; body && body[i] && i < 64 * 1024; i++) {
+        size_t k = 0;
+        while (k < m && body[i + k] && tolower((unsigned char)body[i + k]) == needle[k])
+            k++;
+        if (k == m)
+            return true;
+    }
+    return false;
 }
 
 bool pg_gh_link_next(const char *link, char *out, size_t n)

@@ -2,7 +2,9 @@
  * response's status and headers, the attempt number and the clock, so the rules are tested with
  * plain numbers. The order follows GitHub's guidance for rate limits: honour retry-after; else,
  * when x-ratelimit-remaining is 0, wait until x-ratelimit-reset; else (a secondary rate limit
- * without headers) wait at least a minute and back off exponentially. Server errors (5xx) and
+ * without headers: a 429, or a 403 whose body says "secondary rate limit") wait at least a minute
+ * and back off exponentially (GitHub's REST API guide, "Best practices": wait at least one
+ * minute before retrying, with exponentially increasing waits while it persists). Server errors (5xx) and
  * failed connections back off exponentially from a second, but only for requests that are safe
  * to repeat: a create (POST) whose outcome is unknown is never sent again blindly — the caller
  * lists what exists first. Waiting is bounded per wait and in total, so a run never hangs on an
@@ -41,6 +43,7 @@ typedef struct {
     int attempt;                     /* requests made so far in this call, this one included */
     double waited_s;                 /* seconds already waited in this call */
     double now;                      /* the clock, epoch seconds (for x-ratelimit-reset) */
+    bool secondary_limit;            /* the body says "secondary rate limit" (pg_gh_secondary_limit) */
 } pg_gh_retry_in;
 
 typedef struct {
@@ -52,6 +55,12 @@ typedef struct {
 
 /* Decide what to do after one response. p and in must be non-NULL. */
 pg_gh_retry_out pg_gh_retry_decide(const pg_gh_retry_policy *p, const pg_gh_retry_in *in);
+
+/* Whether a response body is GitHub's secondary rate limit refusal: its text contains
+ * "secondary rate limit" (any case; GitHub's message reads "You have exceeded a secondary rate
+ * limit. Please wait a few minutes before you try again."). body may be NULL. Only the first
+ * 64 KiB are looked at. */
+bool pg_gh_secondary_limit(const char *body);
 
 /* The URL of rel="next" in a Link header into out (n bytes). Returns false when there is none
  * (or it does not fit). */

@@ -115,6 +115,11 @@ static json_t *settings_json(const pg_check_options *o, size_t flush_bytes)
                           o->accepted_kernel ? pg_jstr(o->accepted_kernel) : json_null(),
                           "energy", o->energy);
     json_object_set_new(j, "isolation", json_string(o->worker_exe ? "process" : "none"));
+    /* The folder relative paths in these results are relative to; reports give paths relative
+     * to it (JUnit file attributes). */
+    char cwd[4096];
+    json_object_set_new(j, "working_directory",
+                        getcwd(cwd, sizeof cwd) ? pg_jstr(cwd) : json_null());
     json_t *devs = json_array();
     for (int k = 0; k < o->n_devices; k++)
         json_array_append_new(devs, json_integer(o->devices[k]));

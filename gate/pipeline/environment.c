@@ -1,5 +1,5 @@
-/* The environment fingerprint of a run: host, GPU, driver, CUDA, ptxas, cuBLASLt and cuDNN
- * versions, clocks, power limit and ECC mode; as results JSON and as the model's pg_fingerprint. */
+/* The environment fingerprint of a run: host, GPU, driver, CUDA, ptxas, disassembler, cuBLASLt
+ * and cuDNN versions, clocks, power limit and ECC mode; as results JSON and as the model's pg_fingerprint. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -64,6 +64,14 @@ json_t *pg_environment_json(const pg_run *run)
         json_object_set_new(env, "devices", devs);
     }
     json_object_set_new(env, "ptxas_version", has_ptxas ? json_string(ptxas) : json_null());
+    /* The SASS half of the instructions stage depends on it (docs/instructions.md). */
+    char dis_tool[16], dis_version[64];
+    if (pg_toolchain_disassembler(dis_tool, sizeof dis_tool, dis_version, sizeof dis_version))
+        json_object_set_new(env, "disassembler",
+                            json_pack("{s:s, s:o}", "tool", dis_tool, "version",
+                                      dis_version[0] ? json_string(dis_version) : json_null()));
+    else
+        json_object_set_new(env, "disassembler", json_null());
     return env;
 }
 

@@ -100,6 +100,21 @@ void pg_stage_assemble(pg_run *run, pg_submission *s)
         /* The log keeps only lines of files a report may quote (cu_includes.c). */
         json_object_set_new(cu, "includes_checked", json_integer(s->includes_checked));
         json_object_set_new(cu, "dropped_diagnostics", json_integer(s->cu_dropped));
+        /* nvcc's located diagnostics, at .cu lines (reports point at the first one) */
+        json_t *cu_diags = json_array();
+        for (int i = 0; i < s->cu_result.log.n_diags; i++) {
+            const pg_ptxas_diag *g = &s->cu_result.log.diags[i];
+            json_t *item = json_pack("{s:s, s:i}", "severity", severity_name(g->severity),
+                                     "line", g->line);
+            json_object_set_new(item, "message", pg_jstr(g->message));
+            if (g->file[0]) { /* a header's line names the header, relative to the root */
+                char shown[PG_PATH_MAX];
+                pg_cu_display_path(run, g->file, shown, sizeof shown);
+                json_object_set_new(item, "file", pg_jstr(shown));
+            }
+            json_array_append_new(cu_diags, item);
+        }
+        json_object_set_new(cu, "diagnostics", cu_diags);
         json_object_set_new(det, "nvcc", cu);
         char dropped[160] = "";
         if (s->cu_dropped > 0)

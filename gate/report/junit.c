@@ -85,6 +85,7 @@ typedef struct {
 typedef struct {
     size_t suite;
     char *classname, *name;
+    const pg_res_submission *sub;
     const pg_res_stage *stage;
 } tcase;
 
@@ -182,7 +183,7 @@ static int reserve(plan *p, char tag, const char *a, const char *b, unsigned *n_
 }
 
 static void add_case(plan *p, size_t si, const char *classname, const char *stage_name,
-                     const char *what, const pg_res_stage *st)
+                     const char *what, const pg_res_submission *sub, const pg_res_stage *st)
 {
     if (p->oom)
         return;
@@ -211,7 +212,8 @@ static void add_case(plan *p, size_t si, const char *classname, const char *stag
         p->oom = true;
         return;
     }
-    p->cases[p->n_cases++] = (tcase){.suite = si, .classname = cn, .name = name, .stage = st};
+    p->cases[p->n_cases++] =
+        (tcase){.suite = si, .classname = cn, .name = name, .sub = sub, .stage = st};
     suite *s = &p->suites[si];
     s->tests++;
     s->time_s += st->duration_s;
@@ -283,13 +285,13 @@ static pg_status plan_build(const pg_results *r, plan *p, pg_diag *d)
                 break;
             }
             for (size_t k = 0; k < s->n_stages; k++)
-                add_case(p, si, classname, s->stages[k].stage, "all", &s->stages[k]);
+                add_case(p, si, classname, s->stages[k].stage, "all", s, &s->stages[k]);
             for (size_t w = 0; w < s->n_workloads; w++) {
                 char *wname = clean_name(s->workloads[w].name, "");
                 if (!wname)
                     p->oom = true;
                 for (size_t k = 0; wname && k < s->workloads[w].n_stages; k++)
-                    add_case(p, si, classname, s->workloads[w].stages[k].stage, wname,
+                    add_case(p, si, classname, s->workloads[w].stages[k].stage, wname, s,
                              &s->workloads[w].stages[k]);
                 free(wname);
             }
@@ -614,6 +616,121 @@ static void dump_value(pg_rtext *t, const char *key, const json_t *v, int depth)
     }
 }
 
+
+/* ---- where a failing testcase points (docs/reports.md, "Locations") ---- */
+
+typedef struct {
+    char *file; /* relative to the run's working directory; malloc'd */
+    long line;  /* >= 1 */
+} location;
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = s ? strlen(s) : 0, k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* path relative to wd (when it lies below it), without "./" prefixes, cleaned to one line
+ * (malloc'd; NULL on out-of-memory). Relative paths are relative to wd already. */
+static char *relative_path(const char *path, const char *wd)
+{
+    if (!path || !path[0])
+        path = "results.json";
+    size_t w = wd ? strlen(wd) : 0;
+    while (w > 1 && wd[w - 1] == '/')
+        w--;
+    if (w > 1 && path[0] == '/' && strncmp(path, wd, w) == 0 && path[w] == '/')
+        path += w + 1;
+    while (path[0] == '.' && path[1] == '/')
+        path += 2;
+    return clean_name(path, "results.json");
+}
+
+/* The first positive "line" of the objects in array a whose "severity" is error or warning (or
+ * that have no severity), or 0. */
+static long first_diag_line(const json_t *a, const char **file)
+{
+    size_t i;
+    const json_t *g;
+    if (file)
+        *file = NULL;
+    json_array_foreach(a, i, g) {
+        const char *sev = json_string_value(json_object_get(g, "severity"));
+        const json_t *l = json_object_get(g, "line");
+        if (sev && strcmp(sev, "error") != 0 && strcmp(sev, "warning") != 0)
+            continue;
+        if (json_is_integer(l) && json_integer_value(l) > 0 && json_integer_value(l) < LONG_MAX) {
+            if (file) /* nvcc: the file the line belongs to (a header), relative to the root */
+                *file = json_string_value(json_object_get(g, "file"));
+            return (long)json_integer_value(l);
+        }
+    }
+    return 0;
+}
+
+/* The first PTX line of the first failed target of an instructions stage: where the target
+ * occurs (removed by ptxas, never executed), else where its nearest instruction is (absent in
+ * the PTX); 0 when none is recorded. */
+static long first_target_line(const pg_res_stage *s)
+{
+    const json_t *targets = json_object_get(s->details, "targets");
+    size_t i;
+    const json_t *t;
+    json_array_foreach(targets, i, t) {
+        const char *status = json_string_value(json_object_get(t, "status"));
+        if (!status || strcmp(status, "fail") != 0)
+            continue;
+        const json_t *ptx = json_object_get(t, "ptx");
+        const json_t *l = json_array_get(json_object_get(ptx, "lines"), 0);
+        if (!json_is_integer(l))
+            l = json_array_get(
+                json_object_get(json_array_get(json_object_get(ptx, "nearest"), 0), "lines"), 0);
+        if (json_is_integer(l) && json_integer_value(l) > 0 && json_integer_value(l) < LONG_MAX)
+            return (long)json_integer_value(l);
+    }
+    return 0;
+}
+
+/* The location of a failed or errored stage: the kernel source at the first diagnostic's line
+ * — nvcc's .cu line, or ptxas's PTX line (assemble), the failed target's PTX line
+ * (instructions) — when the source is PTX or the line is a .cu line; the .cu source at line 1
+ * when the only line known is one of the PTX nvcc made of it; else the manifest at line 1 (the
+ * stage concerns the whole submission). */
+static pg_status locate(const pg_results *r, const pg_res_submission *sub, const pg_res_stage *s,
+                        location *out, pg_diag *d)
+{
+    const char *file = sub->manifest;
+    long line = 1;
+    bool ptx = ends_with(sub->source, ".ptx"), cu = ends_with(sub->source, ".cu");
+    long at = 0;
+    if (strcmp(s->stage, "assemble") == 0) {
+        const char *cu_file = NULL;
+        long cu_line = cu ? first_diag_line(json_object_get(
+                                json_object_get(s->details, "nvcc"), "diagnostics"), &cu_file)
+                          : 0;
+        long ptx_line = first_diag_line(json_object_get(s->details, "diagnostics"), NULL);
+        if (cu_line > 0) {
+            file = cu_file && cu_file[0] ? cu_file : sub->source;
+            line = cu_line;
+        } else if (ptx_line > 0) {
+            at = ptx_line;
+        }
+    } else if (strcmp(s->stage, "instructions") == 0) {
+        at = first_target_line(s);
+    }
+    if (at > 0 && ptx) {
+        file = sub->source;
+        line = at;
+    } else if (at > 0 && cu) {
+        file = sub->source; /* the PTX line is nvcc's output, not a .cu line */
+    }
+    out->line = line;
+    out->file = relative_path(file, r->working_directory);
+    if (!out->file)
+        return pg_diag_set(d, PG_ERR_INFRA, r->file, 0, NULL, "out of memory rendering JUnit");
+    return PG_OK;
+}
+
 /* ---- writing ---- */
 
 
@@ -631,7 +748,9 @@ static void write_property(pg_xw *x, const char *name, const char *value)
     pg_rtext_free(&t);
 }
 
-/* Suite properties: the environment fingerprint (same in every suite). */
+/* The run-wide properties (the version, the verdict, the environment fingerprint), written once:
+ * in the first suite. junit-10 allows no properties under <testsuites>, and xunitparser keeps
+ * one property table for all suites, failing on a name repeated in a second suite. */
 static void write_properties(pg_xw *x, const pg_results *r)
 {
     const pg_res_env *e = &r->env;
@@ -664,12 +783,20 @@ static pg_status write_testcase(pg_xw *x, const pg_results *r, const tcase *c, p
     pg_rtext_init(&body, BODY_MAX_BYTES);
     pg_rtext_init(&out, OUT_MAX_BYTES);
 
+    location loc = {NULL, 0};
+    bool failed = s->status == PG_RES_FAIL || s->status == PG_RES_ERROR;
+    if (failed && (st = locate(r, c->sub, s, &loc, d)) != PG_OK)
+        goto done;
     pg_xw_start(x, "testcase");
     pg_xw_attr(x, "name", c->name);
     pg_xw_attr(x, "classname", c->classname);
     pg_xw_attr_seconds(x, "time", s->duration_s);
+    if (failed) {
+        pg_xw_attr(x, "file", loc.file);
+        pg_xw_attrz(x, "line", (size_t)loc.line);
+    }
 
-    if (s->status == PG_RES_FAIL || s->status == PG_RES_ERROR) {
+    if (failed) {
         pg_rtext numbers;
         pg_rtext_init(&numbers, MESSAGE_MAX_BYTES);
         pg_rtext_add_clean(&msg, s->message, PG_CLEAN_ONE_LINE, 1024);
@@ -681,7 +808,9 @@ static pg_status write_testcase(pg_xw *x, const pg_results *r, const tcase *c, p
         pg_rtext_free(&numbers);
         if (st != PG_OK)
             goto done;
-        pg_rtext_add_clean(&body, s->message, 0, 16384);
+        /* "path:line: message" first: the form reporters that read the text parse */
+        pg_rtext_addf(&body, "%s:%ld: ", loc.file, loc.line);
+        pg_rtext_add_clean(&body, s->message[0] ? s->message : s->stage, 0, 16384);
         pg_rtext_add(&body, "\n");
         if ((st = stage_numbers(r, s, &body, "\n", DIAGS_IN_BODY, d)) != PG_OK)
             goto done;
@@ -712,6 +841,7 @@ static pg_status write_testcase(pg_xw *x, const pg_results *r, const tcase *c, p
     if (msg.oom || body.oom || out.oom)
         st = pg_diag_set(d, PG_ERR_INFRA, r->file, 0, s->ctx.path, "out of memory rendering JUnit");
 done:
+    free(loc.file);
     pg_rtext_free(&msg);
     pg_rtext_free(&body);
     pg_rtext_free(&out);
@@ -741,7 +871,40 @@ static pg_status write_document(pg_xw *x, const pg_results *r, const plan *p, pg
     pg_xw_attrz(x, "tests", tests);
     pg_xw_attrz(x, "failures", failures);
     pg_xw_attrz(x, "errors", errors);
-    pg_xw_attr_seconds(x, "time", r->duration_s);
+    /* The run's wall time in ms, shared out over the suites in proportion to their stages'
+     * time (equally when none took any), largest remainders first: the suites' times add up
+     * to the root's exactly (reporters that sum the suites show the run's time). */
+    double wall_ms = r->duration_s > 0 ? r->duration_s * 1000.0 + 0.5 : 0.0;
+    unsigned long long total_ms = wall_ms < 1e15 ? (unsigned long long)wall_ms : 0;
+    unsigned long long *share = calloc(p->n_suites ? p->n_suites : 1, sizeof *share);
+    double *rest = calloc(p->n_suites ? p->n_suites : 1, sizeof *rest);
+    if (!share || !rest) {
+        free(share);
+        free(rest);
+        free(host);
+        return pg_diag_set(d, PG_ERR_INFRA, r->file, 0, NULL, "out of memory rendering JUnit");
+    }
+    double weights = 0;
+    for (size_t i = 0; i < p->n_suites; i++)
+        weights += p->suites[i].time_s;
+    unsigned long long given = 0;
+    for (size_t i = 0; i < p->n_suites; i++) {
+        double exact = weights > 0 ? (double)total_ms * (p->suites[i].time_s / weights)
+                                   : (double)total_ms / (double)p->n_suites;
+        share[i] = (unsigned long long)exact;
+        rest[i] = exact - (double)share[i];
+        given += share[i];
+    }
+    while (p->n_suites && given < total_ms) {
+        size_t best = 0;
+        for (size_t i = 1; i < p->n_suites; i++)
+            if (rest[i] > rest[best])
+                best = i;
+        share[best]++;
+        rest[best] = -1;
+        given++;
+    }
+    pg_xw_attr_seconds(x, "time", (double)total_ms / 1000.0);
     pg_status st = PG_OK;
     size_t c = 0;
     for (size_t si = 0; si < p->n_suites && st == PG_OK; si++) {
@@ -752,11 +915,12 @@ static pg_status write_document(pg_xw *x, const pg_results *r, const plan *p, pg
         pg_xw_attrz(x, "failures", s->failures);
         pg_xw_attrz(x, "errors", s->errors);
         pg_xw_attrz(x, "skipped", s->skipped);
-        pg_xw_attr_seconds(x, "time", s->time_s);
+        pg_xw_attr_seconds(x, "time", (double)share[si] / 1000.0);
         pg_xw_attr(x, "timestamp", timestamp);
         pg_xw_attr(x, "hostname", host);
         pg_xw_attrz(x, "id", si);
-        write_properties(x, r);
+        if (si == 0)
+            write_properties(x, r);
         for (; c < p->n_cases && p->cases[c].suite == si && st == PG_OK; c++)
             st = write_testcase(x, r, &p->cases[c], d);
         pg_xw_end(x);
@@ -764,6 +928,8 @@ static pg_status write_document(pg_xw *x, const pg_results *r, const plan *p, pg
     pg_xw_end(x);
     if (!x->failed && xmlTextWriterEndDocument(x->w) < 0)
         x->failed = true;
+    free(share);
+    free(rest);
     free(host);
     return st;
 }

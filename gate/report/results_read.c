@@ -330,6 +330,9 @@ pg_status pg_results_read(const json_t *root, const char *file, pg_results *out,
             st = bad_field(&c, "confidence", d, "expected a confidence level between 0 and 1");
             goto done;
         }
+        if ((st = get_nstring(settings, &c, "working_directory", false, &out->working_directory,
+                              d)) != PG_OK)
+            goto done;
     }
     if ((st = pg_jget_array(root, &top, "submissions", true, &subs, d)) != PG_OK)
         goto done;

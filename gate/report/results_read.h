@@ -96,6 +96,7 @@ typedef struct {
     int64_t exit_code;
     const char *tool_name, *tool_version;
     pg_res_num confidence;   /* settings.confidence */
+    const char *working_directory; /* settings.working_directory; NULL when absent or null */
     pg_res_env env;
     pg_res_submission *subs;
     size_t n_subs;

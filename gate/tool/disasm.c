@@ -26,8 +26,8 @@ pg_status pg_disassemble(const char *cubin_path, double timeout_s, pg_disasm_res
     } else {
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL,
                            "no disassembler: neither nvdisasm nor cuobjdump was found (set "
-                           "PTXGATE_NVDISASM or PTXGATE_CUOBJDUMP, put one on PATH, or install "
-                           "it next to ptxas)");
+                           "PTXGATE_NVDISASM or PTXGATE_CUOBJDUMP, put one on PATH, install "
+                           "it next to ptxas, or run scripts/sass-tools.sh)");
     }
     out->tool_found = true;
     snprintf(out->command, sizeof out->command, "%s %s %s", out->tool_path, flag, cubin_path);

@@ -14,12 +14,13 @@
 static const struct {
     const char *tool, *env;
     bool beside_ptxas;
+    bool in_tools_venv; /* scripts/sass-tools.sh links it into the tools venv's bin */
 } tools[] = {
-    {"ptxas", "PTXGATE_PTXAS", false},
-    {"nvcc", "PTXGATE_NVCC", false},
-    {"nvdisasm", "PTXGATE_NVDISASM", true},
-    {"cuobjdump", "PTXGATE_CUOBJDUMP", true},
-    {"compute-sanitizer", "PTXGATE_COMPUTE_SANITIZER", true},
+    {"ptxas", "PTXGATE_PTXAS", false, false},
+    {"nvcc", "PTXGATE_NVCC", false, false},
+    {"nvdisasm", "PTXGATE_NVDISASM", true, true},
+    {"cuobjdump", "PTXGATE_CUOBJDUMP", true, true},
+    {"compute-sanitizer", "PTXGATE_COMPUTE_SANITIZER", true, false},
 };
 
 static bool is_executable_file(const char *path)
@@ -77,6 +78,30 @@ static bool try_beside_ptxas(const char *tool, char *out, size_t n)
     return slash && try_toolkit_dir(real, (size_t)(slash - real), tool, out, n);
 }
 
+bool pg_toolchain_tools_venv_bin(char *out, size_t n)
+{
+    const char *venv = getenv("PTXGATE_TOOLS_VENV"), *cache = getenv("XDG_CACHE_HOME"),
+               *home = getenv("HOME");
+    int w = -1;
+    if (venv && venv[0])
+        w = snprintf(out, n, "%s/bin", venv);
+    else if (cache && cache[0])
+        w = snprintf(out, n, "%s/ptxgate/tools-venv/bin", cache);
+    else if (home && home[0])
+        w = snprintf(out, n, "%s/.cache/ptxgate/tools-venv/bin", home);
+    if (w > 0 && (size_t)w < n)
+        return true;
+    if (n > 0)
+        out[0] = '\0';
+    return false;
+}
+
+static bool try_tools_venv(const char *tool, char *out, size_t n)
+{
+    char bin[PATH_MAX];
+    return pg_toolchain_tools_venv_bin(bin, sizeof bin) && try_dir(bin, strlen(bin), tool, out, n);
+}
+
 bool pg_toolchain_find(const char *tool, char *path_out, size_t n)
 {
     bool found = false;
@@ -100,25 +125,47 @@ bool pg_toolchain_find(const char *tool, char *path_out, size_t n)
                 (cuda_home && cuda_home[0] &&
                  try_toolkit_dir(home_bin, strlen(home_bin), tool, path_out, n)) ||
                 try_toolkit_dir("/usr/local/cuda/bin", 19, tool, path_out, n) ||
-                (tools[i].beside_ptxas && try_beside_ptxas(tool, path_out, n));
+                (tools[i].beside_ptxas && try_beside_ptxas(tool, path_out, n)) ||
+                (tools[i].in_tools_venv && try_tools_venv(tool, path_out, n));
     }
     if (!found)
         path_out[0] = '\0';
     return found;
 }
 
-bool pg_toolchain_ptxas_version(char *out, size_t n)
+/* "<tool> --version" (30 s limit) parsed like ptxas's ("Cuda compilation tools, release 13.2,
+ * V13.2.86": every CUDA command-line tool prints that line). */
+static bool tool_version(const char *tool, char *out, size_t n)
 {
-    char ptxas[PATH_MAX];
+    char path[PATH_MAX];
     pg_process_result r;
     bool ok = false;
     if (n > 0)
         out[0] = '\0';
-    if (!pg_toolchain_find("ptxas", ptxas, sizeof ptxas))
+    if (!pg_toolchain_find(tool, path, sizeof path))
         return false;
-    const char *argv[] = {ptxas, "--version", NULL};
+    const char *argv[] = {path, "--version", NULL};
     if (pg_process_run(argv, 30.0, 64 * 1024, &r, NULL) == PG_OK && r.exit_code == 0)
         ok = pg_ptxas_parse_version(r.output, out, n);
     pg_process_result_free(&r);
     return ok;
+}
+
+bool pg_toolchain_ptxas_version(char *out, size_t n)
+{
+    return tool_version("ptxas", out, n);
+}
+
+bool pg_toolchain_disassembler(char *tool_out, size_t tool_n, char *version_out, size_t version_n)
+{
+    char path[PATH_MAX];
+    const char *tool = pg_toolchain_find("nvdisasm", path, sizeof path) ? "nvdisasm"
+                       : pg_toolchain_find("cuobjdump", path, sizeof path) ? "cuobjdump"
+                                                                          : NULL;
+    if (version_n > 0)
+        version_out[0] = '\0';
+    snprintf(tool_out, tool_n, "%s", tool ? tool : "");
+    if (tool)
+        tool_version(tool, version_out, version_n);
+    return tool != NULL;
 }

@@ -12,6 +12,10 @@
 
 #include "ptx/sass_listing.h"
 #include "tool/disasm.h"
+#include "tool/toolchain.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define FAKE PG_TEST_DATA "/../fakes/fake_disassembler.sh"
 #define LISTING PG_TEST_DATA "/../fixtures/sass/wgmma_tma_sm90a.nvdisasm.txt"
@@ -92,12 +96,83 @@ static void test_failures(void **state)
     pg_disasm_result_free(&r);
 }
 
+static void test_tools_venv_location(void **state)
+{
+    (void)state;
+    char bin[4096];
+    /* the documented order: PTXGATE_TOOLS_VENV, XDG_CACHE_HOME, HOME */
+    setenv("PTXGATE_TOOLS_VENV", "/opt/v", 1);
+    setenv("XDG_CACHE_HOME", "/x/cache", 1);
+    assert_true(pg_toolchain_tools_venv_bin(bin, sizeof bin));
+    assert_string_equal(bin, "/opt/v/bin");
+    unsetenv("PTXGATE_TOOLS_VENV");
+    assert_true(pg_toolchain_tools_venv_bin(bin, sizeof bin));
+    assert_string_equal(bin, "/x/cache/ptxgate/tools-venv/bin");
+    unsetenv("XDG_CACHE_HOME");
+    char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+    setenv("HOME", "/h", 1);
+    assert_true(pg_toolchain_tools_venv_bin(bin, sizeof bin));
+    assert_string_equal(bin, "/h/.cache/ptxgate/tools-venv/bin");
+    unsetenv("HOME");
+    assert_false(pg_toolchain_tools_venv_bin(bin, sizeof bin));
+    assert_string_equal(bin, "");
+
+    /* A venv holding only a cuobjdump (the fake): found there when the toolkit has none, and
+     * only for the disassemblers (a ptxas in the venv is never used). */
+    char venv[4096], link[4200];
+    snprintf(venv, sizeof venv, "%s/venv-disasm", PG_TEST_TMP);
+    snprintf(link, sizeof link, "%s/bin", venv);
+    mkdir(venv, 0755);
+    mkdir(link, 0755);
+    snprintf(link, sizeof link, "%s/bin/cuobjdump", venv);
+    unlink(link);
+    assert_int_equal(symlink(FAKE, link), 0);
+    snprintf(link, sizeof link, "%s/bin/ptxas", venv);
+    unlink(link);
+    assert_int_equal(symlink(FAKE, link), 0);
+    setenv("PTXGATE_TOOLS_VENV", venv, 1);
+    unsetenv("PTXGATE_NVDISASM");
+    unsetenv("PTXGATE_CUOBJDUMP");
+    char *path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+    setenv("PATH", "/nonexistent", 1);
+    setenv("CUDA_HOME", "/nonexistent", 1);
+    char found[4096], tool[16], version[64];
+    bool ok = pg_toolchain_find("cuobjdump", found, sizeof found);
+    snprintf(link, sizeof link, "%s/bin/cuobjdump", venv);
+    /* /usr/local/cuda/bin and the folder of ptxas come first when they hold one */
+    assert_true(ok);
+    if (strncmp(found, "/usr/local/cuda/", 16) != 0)
+        assert_string_equal(found, link);
+    if (!pg_toolchain_find("ptxas", found, sizeof found))
+        assert_string_equal(found, "");
+    else
+        assert_null(strstr(found, "venv-disasm"));
+    /* what the results record: with nvdisasm made absent, cuobjdump */
+    setenv("PTXGATE_NVDISASM", "/nonexistent", 1);
+    assert_true(pg_toolchain_disassembler(tool, sizeof tool, version, sizeof version));
+    assert_string_equal(tool, "cuobjdump");
+    setenv("PTXGATE_CUOBJDUMP", "/nonexistent", 1);
+    setenv("PTXGATE_NVDISASM", "/nonexistent", 1);
+    assert_false(pg_toolchain_disassembler(tool, sizeof tool, version, sizeof version));
+    assert_string_equal(tool, "");
+    assert_string_equal(version, "");
+    if (path)
+        setenv("PATH", path, 1);
+    if (home)
+        setenv("HOME", home, 1);
+    unsetenv("CUDA_HOME");
+    unsetenv("PTXGATE_TOOLS_VENV");
+    free(path);
+    free(home);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_nvdisasm, setup),
         cmocka_unit_test_setup(test_cuobjdump_fallback, setup),
         cmocka_unit_test_setup(test_failures, setup),
+        cmocka_unit_test_setup(test_tools_venv_location, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

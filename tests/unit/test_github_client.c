@@ -652,7 +652,8 @@ static void test_proxy_from_environment(void **st)
     setenv("http_proxy", proxy, 1);
     unsetenv("no_proxy");
     unsetenv("NO_PROXY");
-    snprintf(f.url, sizeof f.url, "http://api.github.invalid");
+    /* a loopback address nothing listens on (plain http is refused for any other host) */
+    snprintf(f.url, sizeof f.url, "http://127.0.0.9");
     pg_gh_client *c = client_for(&f, TOKEN);
     pg_gh_reply rep;
     pg_diag d;
@@ -664,8 +665,93 @@ static void test_proxy_from_environment(void **st)
     json_t *reqs = requests(&f);
     assert_int_equal(json_array_size(reqs), 1);
     assert_string_equal(json_string_value(json_object_get(json_array_get(reqs, 0), "proxied_host")),
-                        "api.github.invalid");
+                        "127.0.0.9");
     json_decref(reqs);
+}
+
+static void test_secondary_rate_limit_waits_a_minute_then_backs_off(void **st)
+{
+    (void)st;
+    /* GitHub's secondary limit: 403, no retry-after, no x-ratelimit-* headers, only the text. */
+    fake f;
+    fake_start(&f, "{\"tokens\": {\"" TOKEN "\": \"octocat\"}, \"rules\": [{\"method\": \"POST\", "
+                   "\"status\": 403, \"times\": 2, \"body\": {\"message\": \"You have exceeded a "
+                   "secondary rate limit. Please wait a few minutes before you try again.\"}}]}",
+               "");
+    pg_gh_client *c = client_for(&f, TOKEN);
+    pg_gh_comment_result r;
+    pg_diag d;
+    assert_int_equal(pg_gh_comment_publish(c, "o/r", 4, "ptxgate", "octocat",
+                                           "<!-- ptxgate-comment: ptxgate -->\nx",
+                                           PG_GH_COMMENT_NEW, &r, &d), PG_OK);
+    assert_int_equal(f.n_sleeps, 2);
+    assert_true(f.sleeps[0] == 60.0);
+    assert_true(f.sleeps[1] == 120.0);
+    pg_gh_client_free(c);
+    fake_stop(&f);
+    json_t *reqs = requests(&f);
+    assert_int_equal(count(reqs, "POST", "/issues/4/comments"), 3);
+    json_decref(reqs);
+}
+
+static void test_secondary_rate_limit_is_bounded(void **st)
+{
+    (void)st;
+    fake f;
+    fake_start(&f, "{\"tokens\": {\"" TOKEN "\": \"octocat\"}, \"rules\": [{\"method\": \"GET\", "
+                   "\"status\": 403, \"times\": 100, \"body\": {\"message\": \"You have exceeded a "
+                   "secondary rate limit.\"}}]}",
+               "");
+    pg_gh_client *c = client_for(&f, TOKEN);
+    pg_gh_reply rep;
+    pg_diag d;
+    assert_int_equal(pg_gh_call(c, "GET", "/repos/o/r/issues/1/comments", NULL, &rep, &d),
+                     PG_ERR_INFRA);
+    assert_non_null(strstr(d.message, "secondary rate limit"));
+    assert_non_null(strstr(d.message, "gave up"));
+    /* 60 + 120 s waited; 240 more would pass the 300 s budget */
+    assert_int_equal(f.n_sleeps, 2);
+    assert_true(pg_gh_client_waited(c) == 180.0);
+    pg_gh_reply_free(&rep);
+    pg_gh_client_free(c);
+    fake_stop(&f);
+}
+
+static void test_plain_http_refused_except_loopback(void **st)
+{
+    (void)st;
+    static const char *const refused[] = {
+        "http://api.github.com", "http://example.com:80/api/v3", "http://128.0.0.1/",
+        "http://127.0.0.1.example.com/", "http://127.0.0.1@example.com/",
+        "https://user:pw@api.github.com", "ftp://127.0.0.1/", "api.github.com", "",
+        "http://[::2]/", "http://localhost.example.com/"};
+    static const char *const accepted[] = {
+        "https://api.github.com", "https://ghe.example.com/api/v3/", "http://127.0.0.1:8080",
+        "http://127.255.0.3/api/v3", "http://localhost:1/", "http://LOCALHOST", "http://[::1]:99/"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        pg_gh_client_config cfg = {.api_url = refused[i], .token = TOKEN};
+        pg_gh_client *c = NULL;
+        pg_diag d;
+        pg_diag_clear(&d);
+        if (pg_gh_client_new(&cfg, &c, &d) != PG_ERR_INPUT)
+            fail_msg("accepted %s", refused[i]);
+        assert_null(c);
+        assert_string_equal(d.field, "api-url");
+        assert_null(strstr(d.message, "pw"));
+    }
+    pg_diag d;
+    pg_diag_clear(&d);
+    pg_gh_client_config bad = {.api_url = "http://api.github.com/x", .token = TOKEN};
+    pg_gh_client *c = NULL;
+    assert_int_equal(pg_gh_client_new(&bad, &c, &d), PG_ERR_INPUT);
+    assert_non_null(strstr(d.message, "refusing http://api.github.com: the token would be sent in clear"));
+    for (size_t i = 0; i < sizeof accepted / sizeof accepted[0]; i++) {
+        pg_gh_client_config cfg = {.api_url = accepted[i], .token = TOKEN};
+        c = NULL;
+        if (pg_gh_client_new(&cfg, &c, &d) != PG_OK)
+            fail_msg("refused %s: %s", accepted[i], d.message);
+        pg_gh_client_free(c);
+    }
 }
 
 int main(void)
@@ -695,6 +781,9 @@ int main(void)
         cmocka_unit_test(test_foreign_link_is_refused),
         cmocka_unit_test(test_enterprise_prefix),
         cmocka_unit_test(test_proxy_from_environment),
+        cmocka_unit_test(test_secondary_rate_limit_waits_a_minute_then_backs_off),
+        cmocka_unit_test(test_secondary_rate_limit_is_bounded),
+        cmocka_unit_test(test_plain_http_refused_except_loopback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

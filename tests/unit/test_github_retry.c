@@ -16,7 +16,7 @@ static pg_gh_retry_out decide(long status, bool idem, const char *ra, const char
                               const char *reset, int attempt, double waited)
 {
     pg_gh_retry_policy p = pg_gh_retry_default();
-    pg_gh_retry_in in = {status, idem, ra, rem, reset, attempt, waited, 1000.0};
+    pg_gh_retry_in in = {status, idem, ra, rem, reset, attempt, waited, 1000.0, false};
     return pg_gh_retry_decide(&p, &in);
 }
 
@@ -52,6 +52,39 @@ static void test_reset_time_when_remaining_is_zero(void **st)
     assert_true(o.delay_s == 43.0);
     o = decide(403, true, NULL, "0", "900", 1, 0); /* reset already past: a second */
     assert_true(o.delay_s == 1.0);
+}
+
+static pg_gh_retry_out decide_secondary(long status, int attempt, double waited)
+{
+    pg_gh_retry_policy p = pg_gh_retry_default();
+    pg_gh_retry_in in = {status, false, NULL, NULL, NULL, attempt, waited, 1000.0, true};
+    return pg_gh_retry_decide(&p, &in);
+}
+
+static void test_secondary_limit_without_headers(void **st)
+{
+    (void)st;
+    /* A 403 whose body says "secondary rate limit", no headers: a minute, then doubling, even
+     * for a POST (GitHub did not act on it); bounded by the 300 s budget. */
+    pg_gh_retry_out o = decide_secondary(403, 1, 0);
+    assert_int_equal(o.action, PG_GH_RETRY);
+    assert_true(o.rate_limited);
+    assert_true(o.delay_s == 60.0);
+    assert_non_null(strstr(o.reason, "secondary rate limit (HTTP 403)"));
+    assert_true(decide_secondary(403, 2, 60).delay_s == 120.0);
+    assert_int_equal(decide_secondary(403, 3, 180).action, PG_GH_GIVE_UP);
+    assert_int_equal(decide_secondary(429, 5, 0).action, PG_GH_GIVE_UP);
+    /* the body test */
+    assert_true(pg_gh_secondary_limit("{\"message\": \"You have exceeded a secondary rate limit. "
+                                      "Please wait a few minutes before you try again.\"}"));
+    assert_true(pg_gh_secondary_limit("SECONDARY RATE LIMIT"));
+    assert_false(pg_gh_secondary_limit("{\"message\": \"Resource not accessible by integration\"}"));
+    assert_false(pg_gh_secondary_limit("secondary rate limi"));
+    assert_false(pg_gh_secondary_limit(NULL));
+    /* a 403 without the text stays final */
+    pg_gh_retry_policy p = pg_gh_retry_default();
+    pg_gh_retry_in in = {403, true, NULL, NULL, NULL, 1, 0, 1000.0, false};
+    assert_int_equal(pg_gh_retry_decide(&p, &in).action, PG_GH_DONE);
 }
 
 static void test_rate_limit_without_time_backs_off_from_a_minute(void **st)
@@ -102,7 +135,7 @@ static void test_waits_are_bounded(void **st)
     assert_int_equal(o.action, PG_GH_GIVE_UP);
     pg_gh_retry_policy p = pg_gh_retry_default();
     p.max_total_wait_s = 0;
-    pg_gh_retry_in in = {503, true, NULL, NULL, NULL, 1, 0, 0};
+    pg_gh_retry_in in = {503, true, NULL, NULL, NULL, 1, 0, 0, false};
     assert_int_equal(pg_gh_retry_decide(&p, &in).action, PG_GH_GIVE_UP);
     /* Garbage headers read as absent. */
     o = decide(429, true, "soon", "x", "-5", 1, 0);
@@ -134,6 +167,7 @@ int main(void)
         cmocka_unit_test(test_retry_after_comes_first),
         cmocka_unit_test(test_reset_time_when_remaining_is_zero),
         cmocka_unit_test(test_rate_limit_without_time_backs_off_from_a_minute),
+        cmocka_unit_test(test_secondary_limit_without_headers),
         cmocka_unit_test(test_server_errors_double_from_a_second),
         cmocka_unit_test(test_uncertain_post_is_not_repeated),
         cmocka_unit_test(test_waits_are_bounded),

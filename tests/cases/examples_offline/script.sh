@@ -16,7 +16,7 @@ grep -q "skipped  no GPU (reason below)" "$OUT.stdout" || { echo "FAIL: skipped 
 for f in results.json junit.xml summary.md; do [[ -s "$OUT/$f" ]] || { echo "FAIL: $f missing"; exit 1; }; done
 grep -q "progress\|\[gemm_bf16_nt/" "$OUT.stderr" || { echo "FAIL: no progress on stderr"; exit 1; }
 python3 - "$OUT/results.json" <<'PY' || exit 1
-import json, sys
+import json, os, sys
 r = json.load(open(sys.argv[1]))
 bad = []
 def expect(ok, what):
@@ -40,6 +40,8 @@ for s in r["submissions"]:
                                     "min_coverage": None, "reason": None}, "runtime fields left empty")
             sass = t["sass"]["status"]
             expect(sass in ("skipped", "checked"), f"SASS part {sass}")
+            if os.environ.get("CI") == "true":  # setup installs a disassembler there
+                expect(sass == "checked", f"CI=true: SASS part {sass}, expected checked")
             if sass == "checked" and not uses_targets:  # a machine with nvdisasm or cuobjdump
                 expect(t["sass"]["count"] == 0, f"{t['target']}: no {t['sass_families']} in the SASS")
 tiled = next(s for s in r["submissions"] if s["task"] == "gemm_bf16_nt" and s["name"] == "tiled_mma")
