@@ -76,8 +76,7 @@ static void run_summary(const pg_gh_publish_config *cfg, const char *md, pg_gh_p
         step_set(out, PG_GH_STEP_SUMMARY, PG_GH_STEP_NOT_RUN, "no step summary file given");
         return;
     }
-    char *url = cfg->run_url && cfg->run_url[0] ? pg_report_markdown_inline(cfg->run_url, 1000)
-                                                : NULL;
+    char *url = cfg->run_url && cfg->run_url[0] ? pg_report_markdown_url(cfg->run_url) : NULL;
     char note[1600];
     snprintf(note, sizeof note,
              "**The summary was cut to stay under GitHub's 1 MiB step-summary limit.** The full "

@@ -1089,6 +1089,17 @@ done:
     return st;
 }
 
+char *pg_report_markdown_url(const char *s)
+{
+    if (!s || (strncmp(s, "https://", 8) != 0 && strncmp(s, "http://", 7) != 0) ||
+        strlen(s) > 1000)
+        return NULL;
+    for (const char *p = s; *p; p++)
+        if (!ascii_alnum(*p) && !strchr("-._~:/?#[]@!$&'*+,;=%", *p))
+            return NULL;
+    return strdup(s);
+}
+
 char *pg_report_markdown_inline(const char *s, size_t max_bytes)
 {
     pg_rtext t;

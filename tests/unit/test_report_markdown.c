@@ -357,6 +357,22 @@ static void test_autolinks_are_neutralized(void **state)
     json_decref(j);
 }
 
+/* The workflow run's URL that ptxgate links itself stays a working link destination; anything
+ * else is no link at all. */
+static void test_url_for_links(void **state)
+{
+    (void)state;
+    char *u = pg_report_markdown_url("https://github.example/kernels/gemm_x/actions/runs/77");
+    assert_non_null(u);
+    assert_string_equal(u, "https://github.example/kernels/gemm_x/actions/runs/77");
+    free(u);
+    assert_null(pg_report_markdown_url("javascript:alert(1)"));
+    assert_null(pg_report_markdown_url("https://x.example/a) [y](https://evil.example"));
+    assert_null(pg_report_markdown_url("https://x.example/a b"));
+    assert_null(pg_report_markdown_url("https://x.example/<b>"));
+    assert_null(pg_report_markdown_url(NULL));
+}
+
 /* A performance number is shown only when the submission passed verify. */
 static void test_timing_void_after_failed_verify(void **state)
 {
@@ -585,6 +601,7 @@ int main(void)
         cmocka_unit_test(test_hostile_text_is_neutralized),
         cmocka_unit_test(test_autolinks_are_neutralized),
         cmocka_unit_test(test_timing_void_after_failed_verify),
+        cmocka_unit_test(test_url_for_links),
         cmocka_unit_test(test_long_text_is_cut),
         cmocka_unit_test(test_size_is_capped),
         cmocka_unit_test(test_render_is_deterministic),
