@@ -14,6 +14,7 @@ int pg_cmd_check(int argc, char **argv);
 int pg_cmd_report(int argc, char **argv);
 int pg_cmd_publish(int argc, char **argv);
 int pg_cmd_compare(int argc, char **argv);
+int pg_cmd_history(int argc, char **argv);
 int pg_cmd_merge(int argc, char **argv);
 int pg_cmd_baseline(int argc, char **argv);
 int pg_cmd_worker(int argc, char **argv);

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "options.h"
+#include "report/history.h"
 #include "model/devices.h"
 #include "model/shard.h"
 #include "model/task.h"
@@ -49,6 +50,9 @@ static pg_option k_options[] = {
     {"watchdog", "LIST", "Watchdog limits of the worker processes as STAGE=SECONDS,... for startup, load, correctness, performance, verify, exit and sanitize (correctness, performance and verify per workload; sanitize per compute-sanitizer run). Default: startup=120,load=300,correctness=900,performance=1800,verify=300,exit=30,sanitize=3600.", NULL},
     {"sanitize", "TOOLS", "Also run each submission's smallest workload under compute-sanitizer with these tools, comma-separated from memcheck, racecheck, synccheck, initcheck: a sanitize stage with the findings per kernel, failing per the task's gate.sanitizer policy. Skipped, saying so, when compute-sanitizer is not found.", NULL},
     {"quiet", NULL, "No progress lines on stderr.", NULL},
+    {"label", "TEXT", "Label of this run recorded in the results (run.label): a model version, a branch. 'ptxgate history --by label' orders runs by it.", NULL},
+    {"commit", "SHA", "Commit hash of the kernels checked, recorded in the results (run.commit), e.g. $(git rev-parse HEAD).", NULL},
+    {"commit-time", "TIME", "Commit time, ISO 8601 (e.g. $(git log -1 --format=%cI)), recorded in UTC (run.commit_time_utc); 'ptxgate history' orders runs by it.", NULL},
     {0},
 };
 
@@ -393,13 +397,23 @@ int pg_cmd_check(int argc, char **argv)
         rc = pg_cli_fail(&d);
         goto done;
     }
+    json_t *run_meta = NULL;
+    if (pg_history_run_meta(pg_option_value(&k_spec, "label"), pg_option_value(&k_spec, "commit"),
+                            pg_option_value(&k_spec, "commit-time"), &run_meta, &d) != PG_OK) {
+        rc = pg_cli_fail(&d);
+        goto done;
+    }
     if (pg_check_run(&o, (const char *const *)manifests, (size_t)nman, &res, &d) != PG_OK) {
         /* No reports for this run: an earlier run's must not pass for them. (When writing the
          * reports fails below, the earlier ones are left whole instead.) */
         pg_cli_remove_outputs(&out, pg_cli_report_names);
+        json_decref(run_meta);
         rc = pg_cli_fail(&d);
         goto done;
     }
+    if (run_meta) /* the run's metadata (docs/results.md "run") */
+        json_object_set_new(res, "run", run_meta);
+    run_meta = NULL;
     text = json_dumps(res, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
     char results_path[4200];
     snprintf(results_path, sizeof results_path, "%s/results.json", out_dir);

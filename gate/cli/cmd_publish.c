@@ -200,6 +200,9 @@ int pg_cmd_publish(int argc, char **argv)
         printf("::stop-commands::%s\n", stop); /* API messages below are untrusted text */
     printf("ptxgate publish: verdict %s (exit code %lld in the results)\n", res.verdict,
            res.exit_code);
+    if (res.not_judged)
+        printf("ptxgate publish: %zu submission%s not judged on a GPU: %.400s\n", res.not_judged,
+               res.not_judged == 1 ? "" : "s", res.not_judged_reason);
     for (int i = 0; i < PG_GH_STEPS; i++) {
         const pg_gh_step *s = &res.steps[i];
         FILE *to = s->state == PG_GH_STEP_FAILED ? stderr : stdout;

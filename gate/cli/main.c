@@ -17,6 +17,7 @@ static const struct {
     {"publish", pg_cmd_publish, "Publish a results.json to GitHub: summary, annotations, PR comment, check run."},
     {"merge", pg_cmd_merge, "Merge the results of check --shard i/n runs into one results.json and reports."},
     {"compare", pg_cmd_compare, "Compare two results.json (model versions, commits): transitions, fast_p, paired tests."},
+    {"history", pg_cmd_history, "Speedup vs the vendor across many runs (commits, model versions): markdown with charts, SVG."},
     {"baseline", pg_cmd_baseline, "Stored vendor baselines per GPU and task: refresh (on a GPU) or show."},
     /* Hidden (no summary): the process an isolated check runs per submission. */
     {"worker", pg_cmd_worker, NULL},

@@ -9,9 +9,36 @@
 #include "github/workflow.h"
 #include "base/utf8.h"
 
-const char *pg_gh_check_conclusion(const char *verdict)
+const char *pg_gh_check_conclusion(const char *verdict, size_t not_judged)
 {
-    return verdict && strcmp(verdict, "pass") == 0 ? "success" : "failure";
+    if (!verdict || strcmp(verdict, "pass") != 0)
+        return "failure";
+    return not_judged ? "action_required" : "success";
+}
+
+char *pg_gh_check_title(const char *verdict, const size_t by_verdict[4], size_t not_judged,
+                        const char *reason, char *buf, size_t n)
+{
+    char counts[160], why[200];
+    snprintf(counts, sizeof counts, "%zu passed, %zu failed, %zu errored, %zu skipped",
+             by_verdict[0], by_verdict[1], by_verdict[2], by_verdict[3]);
+    /* One line: control characters (newlines included) become spaces. */
+    snprintf(why, sizeof why, "%.160s", reason ? reason : "");
+    for (char *p = why; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = ' ';
+    if (verdict && strcmp(verdict, "error") == 0)
+        snprintf(buf, n, "INFRASTRUCTURE: the gate could not judge %zu submission%s (not a kernel "
+                 "failure) · %s", by_verdict[2], by_verdict[2] == 1 ? "" : "s", counts);
+    else if (verdict && strcmp(verdict, "pass") == 0 && not_judged)
+        snprintf(buf, n, "NOT JUDGED ON A GPU: %s · %zu submission%s passed the offline stages "
+                 "only · %s", why[0] ? why : "no GPU stage ran", not_judged,
+                 not_judged == 1 ? "" : "s", counts);
+    else
+        snprintf(buf, n, "%s: %s%s%s", verdict && strcmp(verdict, "pass") == 0 ? "PASS" : "FAIL",
+                 counts, not_judged ? " · not judged on a GPU: " : "",
+                 not_judged ? (why[0] ? why : "no GPU stage ran") : "");
+    return buf;
 }
 
 static bool is_sha(const char *s)

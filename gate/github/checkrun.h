@@ -34,10 +34,24 @@ typedef struct {
     int requests; /* create + updates sent */
 } pg_gh_check_result;
 
-/* "success" for a passing run, "failure" for a gate failure and for an infrastructure error (a
- * run that could not be judged must not pass a required check), from the results verdict
- * ("pass", "fail", "error"). */
-const char *pg_gh_check_conclusion(const char *verdict);
+/* The check run's conclusion from the results verdict ("pass", "fail", "error") and the number
+ * of submissions not judged on a GPU (report/judged.h): "failure" for a gate failure and for an
+ * infrastructure error (a run that could not be judged must not pass a required check);
+ * "action_required" for a passing run with a submission not judged on a GPU — GitHub lets
+ * required checks pass on success, neutral and skipped only (its "About protected branches"
+ * page), so neutral would turn a missing GPU green, and its REST reference says an
+ * action_required check points at details_url for what to do (the workflow run); "success"
+ * otherwise. */
+const char *pg_gh_check_conclusion(const char *verdict, size_t not_judged);
+
+/* The check run's title (one line, at most n bytes into buf, returned): "PASS: …", "FAIL: …",
+ * "INFRASTRUCTURE: the gate could not judge N submissions …" for a run with an infrastructure
+ * error, "NOT JUDGED ON A GPU: <reason> …" for a passing run with a submission not judged on a
+ * GPU; each with the submission counts. by_verdict: submissions that passed, failed, errored,
+ * were skipped; reason may be NULL (untrusted: cut to 160 bytes; GitHub shows titles as plain
+ * text). */
+char *pg_gh_check_title(const char *verdict, const size_t by_verdict[4], size_t not_judged,
+                        const char *reason, char *buf, size_t n);
 
 /* Create the check run and send all n annotations. *out is zeroed first.
  * Errors: PG_ERR_INFRA for API failures (GitHub's message; a 403 says the token cannot create

@@ -45,7 +45,7 @@ char *pg_gh_comment_marker(const char *key, char *buf, size_t n)
 
 char *pg_gh_comment_body(const char *marker, const char *markdown, const char *run_url)
 {
-    char *url = run_url && run_url[0] ? pg_report_markdown_inline(run_url, 1000) : NULL;
+    char *url = run_url && run_url[0] ? pg_report_markdown_url(run_url) : NULL;
     char note[1400], footer[1400];
     snprintf(note, sizeof note, "*The summary was cut to fit a comment; the full report is in the "
              "job summary and the reports artifact%s%s%s.*", url ? " of [the workflow run](" : "",

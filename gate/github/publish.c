@@ -12,6 +12,7 @@
 #include "github/checkrun.h"
 #include "github/http.h"
 #include "github/workflow.h"
+#include "report/judged.h"
 #include "report/markdown.h"
 #include "report/results_read.h"
 #include "base/utf8.h"
@@ -77,8 +78,7 @@ static void run_summary(const pg_gh_publish_config *cfg, const char *md, pg_gh_p
         step_set(out, PG_GH_STEP_SUMMARY, PG_GH_STEP_NOT_RUN, "no step summary file given");
         return;
     }
-    char *url = cfg->run_url && cfg->run_url[0] ? pg_report_markdown_inline(cfg->run_url, 1000)
-                                                : NULL;
+    char *url = cfg->run_url && cfg->run_url[0] ? pg_report_markdown_url(cfg->run_url) : NULL;
     char note[1600];
     snprintf(note, sizeof note,
              "**The summary was cut to stay under GitHub's 1 MiB step-summary limit.** The full "
@@ -178,13 +178,12 @@ static void run_check(const pg_gh_publish_config *cfg, pg_gh_client *c, const ch
     }
     if (!api_ready(cfg, c, head_error, out, S))
         return;
-    char title[200];
-    snprintf(title, sizeof title, "%s: %zu passed, %zu failed, %zu errored, %zu skipped",
-             strcmp(out->verdict, "pass") == 0 ? "PASS" : strcmp(out->verdict, "fail") == 0 ? "FAIL"
-                                                                                           : "ERROR",
-             out->by_verdict[0], out->by_verdict[1], out->by_verdict[2], out->by_verdict[3]);
-    pg_gh_check_spec spec = {cfg->check_name, cfg->sha, pg_gh_check_conclusion(out->verdict),
-                             title, md, cfg->run_url, cfg->external_id};
+    char title[512];
+    pg_gh_check_title(out->verdict, out->by_verdict, out->not_judged, out->not_judged_reason,
+                      title, sizeof title);
+    pg_gh_check_spec spec = {cfg->check_name, cfg->sha,
+                             pg_gh_check_conclusion(out->verdict, out->not_judged), title, md,
+                             cfg->run_url, cfg->external_id};
     pg_gh_check_result r;
     pg_diag d;
     pg_diag_clear(&d);
@@ -247,6 +246,7 @@ static pg_status write_outputs(const pg_gh_publish_config *cfg, const char *repo
     OUT_NUM("errored", "%zu", out->by_verdict[2]);
     OUT_NUM("skipped", "%zu", out->by_verdict[3]);
     OUT_NUM("annotations", "%zu", ann->n + ann->dropped);
+    OUT_NUM("not-judged-on-gpu", "%zu", out->not_judged);
     if (out->comment_id) {
         OUT_NUM("comment-id", "%lld", out->comment_id);
     } else if (st == PG_OK)
@@ -300,6 +300,9 @@ pg_status pg_gh_publish(const pg_gh_publish_config *cfg, pg_gh_publish_result *o
     out->exit_code = r.exit_code;
     for (size_t i = 0; i < r.n_subs; i++)
         out->by_verdict[r.subs[i].verdict]++;
+    const char *why = NULL;
+    out->not_judged = pg_res_count_not_judged_on_gpu(&r, &why);
+    snprintf(out->not_judged_reason, sizeof out->not_judged_reason, "%s", why ? why : "");
     const char *reports_dir =
         cfg->reports_dir ? cfg->reports_dir : pg_path_dirname(dir, sizeof dir, cfg->results_file);
 

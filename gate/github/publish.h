@@ -53,6 +53,8 @@ typedef struct {
     char verdict[16];          /* pass | fail | error (from results.json) */
     long long exit_code;       /* from results.json */
     size_t by_verdict[4];      /* submissions: pass, fail, error, skipped */
+    size_t not_judged;         /* submissions not judged on a GPU (report/judged.h) */
+    char not_judged_reason[512]; /* the first one's reason ("" when none) */
     char *log;                 /* workflow commands to print (malloc'd, "" when none) */
     pg_gh_step steps[PG_GH_STEPS];
     size_t failed_steps;

@@ -226,12 +226,22 @@ static void finish(json_t *stage)
         ADD("%zu/%zu target%s in the PTX and the SASS on %s:", n, n, n == 1 ? "" : "s", arch);
         json_array_foreach(targets, i, t) {
             const json_t *ptx = json_object_get(t, "ptx"), *sass = json_object_get(t, "sass");
-            ADD("%s %s (PTX ×%lld, SASS ×%lld)", i ? "," : "", jstr(t, "target"),
+            const json_t *rt = json_object_get(t, "runtime");
+            ADD("%s %s (PTX ×%lld, SASS ×%lld", i ? "," : "", jstr(t, "target"),
                 (long long)json_integer_value(json_object_get(ptx, "count")),
                 (long long)json_integer_value(json_object_get(sass, "count")));
+            /* The runtime half's numbers, when measured: the message is what people read. */
+            if (strcmp(jstr(rt, "status"), "measured") == 0) {
+                ADD(", executed %.0f", json_number_value(json_object_get(rt, "executed_count")));
+                if (json_is_number(json_object_get(rt, "coverage")))
+                    ADD(", coverage %.3f", json_number_value(json_object_get(rt, "coverage")));
+            }
+            ADD(")");
         }
     }
-    if (!failed && measured < n)
+    if (!failed && measured && measured < n)
+        ADD("; executed counts measured for %zu of %zu targets", measured, n);
+    else if (!failed && measured < n)
         ADD("; executed counts not measured");
 #undef ADD
     json_object_set_new(stage, "status", json_string(status));

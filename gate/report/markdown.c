@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "judged.h"
 #include "results_read.h"
 
 #define DASH "—"
@@ -16,6 +17,7 @@
 #define SKIPPED_SHOWN 200           /* items of the "Skipped stages" list */
 #define SUBMISSION_BUDGET (128u * 1024u) /* room kept free before starting a submission */
 #define BASELINE_NOTES_SHOWN 20     /* notes of the stored-baselines section */
+#define OVERVIEW_SHOWN 1000         /* rows of the overview table */
 
 /* ---- escaping ---- */
 
@@ -30,16 +32,61 @@ static bool ascii_alnum(char c)
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
+/* True when the segment [p, p+n) would become a link in GitHub-flavoured markdown by itself:
+ * an extended autolink (a scheme followed by "://", "www.", any case) or an e-mail address
+ * (an '@' followed later by a '.'). Checked on whole segments, so "xhttp://" counts too. */
+static bool autolink_like(const char *p, size_t n)
+{
+    bool at = false;
+    for (size_t i = 0; i < n; i++) {
+        if (i + 3 <= n && memcmp(p + i, "://", 3) == 0)
+            return true;
+        if (i + 4 <= n && (p[i] == 'w' || p[i] == 'W') && (p[i + 1] == 'w' || p[i + 1] == 'W') &&
+            (p[i + 2] == 'w' || p[i + 2] == 'W') && p[i + 3] == '.')
+            return true;
+        if (p[i] == '@')
+            at = true;
+        else if (p[i] == '.' && at)
+            return true;
+    }
+    return false;
+}
+
+/* A segment is a run of bytes that may sit inside a one-backtick code span in a table cell: no
+ * space, no backtick, no '|' (a '|' splits a table cell even inside a code span), and none of
+ * < > & (kept as entities outside the span, so the document holds no raw HTML of the input). */
+static bool segment_byte(char c)
+{
+    return c != ' ' && c != '`' && c != '|' && c != '<' && c != '>' && c != '&';
+}
+
 /* Append untrusted text s as inline markdown: one line, at most max_bytes of s, no HTML, no
- * markdown syntax, no @mentions. Control and bidi characters are already U+FFFD after
- * pg_rtext_add_clean. An '_' between two ASCII letters or digits stays as it is: GFM never reads
- * it as emphasis, and names like gemm_bf16_nt stay readable. */
+ * markdown syntax, no @mentions, no links. Control and bidi characters are already U+FFFD after
+ * pg_rtext_add_clean. A segment that GFM would autolink (a URL, www., an e-mail address) goes
+ * into a code span as it is: code spans are never linked, and a segment holds no backtick or
+ * '|', so one backtick delimits it in any cell. Elsewhere an '_' between two ASCII letters or
+ * digits stays as it is (GFM never reads it as emphasis, and names like gemm_bf16_nt stay
+ * readable), and a '#' before a digit gets a zero-width joiner (no issue reference). */
 static void md_text(pg_rtext *t, const char *s, size_t max_bytes)
 {
     pg_rtext c;
     pg_rtext_init(&c, max_bytes * 2 + 16);
     pg_rtext_add_clean(&c, s, PG_CLEAN_ONE_LINE, max_bytes);
+    size_t seg_end = 0; /* end of the current plain segment, when inside one */
     for (size_t i = 0; i < c.len;) {
+        if (i >= seg_end && segment_byte(c.data[i])) {
+            size_t j = i;
+            while (j < c.len && segment_byte(c.data[j]))
+                j++;
+            if (autolink_like(c.data + i, j - i)) {
+                pg_rtext_add(t, "`");
+                pg_rtext_addn(t, c.data + i, j - i);
+                pg_rtext_add(t, "`");
+                i = j;
+                continue;
+            }
+            seg_end = j;
+        }
         uint32_t cp;
         size_t k = pg_utf8_next(c.data + i, &cp);
         if (cp == '<')
@@ -50,6 +97,8 @@ static void md_text(pg_rtext *t, const char *s, size_t max_bytes)
             pg_rtext_add(t, "&amp;");
         else if (cp == '@')
             pg_rtext_add(t, "@\u200D"); /* a zero-width joiner: no mention, no notification */
+        else if (cp == '#' && c.data[i + 1] >= '0' && c.data[i + 1] <= '9')
+            pg_rtext_add(t, "#\u200D"); /* no reference to an issue or pull request */
         else if (cp == '_' && i > 0 && ascii_alnum(c.data[i - 1]) && ascii_alnum(c.data[i + 1]))
             pg_rtext_add(t, "_");
         else if (md_punct(cp)) {
@@ -88,6 +137,18 @@ static void md_stage_name(pg_rtext *t, const char *stage, const char *workload)
 
 /* ---- header ---- */
 
+/* The verdict word of a submission as people read it: ERROR is the machine's fault, not the
+ * kernel's, and a PASS without any GPU stage only covers the offline stages. */
+static const char *verdict_words(const pg_results *r, const pg_res_submission *s)
+{
+    if (s->verdict == PG_RES_ERROR)
+        return "INFRASTRUCTURE ERROR";
+    if (pg_res_not_judged_on_gpu(r, s, NULL))
+        return s->verdict == PG_RES_PASS ? "PASS offline, not judged on a GPU"
+                                         : "SKIPPED, not judged on a GPU";
+    return pg_res_status_word(s->verdict);
+}
+
 static void write_title(pg_rtext *t, const pg_results *r)
 {
     size_t subs[4] = {0}, recs[4] = {0};
@@ -100,7 +161,25 @@ static void write_title(pg_rtext *t, const pg_results *r)
             for (size_t k = 0; k < s->workloads[w].n_stages; k++)
                 recs[s->workloads[w].stages[k].status]++;
     }
-    pg_rtext_addf(t, "## ptxgate: %s\n\n", pg_res_status_word(r->verdict));
+    const char *why = NULL;
+    size_t unjudged = pg_res_count_not_judged_on_gpu(r, &why);
+    pg_rtext_addf(t, "## ptxgate: %s",
+                  r->verdict == PG_RES_ERROR ? "INFRASTRUCTURE ERROR"
+                                             : pg_res_status_word(r->verdict));
+    if (unjudged) {
+        pg_rtext_add(t, " · not judged on a GPU: ");
+        md_text(t, why, MESSAGE_MAX_BYTES);
+    }
+    pg_rtext_add(t, "\n\n");
+    if (r->verdict == PG_RES_ERROR)
+        pg_rtext_add(t, "> **Infrastructure error:** the gate could not judge everything (no GPU, "
+                        "a missing tool, a worker that died, a failed vendor library); this is "
+                        "not a verdict on the kernels. The failing stages are listed below.\n\n");
+    if (unjudged)
+        pg_rtext_addf(t, "> **Not judged on a GPU:** %zu of %zu submission%s passed only the "
+                         "offline stages; correctness and performance did not run, so their "
+                         "kernels are unjudged.\n\n",
+                      unjudged, r->n_subs, r->n_subs == 1 ? "" : "s");
     pg_rtext_addf(t, "%zu submission%s: %zu PASS, %zu FAIL, %zu ERROR", r->n_subs,
                   r->n_subs == 1 ? "" : "s", subs[PG_RES_PASS], subs[PG_RES_FAIL],
                   subs[PG_RES_ERROR]);
@@ -136,9 +215,16 @@ static void write_environment(pg_rtext *t, const pg_results *r)
             pg_rtext_add(t, ")");
         }
     } else {
-        pg_rtext_add(t, "GPU not used: ");
-        md_text(t, e->gpu_skip_reason ? e->gpu_skip_reason : "no reason recorded",
-                MESSAGE_MAX_BYTES);
+        /* Said once: the title gives the reason when a submission went unjudged. */
+        const char *why = NULL;
+        pg_res_count_not_judged_on_gpu(r, &why);
+        if (why && why == e->gpu_skip_reason) {
+            pg_rtext_add(t, "GPU not used (the reason is in the title)");
+        } else {
+            pg_rtext_add(t, "GPU not used: ");
+            md_text(t, e->gpu_skip_reason ? e->gpu_skip_reason : "no reason recorded",
+                    MESSAGE_MAX_BYTES);
+        }
     }
     pg_rtext_add(t, " · driver ");
     md_text_or_dash(t, e->driver_version, 64);
@@ -308,14 +394,20 @@ static pg_status write_diagnostics(pg_rtext *t, const pg_res_stage *s, pg_diag *
     return PG_OK;
 }
 
-static pg_status write_submission_stage(pg_rtext *t, const pg_res_stage *s, pg_diag *d)
+static void write_reason(pg_rtext *t, const pg_results *r, const char *why);
+
+static pg_status write_submission_stage(pg_rtext *t, const pg_results *r, const pg_res_stage *s,
+                                        pg_diag *d)
 {
     pg_status st = PG_OK;
     pg_rtext_add(t, "- ");
     md_text(t, s->stage, 64);
     pg_rtext_addf(t, ": %s", pg_res_status_word(s->status));
     bool is_assemble = strcmp(s->stage, "assemble") == 0;
-    if (s->status != PG_RES_PASS && s->message[0]) {
+    if (s->status == PG_RES_SKIPPED && s->message[0]) {
+        pg_rtext_add(t, " — ");
+        write_reason(t, r, s->message);
+    } else if (s->status != PG_RES_PASS && s->message[0]) {
         pg_rtext_add(t, " — ");
         md_text(t, s->message, MESSAGE_MAX_BYTES);
     } else if (is_assemble && s->status == PG_RES_PASS) {
@@ -415,6 +507,26 @@ static pg_status write_instructions(pg_rtext *t, const pg_res_submission *s,
 
 /* ---- the workload table ---- */
 
+/* Why a submission's timings must not be read, or NULL: a verify stage (the output of the last
+ * timed launch checked again, docs/isolation.md) that did not pass means the kernel may have
+ * skipped work while it was timed, so no performance number of it is shown. */
+static const char *timing_void(const pg_res_submission *s)
+{
+    const char *why = NULL;
+    for (size_t w = 0; w < s->n_workloads; w++) {
+        const pg_res_stage *v =
+            pg_res_find_stage(s->workloads[w].stages, s->workloads[w].n_stages, "verify");
+        if (v && (v->status == PG_RES_FAIL || v->status == PG_RES_ERROR))
+            return "timing void: failed verify";
+        if (v && v->status == PG_RES_SKIPPED &&
+            pg_res_find_stage(s->workloads[w].stages, s->workloads[w].n_stages, "performance") &&
+            pg_res_find_stage(s->workloads[w].stages, s->workloads[w].n_stages, "performance")
+                    ->status != PG_RES_SKIPPED)
+            why = "timing void: verify did not run";
+    }
+    return why;
+}
+
 /* A rate cell: TFLOP/s "%.1f". */
 static void cell_rate(pg_rtext *t, pg_res_num v)
 {
@@ -461,41 +573,71 @@ static void write_status_cell(pg_rtext *t, const pg_res_workload *w)
         pg_rtext_add(t, ")");
 }
 
-static pg_status write_row(pg_rtext *t, const pg_res_workload *w, pg_diag *d)
+/* The numbers of one workload row (docs/reports.md). */
+typedef struct {
+    pg_res_num cand, base, est, lo, hi, abs_err, l2;
+    pg_res_int bad;
+} row_numbers;
+
+static pg_status read_row(const pg_res_workload *w, row_numbers *n, pg_diag *d)
 {
     const pg_res_stage *perf = pg_res_find_stage(w->stages, w->n_stages, "performance");
     const pg_res_stage *cor = pg_res_find_stage(w->stages, w->n_stages, "correctness");
-    pg_res_num cand = {0}, base = {0}, est = {0}, lo = {0}, hi = {0}, abs_err = {0}, l2 = {0};
-    pg_res_int bad = {0};
-    pg_status st;
-    if (perf && ((st = pg_res_detail_number(perf, "candidate.tflops", &cand, d)) != PG_OK ||
-                 (st = pg_res_detail_number(perf, "baseline.tflops", &base, d)) != PG_OK ||
-                 (st = pg_res_detail_number(perf, "speedup.estimate", &est, d)) != PG_OK ||
-                 (st = pg_res_detail_number(perf, "speedup.ci_low", &lo, d)) != PG_OK ||
-                 (st = pg_res_detail_number(perf, "speedup.ci_high", &hi, d)) != PG_OK))
+    pg_status st = PG_OK;
+    memset(n, 0, sizeof *n);
+    if (perf && ((st = pg_res_detail_number(perf, "candidate.tflops", &n->cand, d)) != PG_OK ||
+                 (st = pg_res_detail_number(perf, "baseline.tflops", &n->base, d)) != PG_OK ||
+                 (st = pg_res_detail_number(perf, "speedup.estimate", &n->est, d)) != PG_OK ||
+                 (st = pg_res_detail_number(perf, "speedup.ci_low", &n->lo, d)) != PG_OK ||
+                 (st = pg_res_detail_number(perf, "speedup.ci_high", &n->hi, d)) != PG_OK))
         return st;
-    if (cor && ((st = pg_res_detail_number(cor, "max_absolute_error", &abs_err, d)) != PG_OK ||
-                (st = pg_res_detail_number(cor, "relative_l2_error", &l2, d)) != PG_OK ||
-                (st = pg_res_detail_int(cor, "bad_elements", &bad, d)) != PG_OK))
+    if (cor && ((st = pg_res_detail_number(cor, "max_absolute_error", &n->abs_err, d)) != PG_OK ||
+                (st = pg_res_detail_number(cor, "relative_l2_error", &n->l2, d)) != PG_OK ||
+                (st = pg_res_detail_int(cor, "bad_elements", &n->bad, d)) != PG_OK))
+        return st;
+    return PG_OK;
+}
+
+static bool row_has_numbers(const row_numbers *n)
+{
+    return n->cand.has || n->base.has || n->est.has || n->abs_err.has || n->l2.has || n->bad.has;
+}
+
+/* "0.833× [0.828, 0.837]", "0.833×" or DASH. */
+static void write_speedup(pg_rtext *t, const row_numbers *n)
+{
+    if (n->est.has && n->lo.has && n->hi.has)
+        pg_rtext_addf(t, "%.3f× [%.3f, %.3f]", n->est.v, n->lo.v, n->hi.v);
+    else if (n->est.has)
+        pg_rtext_addf(t, "%.3f×", n->est.v);
+    else
+        pg_rtext_add(t, DASH);
+}
+
+static pg_status write_row(pg_rtext *t, const pg_res_workload *w, const char *void_why,
+                           pg_diag *d)
+{
+    row_numbers n;
+    pg_status st = read_row(w, &n, d);
+    if (st != PG_OK)
         return st;
     pg_rtext_add(t, "| ");
     md_text_or_dash(t, w->name, NAME_MAX_BYTES);
     pg_rtext_add(t, " | ");
     write_status_cell(t, w);
-    cell_rate(t, cand);
-    cell_rate(t, base);
+    if (void_why && (n.cand.has || n.base.has || n.est.has)) {
+        pg_rtext_addf(t, " | %s | %s | %s", DASH, DASH, void_why);
+    } else {
+        cell_rate(t, n.cand);
+        cell_rate(t, n.base);
+        pg_rtext_add(t, " | ");
+        write_speedup(t, &n);
+    }
+    cell_error(t, n.abs_err);
+    cell_error(t, n.l2);
     pg_rtext_add(t, " | ");
-    if (est.has && lo.has && hi.has)
-        pg_rtext_addf(t, "%.3f× [%.3f, %.3f]", est.v, lo.v, hi.v);
-    else if (est.has)
-        pg_rtext_addf(t, "%.3f×", est.v);
-    else
-        pg_rtext_add(t, DASH);
-    cell_error(t, abs_err);
-    cell_error(t, l2);
-    pg_rtext_add(t, " | ");
-    if (bad.has)
-        pg_rtext_addf(t, "%lld", (long long)bad.v);
+    if (n.bad.has)
+        pg_rtext_addf(t, "%lld", (long long)n.bad.v);
     else
         pg_rtext_add(t, DASH);
     pg_rtext_add(t, " |\n");
@@ -512,9 +654,51 @@ static void write_table_header(pg_rtext *t, const pg_results *r)
                   conf * 100.0);
 }
 
+/* When no workload row has a number and every status cell reads the same, one line says so
+ * instead of a table of dashes: "All 6 workloads (a, b, c, …): FAIL (instructions); nothing
+ * measured." Sets *done when it wrote that line. */
+static pg_status write_compact_rows(pg_rtext *t, const pg_res_submission *s, bool *done,
+                                    pg_diag *d)
+{
+    *done = false;
+    if (s->n_workloads < 2)
+        return PG_OK;
+    pg_rtext first, cell;
+    pg_rtext_init(&first, 4096);
+    pg_rtext_add(&first, "");
+    write_status_cell(&first, &s->workloads[0]);
+    bool same = !first.oom;
+    for (size_t w = 0; same && w < s->n_workloads; w++) {
+        row_numbers n;
+        pg_status st = read_row(&s->workloads[w], &n, d);
+        if (st != PG_OK) {
+            pg_rtext_free(&first);
+            return st;
+        }
+        pg_rtext_init(&cell, 4096);
+        pg_rtext_add(&cell, "");
+        write_status_cell(&cell, &s->workloads[w]);
+        same = !row_has_numbers(&n) && !cell.oom && strcmp(cell.data, first.data) == 0;
+        pg_rtext_free(&cell);
+    }
+    if (same) {
+        pg_rtext_addf(t, "All %zu workloads (", s->n_workloads);
+        for (size_t w = 0; w < s->n_workloads && w < 4; w++) {
+            pg_rtext_add(t, w ? ", " : "");
+            md_text_or_dash(t, s->workloads[w].name, NAME_MAX_BYTES);
+        }
+        pg_rtext_addf(t, "%s): %s; nothing measured.\n", s->n_workloads > 4 ? ", …" : "",
+                      first.data);
+        *done = true;
+    }
+    pg_rtext_free(&first);
+    return PG_OK;
+}
+
 /* One line per passed performance stage: its message says the verdict (PASS, FAST, or an
- * INCONCLUSIVE warning) with the estimate and interval; failures are listed above already. */
-static void write_verdict_lines(pg_rtext *t, const pg_res_submission *s)
+ * INCONCLUSIVE warning) with the estimate and interval; failures are listed above already.
+ * Nothing but the reason when the submission's timings are void. */
+static void write_verdict_lines(pg_rtext *t, const pg_res_submission *s, const char *void_why)
 {
     bool any = false;
     for (size_t w = 0; w < s->n_workloads && w < ROWS_SHOWN; w++)
@@ -523,6 +707,12 @@ static void write_verdict_lines(pg_rtext *t, const pg_res_submission *s)
             if (st->status != PG_RES_PASS || strcmp(st->stage, "performance") != 0 ||
                 !st->message[0])
                 continue;
+            if (void_why) {
+                pg_rtext_addf(t, "\nPerformance verdicts: %s (a kernel whose output is wrong "
+                                 "after timing may have skipped work while it was timed; no "
+                                 "timing of this submission is shown).\n", void_why);
+                return;
+            }
             if (!any)
                 pg_rtext_add(t, "\nPerformance verdicts:\n\n");
             any = true;
@@ -558,12 +748,16 @@ static void write_instruction_others(pg_rtext *t, const pg_res_submission *s,
         }
 }
 
-/* Workload stages that failed or errored, with their messages; instructions stages that say
- * what the target table (shown) says are not repeated. */
-static void write_problems(pg_rtext *t, const pg_res_submission *s, const pg_res_stage *shown)
+/* Workload stages that failed or errored, with their messages; a message said by several
+ * workloads is said once with their names ("instructions[a, b and 4 more]"), and instructions
+ * stages that say what the target table (shown) says are not repeated. A performance message
+ * of a submission whose timings are void gives only the reason. */
+static void write_problems(pg_rtext *t, const pg_res_submission *s, const pg_res_stage *shown,
+                           const char *void_why)
 {
     bool any = false;
-    for (size_t w = 0; w < s->n_workloads && w < ROWS_SHOWN; w++)
+    size_t n = s->n_workloads < ROWS_SHOWN ? s->n_workloads : ROWS_SHOWN;
+    for (size_t w = 0; w < n; w++)
         for (size_t k = 0; k < s->workloads[w].n_stages; k++) {
             const pg_res_stage *st = &s->workloads[w].stages[k];
             if (st->status != PG_RES_FAIL && st->status != PG_RES_ERROR)
@@ -571,23 +765,143 @@ static void write_problems(pg_rtext *t, const pg_res_submission *s, const pg_res
             if (shown && strcmp(st->stage, "instructions") == 0 && st->status == shown->status &&
                 strcmp(st->message, shown->message) == 0)
                 continue;
+            /* Said already by an earlier workload? */
+            bool said = false;
+            for (size_t v = 0; v < w && !said; v++) {
+                const pg_res_stage *o = pg_res_find_stage(s->workloads[v].stages,
+                                                          s->workloads[v].n_stages, st->stage);
+                said = o && o->status == st->status && strcmp(o->message, st->message) == 0;
+            }
+            if (said)
+                continue;
+            size_t same = 0;
+            for (size_t v = w + 1; v < n; v++) {
+                const pg_res_stage *o = pg_res_find_stage(s->workloads[v].stages,
+                                                          s->workloads[v].n_stages, st->stage);
+                same += o && o->status == st->status && strcmp(o->message, st->message) == 0;
+            }
             if (!any)
                 pg_rtext_add(t, "\nFailed and errored stages:\n\n");
             any = true;
             pg_rtext_add(t, "- ");
             md_stage_name(t, st->stage, s->workloads[w].name);
+            if (same)
+                pg_rtext_addf(t, " and %zu more workload%s", same, same == 1 ? "" : "s");
             pg_rtext_addf(t, ": %s — ", pg_res_status_word(st->status));
-            md_text_or_dash(t, st->message, MESSAGE_MAX_BYTES);
+            if (void_why && strcmp(st->stage, "performance") == 0)
+                pg_rtext_add(t, void_why);
+            else
+                md_text_or_dash(t, st->message, MESSAGE_MAX_BYTES);
             pg_rtext_add(t, "\n");
         }
-    write_verdict_lines(t, s);
 }
 
-static pg_status write_submission(pg_rtext *t, const pg_results *r, const pg_res_submission *s,
-                                  pg_diag *d)
+/* ---- the overview ---- */
+
+/* The stages that failed or errored, distinct names in order ("assemble", "instructions,
+ * performance"), or DASH. */
+static void write_failing_stages(pg_rtext *t, const pg_res_submission *s)
+{
+    const char *names[4];
+    size_t n = 0;
+    bool more = false;
+#define NOTE(st)                                                                                  \
+    if ((st)->status == PG_RES_FAIL || (st)->status == PG_RES_ERROR) {                             \
+        bool seen = false;                                                                         \
+        for (size_t q = 0; q < n; q++)                                                             \
+            seen = seen || strcmp(names[q], (st)->stage) == 0;                                     \
+        if (!seen && n < 3)                                                                        \
+            names[n++] = (st)->stage;                                                              \
+        else if (!seen)                                                                            \
+            more = true;                                                                           \
+    }
+    for (size_t k = 0; k < s->n_stages; k++)
+        NOTE(&s->stages[k]);
+    for (size_t w = 0; w < s->n_workloads; w++)
+        for (size_t k = 0; k < s->workloads[w].n_stages; k++)
+            NOTE(&s->workloads[w].stages[k]);
+#undef NOTE
+    if (!n)
+        pg_rtext_add(t, DASH);
+    for (size_t q = 0; q < n; q++) {
+        pg_rtext_add(t, q ? ", " : "");
+        md_text(t, names[q], 64);
+    }
+    if (more)
+        pg_rtext_add(t, ", …");
+}
+
+/* One row per submission: its number (a link to its section), task / name, verdict, failing
+ * stages, and the speedup at its headline workload (the first in the results: the first the
+ * task lists, its headline size). */
+static pg_status write_overview(pg_rtext *t, const pg_results *r, size_t shown, pg_diag *d)
+{
+    pg_rtext_add(t, "| # | submission | verdict | failing stage | speedup at the headline workload "
+                    "|\n|--:|---|---|---|---|\n");
+    for (size_t i = 0; i < shown; i++) {
+        const pg_res_submission *s = &r->subs[i];
+        pg_rtext_addf(t, "| [%zu](#ptxgate-%zu) | ", i + 1, i + 1);
+        md_text(t, s->task, NAME_MAX_BYTES);
+        pg_rtext_add(t, " / ");
+        md_text(t, s->name, NAME_MAX_BYTES);
+        pg_rtext_addf(t, " | %s | ", verdict_words(r, s));
+        write_failing_stages(t, s);
+        pg_rtext_add(t, " | ");
+        row_numbers n = {0};
+        pg_status st;
+        if (s->n_workloads && (st = read_row(&s->workloads[0], &n, d)) != PG_OK)
+            return st;
+        const char *void_why = timing_void(s);
+        if (void_why)
+            pg_rtext_add(t, void_why);
+        else if (n.est.has) {
+            write_speedup(t, &n);
+            pg_rtext_add(t, " at ");
+            md_text(t, s->workloads[0].name, NAME_MAX_BYTES);
+        } else
+            pg_rtext_add(t, DASH);
+        pg_rtext_add(t, " |\n");
+    }
+    if (shown < r->n_subs)
+        pg_rtext_addf(t, "| … | %zu more in the results json | | | |\n", r->n_subs - shown);
+    pg_rtext_add(t, "\n");
+    return PG_OK;
+}
+
+/* ---- one submission ---- */
+
+static pg_status write_workloads(pg_rtext *t, const pg_results *r, const pg_res_submission *s,
+                                 pg_diag *d)
 {
     pg_status st;
-    pg_rtext_addf(t, "### %s: ", pg_res_status_word(s->verdict));
+    const char *void_why = timing_void(s);
+    const pg_res_stage *instr = instructions_shown(s);
+    if (instr && (st = write_instructions(t, s, instr, d)) != PG_OK)
+        return st;
+    bool compact = false;
+    if ((st = write_compact_rows(t, s, &compact, d)) != PG_OK)
+        return st;
+    if (!compact) {
+        write_table_header(t, r);
+        for (size_t w = 0; w < s->n_workloads && w < ROWS_SHOWN; w++)
+            if ((st = write_row(t, &s->workloads[w], void_why, d)) != PG_OK)
+                return st;
+        if (s->n_workloads > ROWS_SHOWN)
+            pg_rtext_addf(t, "\n… %zu more workloads in the results json.\n",
+                          s->n_workloads - ROWS_SHOWN);
+    }
+    write_problems(t, s, instr, void_why);
+    write_verdict_lines(t, s, void_why);
+    write_instruction_others(t, s, instr);
+    return PG_OK;
+}
+
+static pg_status write_submission(pg_rtext *t, const pg_results *r, size_t index, pg_diag *d)
+{
+    const pg_res_submission *s = &r->subs[index];
+    pg_status st;
+    pg_rtext_addf(t, "<a name=\"ptxgate-%zu\"></a>\n\n### %zu · %s: ", index + 1, index + 1,
+                  verdict_words(r, s));
     md_text(t, s->task, NAME_MAX_BYTES);
     pg_rtext_add(t, " / ");
     md_text(t, s->name, NAME_MAX_BYTES);
@@ -599,89 +913,132 @@ static pg_status write_submission(pg_rtext *t, const pg_results *r, const pg_res
     md_text_or_dash(t, s->arch, 32);
     pg_rtext_add(t, "\n");
     for (size_t k = 0; k < s->n_stages; k++)
-        if ((st = write_submission_stage(t, &s->stages[k], d)) != PG_OK)
+        if ((st = write_submission_stage(t, r, &s->stages[k], d)) != PG_OK)
             return st;
     pg_rtext_add(t, "\n");
     if (s->n_workloads == 0) {
         pg_rtext_add(t, "No workloads.\n\n");
         return PG_OK;
     }
-    const pg_res_stage *instr = instructions_shown(s);
-    if (instr && (st = write_instructions(t, s, instr, d)) != PG_OK)
+    /* A passing submission's numbers are there to look up, not to read first: collapsed. */
+    bool collapse = s->verdict == PG_RES_PASS || s->verdict == PG_RES_SKIPPED;
+    if (collapse)
+        pg_rtext_addf(t, "<details><summary>%zu workload%s: targets, numbers and verdicts"
+                         "</summary>\n\n",
+                      s->n_workloads, s->n_workloads == 1 ? "" : "s");
+    if ((st = write_workloads(t, r, s, d)) != PG_OK)
         return st;
-    write_table_header(t, r);
-    for (size_t w = 0; w < s->n_workloads && w < ROWS_SHOWN; w++)
-        if ((st = write_row(t, &s->workloads[w], d)) != PG_OK)
-            return st;
-    if (s->n_workloads > ROWS_SHOWN)
-        pg_rtext_addf(t, "\n… %zu more workloads in the results json.\n",
-                      s->n_workloads - ROWS_SHOWN);
-    write_problems(t, s, instr);
-    write_instruction_others(t, s, instr);
-    pg_rtext_add(t, "\n");
+    pg_rtext_add(t, collapse ? "\n</details>\n\n" : "\n");
     return PG_OK;
 }
 
 /* ---- skipped stages ---- */
 
-/* One list item per submission and distinct reason: without a GPU every stage of every workload
- * skips for the same reason, and listing each one buries the report. */
+/* One list item per distinct reason over the whole run: without a GPU every stage of every
+ * workload of every submission skips for the same reason, and listing each one buries the
+ * report. The run's no-GPU reason, said in the title or the environment line, is not repeated. */
 typedef struct {
     const pg_res_stage *stage;
+    const pg_res_submission *sub;
     const char *workload;
     bool listed;
 } skipped_ref;
 
-static void skipped_group(pg_rtext *t, const pg_res_submission *s, skipped_ref *refs, size_t n,
+#define SUBS_NAMED 4 /* submissions named per reason */
+
+static void write_reason(pg_rtext *t, const pg_results *r, const char *why)
+{
+    const char *env = r->env.has_gpu ? NULL : r->env.gpu_skip_reason;
+    const char *at = env && env[0] ? strstr(why, env) : NULL;
+    if (!why[0]) {
+        pg_rtext_add(t, "no reason recorded");
+        return;
+    }
+    if (!at) {
+        md_text(t, why, MESSAGE_MAX_BYTES);
+        return;
+    }
+    pg_rtext n;
+    pg_rtext_init(&n, 2 * MESSAGE_MAX_BYTES + 64);
+    pg_rtext_addn(&n, why, (size_t)(at - why));
+    pg_rtext_add(&n, "no GPU (the reason is above)");
+    pg_rtext_add(&n, at + strlen(env));
+    md_text(t, n.data ? n.data : "", MESSAGE_MAX_BYTES);
+    pg_rtext_free(&n);
+}
+
+static void skipped_group(pg_rtext *t, const pg_results *r, skipped_ref *refs, size_t n,
                           size_t first, size_t *items)
 {
     const char *why = refs[first].stage->message;
-    size_t count = 0;
+    size_t count = 0, subs = 0;
+    const pg_res_submission *named[SUBS_NAMED];
+    const pg_res_submission *last = NULL;
     for (size_t j = first; j < n; j++)
         if (!refs[j].listed && strcmp(refs[j].stage->message, why) == 0) {
             refs[j].listed = true;
             count++;
+            if (refs[j].sub != last) {
+                if (subs < SUBS_NAMED)
+                    named[subs] = refs[j].sub;
+                subs++;
+                last = refs[j].sub;
+            }
         }
     if (*items == 0)
         pg_rtext_add(t, "### Skipped stages\n\n");
     if (++*items > SKIPPED_SHOWN)
         return;
     pg_rtext_add(t, "- ");
-    md_text(t, s->task, NAME_MAX_BYTES);
-    pg_rtext_add(t, " / ");
-    md_text(t, s->name, NAME_MAX_BYTES);
+    write_reason(t, r, why);
     pg_rtext_add(t, ": ");
-    md_stage_name(t, refs[first].stage->stage, refs[first].workload);
-    if (count > 1)
-        pg_rtext_addf(t, " and %zu more stage%s", count - 1, count > 2 ? "s" : "");
-    pg_rtext_add(t, " — ");
-    md_text(t, why[0] ? why : "no reason recorded", MESSAGE_MAX_BYTES);
-    pg_rtext_add(t, "\n");
+    if (count == 1) {
+        md_stage_name(t, refs[first].stage->stage, refs[first].workload);
+        pg_rtext_add(t, " of ");
+    } else {
+        pg_rtext_addf(t, "%zu stages of ", count);
+    }
+    if (subs > 1)
+        pg_rtext_addf(t, "%zu submissions (", subs);
+    for (size_t q = 0; q < subs && q < SUBS_NAMED; q++) {
+        pg_rtext_add(t, q ? ", " : "");
+        md_text(t, named[q]->task, NAME_MAX_BYTES);
+        pg_rtext_add(t, " / ");
+        md_text(t, named[q]->name, NAME_MAX_BYTES);
+    }
+    if (subs > SUBS_NAMED)
+        pg_rtext_addf(t, " and %zu more", subs - SUBS_NAMED);
+    pg_rtext_add(t, subs > 1 ? ")\n" : "\n");
 }
 
 static void write_skipped(pg_rtext *t, const pg_results *r)
 {
-    size_t items = 0;
+    size_t items = 0, cap = 0, n = 0;
+    for (size_t i = 0; i < r->n_subs; i++) {
+        cap += r->subs[i].n_stages;
+        for (size_t w = 0; w < r->subs[i].n_workloads; w++)
+            cap += r->subs[i].workloads[w].n_stages;
+    }
+    skipped_ref *refs = calloc(cap ? cap : 1, sizeof *refs);
+    if (!refs) {
+        t->oom = true;
+        return;
+    }
     for (size_t i = 0; i < r->n_subs; i++) {
         const pg_res_submission *s = &r->subs[i];
-        size_t cap = s->n_stages, n = 0;
-        for (size_t w = 0; w < s->n_workloads; w++)
-            cap += s->workloads[w].n_stages;
-        skipped_ref *refs = calloc(cap ? cap : 1, sizeof *refs);
-        if (!refs)
-            continue;
         for (size_t k = 0; k < s->n_stages; k++)
             if (s->stages[k].status == PG_RES_SKIPPED)
-                refs[n++] = (skipped_ref){&s->stages[k], "all", false};
+                refs[n++] = (skipped_ref){&s->stages[k], s, "all", false};
         for (size_t w = 0; w < s->n_workloads; w++)
             for (size_t k = 0; k < s->workloads[w].n_stages; k++)
                 if (s->workloads[w].stages[k].status == PG_RES_SKIPPED)
-                    refs[n++] = (skipped_ref){&s->workloads[w].stages[k], s->workloads[w].name, false};
-        for (size_t j = 0; j < n; j++)
-            if (!refs[j].listed)
-                skipped_group(t, s, refs, n, j, &items);
-        free(refs);
+                    refs[n++] = (skipped_ref){&s->workloads[w].stages[k], s,
+                                              s->workloads[w].name, false};
     }
+    for (size_t j = 0; j < n; j++)
+        if (!refs[j].listed)
+            skipped_group(t, r, refs, n, j, &items);
+    free(refs);
     if (items > SKIPPED_SHOWN)
         pg_rtext_addf(t, "- … %zu more in the results json\n", items - SKIPPED_SHOWN);
     if (items)
@@ -707,9 +1064,12 @@ pg_status pg_report_markdown(const json_t *results, const char *results_file, ch
     write_environment(&t, &r);
     if ((st = write_baselines(&t, results, results_file, d)) != PG_OK)
         goto done;
+    if ((st = write_overview(&t, &r, r.n_subs < OVERVIEW_SHOWN ? r.n_subs : OVERVIEW_SHOWN,
+                             d)) != PG_OK)
+        goto done;
     size_t i = 0;
     for (; i < r.n_subs && t.len + SUBMISSION_BUDGET < PG_MARKDOWN_MAX_BYTES; i++)
-        if ((st = write_submission(&t, &r, &r.subs[i], d)) != PG_OK)
+        if ((st = write_submission(&t, &r, i, d)) != PG_OK)
             goto done;
     if (i < r.n_subs)
         pg_rtext_addf(&t, "… %zu more submissions are left out to stay within GitHub's summary "
@@ -727,6 +1087,17 @@ done:
     pg_res_locale_leave(&loc);
     pg_results_free(&r);
     return st;
+}
+
+char *pg_report_markdown_url(const char *s)
+{
+    if (!s || (strncmp(s, "https://", 8) != 0 && strncmp(s, "http://", 7) != 0) ||
+        strlen(s) > 1000)
+        return NULL;
+    for (const char *p = s; *p; p++)
+        if (!ascii_alnum(*p) && !strchr("-._~:/?#[]@!$&'*+,;=%", *p))
+            return NULL;
+    return strdup(s);
 }
 
 char *pg_report_markdown_inline(const char *s, size_t max_bytes)

@@ -38,4 +38,12 @@ pg_status pg_report_markdown(const json_t *results, const char *results_file, ch
  * "" for a NULL s, NULL on out-of-memory. */
 char *pg_report_markdown_inline(const char *s, size_t max_bytes);
 
+/* A link destination for a URL ptxgate puts in a report itself (the workflow run's page): s when
+ * it starts with "https://" or "http://" and holds only URL characters that need no escape in a
+ * markdown link destination (A-Z a-z 0-9 - . _ ~ : / ? # [ ] @ ! $ & ' * + , ; = %, and no
+ * parentheses, spaces, < > or backslashes), at most 1000 bytes; else NULL (no link is made).
+ * Returns a malloc'd copy the caller frees. Unlike pg_report_markdown_inline, it is not made
+ * inert: it is meant to be a link. */
+char *pg_report_markdown_url(const char *s);
+
 #endif

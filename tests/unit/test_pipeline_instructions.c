@@ -57,14 +57,19 @@ static void test_runtime_pass(void **state)
     assert_string_equal(json_string_value(json_object_get(rt, "status")), "measured");
     assert_true(json_real_value(json_object_get(rt, "executed_count")) == 524288);
     assert_true(json_is_null(json_object_get(rt, "reason")));
-    /* one target still not measured: a pass of the static part, says so */
+    /* one target still not measured: a pass of the static part, says so, and the message
+     * carries the measured target's count and coverage */
     assert_string_equal(pg_stage_status(st), "pass");
     assert_non_null(strstr(json_string_value(json_object_get(st, "message")),
-                           "executed counts not measured"));
+                           "wgmma.mma_async (PTX ×8, SASS ×16, executed 524288, coverage 1.000)"));
+    assert_non_null(strstr(json_string_value(json_object_get(st, "message")),
+                           "executed counts measured for 1 of 2 targets"));
     pg_instr_record_runtime(st, "cp.async.bulk.tensor", 4096, NAN, NAN);
     assert_true(json_is_null(json_object_get(runtime_of(st, 1), "coverage")));
     assert_string_equal(pg_stage_status(st), "pass");
     assert_null(strstr(json_string_value(json_object_get(st, "message")), "not measured"));
+    assert_non_null(strstr(json_string_value(json_object_get(st, "message")),
+                           "cp.async.bulk.tensor (PTX ×2, SASS ×4, executed 4096)"));
     /* an unknown target changes nothing */
     pg_instr_record_runtime(st, "mma.sync", 0, NAN, NAN);
     assert_string_equal(pg_stage_status(st), "pass");

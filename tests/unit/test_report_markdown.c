@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <cmocka.h>
 
 #include "base/fileio.h"
@@ -59,6 +60,14 @@ static void assert_line(const char *md, const char *line)
     fail();
 }
 
+/* text occurs in md exactly once. */
+static void assert_said_once(const char *md, const char *text)
+{
+    const char *first = strstr(md, text);
+    assert_non_null(first);
+    assert_null(strstr(first + 1, text));
+}
+
 static void test_title_and_environment(void **state)
 {
     char *md = render_fixture("all_pass");
@@ -70,26 +79,46 @@ static void test_title_and_environment(void **state)
     assert_null(strstr(md, "Skipped stages")); /* nothing skipped: no list */
     free(md);
 
+    /* An infrastructure error is titled as such, apart from kernel failures. */
     md = render_fixture("infra_error");
-    assert_true(strncmp(md, "## ptxgate: ERROR\n", 18) == 0);
+    assert_true(strncmp(md, "## ptxgate: INFRASTRUCTURE ERROR\n", 33) == 0);
+    assert_non_null(strstr(md, "> **Infrastructure error:** the gate could not judge"));
+    assert_line(md, "### 1 · INFRASTRUCTURE ERROR: gemm_bf16_nt / tiled");
     free(md);
 
+    /* No GPU stage ran: the title says so with the reason, the reason is said once. */
     md = render_fixture("gpu_skipped");
-    assert_true(strncmp(md, "## ptxgate: PASS\n", 17) == 0);
+    const char *reason = "no CUDA device: cuInit returned CUDA_ERROR_NO_DEVICE (100)";
+    char want[512];
+    snprintf(want, sizeof want, "## ptxgate: PASS · not judged on a GPU: %s\n", reason);
+    assert_true(strncmp(md, want, strlen(want)) == 0);
+    assert_non_null(strstr(md, "> **Not judged on a GPU:** 1 of 1 submission passed only the "
+                               "offline stages"));
+    assert_said_once(md, reason);
     assert_line(md, "1 submission: 0 PASS, 0 FAIL, 0 ERROR, 1 SKIPPED · stages: 0 passed, 0 "
                     "failed, 0 errored, 6 skipped · exit code 0 · 0.9 s · started "
                     "2026-11-29T10:00:00Z · ptxgate 0.1.0");
-    assert_line(md, "**Environment:** GPU not used: no CUDA device: cuInit returned "
-                    "CUDA_ERROR_NO_DEVICE (100) · driver — · CUDA — · ptxas — · cuBLASLt — "
-                    "· host ci-cpu-7");
-    assert_line(md, "### SKIPPED: gemm_bf16_nt / tiled");
+    assert_line(md, "**Environment:** GPU not used (the reason is in the title) · driver — · "
+                    "CUDA — · ptxas — · cuBLASLt — · host ci-cpu-7");
+    assert_line(md, "### 1 · SKIPPED, not judged on a GPU: gemm_bf16_nt / tiled");
+    assert_line(md, "| [1](#ptxgate-1) | gemm_bf16_nt / tiled | SKIPPED, not judged on a GPU | — "
+                    "| — |");
     free(md);
 }
 
 static void test_submission_and_table(void **state)
 {
     char *md = render_fixture("all_pass");
-    assert_line(md, "### PASS: gemm_bf16_nt / tiled");
+    /* the overview: one row per submission, linked to its section */
+    assert_line(md, "| # | submission | verdict | failing stage | speedup at the headline "
+                    "workload |");
+    assert_line(md, "| [1](#ptxgate-1) | gemm_bf16_nt / tiled | PASS | — | 0.745× [0.741, "
+                    "0.750] at m8192_n7168_k5120 |");
+    assert_line(md, "<a name=\"ptxgate-1\"></a>");
+    assert_line(md, "### 1 · PASS: gemm_bf16_nt / tiled");
+    /* a passing submission's tables are collapsed */
+    assert_line(md, "<details><summary>2 workloads: targets, numbers and verdicts</summary>");
+    assert_line(md, "</details>");
     assert_line(md, "- task: gemm_bf16_nt · source: tasks/gemm_bf16_nt/examples/tiled_mma.cu · "
                     "arch: sm_90a");
     assert_line(md, "- assemble: PASS — 168 registers, 0 B spill stores, 0 B spill loads, 0 B "
@@ -104,6 +133,7 @@ static void test_submission_and_table(void **state)
     free(md);
 
     md = render_fixture("performance_fail");
+    assert_null(strstr(md, "<details>")); /* a failing submission's table is open */
     assert_line(md, "| m8192_n7168_k5120 | FAIL (performance) | 118.8 | 791.9 | 0.150× [0.141, "
                     "0.160] | 0.0625 | 0.0021 | 0 |");
     assert_line(md, "- performance\\[m8192_n7168_k5120\\]: FAIL — speedup 0.150× \\[0.141, "
@@ -155,19 +185,34 @@ static void test_skipped_stages_are_listed_with_reasons(void **state)
     char *md = render_fixture("gpu_skipped");
     const char *list = strstr(md, "\n### Skipped stages\n\n");
     assert_non_null(list);
-    const char *reason =
-        "GPU unavailable: no CUDA device: cuInit returned CUDA_ERROR_NO_DEVICE (100)";
-    assert_line(list, "- gemm_bf16_nt / tiled: assemble\\[all\\] — ptxas not found: the driver JIT "
-                      "compiles the PTX at load instead (no resource usage, diagnostics only "
-                      "from the driver)");
-    /* Stages skipped for the same reason are one item, with a count. */
-    char line[512];
-    snprintf(line, sizeof line, "- gemm_bf16_nt / tiled: load\\[all\\] and 4 more stages — %s",
-             reason);
-    assert_line(list, line);
+    assert_line(list, "- ptxas not found: the driver JIT compiles the PTX at load instead (no "
+                      "resource usage, diagnostics only from the driver): assemble\\[all\\] of "
+                      "gemm_bf16_nt / tiled");
+    /* Stages skipped for the same reason are one item, with a count; the run's no-GPU reason
+     * is not repeated. */
+    assert_line(list, "- GPU unavailable: no GPU (the reason is above): 5 stages of gemm_bf16_nt "
+                      "/ tiled");
     assert_null(strstr(list, "correctness\\[m8192_n7168_k5120\\]"));
-    assert_line(md, "| m8192_n7168_k5120 | SKIPPED | — | — | — | — | — | — |");
+    /* every workload skipped and nothing measured: one line, not a table of dashes */
+    assert_line(md, "All 2 workloads (m8192_n7168_k5120, m4096_n4096_k4096): SKIPPED; nothing "
+                    "measured.");
     free(md);
+
+    /* Many submissions skipped for one reason: one item naming a few of them. */
+    json_t *j = load_fixture("gpu_skipped");
+    json_t *subs = json_object_get(j, "submissions");
+    for (int i = 0; i < 19; i++)
+        json_array_append_new(subs, json_deep_copy(json_array_get(subs, 0)));
+    md = render(j, NULL);
+    list = strstr(md, "\n### Skipped stages\n\n");
+    assert_non_null(list);
+    assert_line(list, "- GPU unavailable: no GPU (the reason is above): 100 stages of 20 "
+                      "submissions (gemm_bf16_nt / tiled, gemm_bf16_nt / tiled, gemm_bf16_nt / "
+                      "tiled, gemm_bf16_nt / tiled and 16 more)");
+    const char *reason = "cuInit returned CUDA_ERROR_NO_DEVICE";
+    assert_said_once(md, reason); /* said once for 20 submissions */
+    free(md);
+    json_decref(j);
 }
 
 /* ---- hostile text ---- */
@@ -187,45 +232,176 @@ static int raw_pipes(const char *line, size_t n)
     return pipes;
 }
 
+/* Our own HTML: the section anchors and the <details> around a passing submission's tables. */
+static bool own_tag(const char *p)
+{
+    static const char *const k_tags[] = {"<a name=\"ptxgate-", "</a>", "<details><summary>",
+                                         "</summary>", "</details>"};
+    for (size_t i = 0; i < sizeof k_tags / sizeof k_tags[0]; i++)
+        if (strncmp(p, k_tags[i], strlen(k_tags[i])) == 0)
+            return true;
+    return false;
+}
+
+/* Outside code spans: no raw '<' but our own tags, no unescaped backtick/emphasis/strike-through
+ * (the only markup is our bold "**…:**" labels), nothing GFM autolinks (://, www., an '@' not
+ * followed by a zero-width joiner); inside code spans (opened and closed by one unescaped
+ * backtick on the same line): no space, '|' or '<'. */
+static void assert_inert(const char *md)
+{
+    bool code = false;
+    for (const char *p = md; *p; p++) {
+        bool escaped = p > md && p[-1] == '\\' && !(p > md + 1 && p[-2] == '\\');
+        if (*p == '`' && !escaped) {
+            code = !code;
+            continue;
+        }
+        if (code) {
+            assert_true(*p != ' ' && *p != '|' && *p != '<' && *p != '\n');
+            continue;
+        }
+        if (*p == '<')
+            assert_true(own_tag(p));
+        if (*p == '*' && !escaped)
+            assert_true(strncmp(p, "**", 2) == 0 || (p > md && p[-1] == '*'));
+        if (*p == '~')
+            assert_true(escaped);
+        assert_false(strncmp(p, "://", 3) == 0);
+        assert_false(strncasecmp(p, "www.", 4) == 0);
+        if (*p == '@')
+            assert_true(strncmp(p, "@\u200D", 4) == 0);
+    }
+    assert_false(code);
+}
+
 static void test_hostile_text_is_neutralized(void **state)
 {
     char *md = render_fixture("hostile");
     assert_null(strstr(md, "<script"));
     assert_null(strstr(md, "<img"));
     assert_null(strstr(md, "<b>"));
-    assert_null(strchr(md, '<'));
     assert_null(strstr(md, "@someone"));
     assert_null(strstr(md, "@org"));
     assert_non_null(strstr(md, "@\u200Dsomeone")); /* still readable */
     assert_null(strstr(md, "\x01"));
     assert_null(strstr(md, "\x1b"));
     assert_null(strstr(md, "\u202e"));
-    assert_null(strstr(md, "[link]("));
+    /* the markdown link is shown as code, never as a link */
+    assert_non_null(strstr(md, " `[link](http://evil.example)`"));
     assert_non_null(strstr(md, "&lt;script&gt;alert(1)&lt;/script&gt;"));
     assert_non_null(strstr(md, "bad &amp; worse"));
-    /* no unescaped backtick, emphasis or strike-through from the input (the only markup is our
-     * own bold "**Environment:**") */
-    const char *env = strstr(md, "**Environment:** ");
-    assert_non_null(env);
-    for (const char *p = md; *p; p++)
-        if ((*p == '`' || *p == '*' || *p == '~') && !(p >= env && p < env + 16))
-            assert_true(p > md && p[-1] == '\\');
-    /* every table line has exactly the 9 column separators; newlines collapsed in cells */
-    size_t rows = 0;
+    assert_inert(md);
+    /* every workload table line has exactly the 9 column separators, every overview line 6;
+     * newlines collapsed in cells */
+    size_t rows = 0, overview = 0;
     for (const char *line = md; *line;) {
         size_t n = strcspn(line, "\n");
         if (line[0] == '|') {
-            assert_int_equal(raw_pipes(line, n), 9);
-            rows++;
+            int pipes = raw_pipes(line, n);
+            assert_true(pipes == 9 || pipes == 6);
+            rows += pipes == 9;
+            overview += pipes == 6;
         }
         line += n + (line[n] == '\n');
     }
     assert_int_equal(rows, 2 * (2 + 2)); /* two tables: header, rule, two rows */
+    assert_int_equal(overview, 2 + 2);   /* header, rule, two submissions */
     assert_line(md, "| m4096\\|n4096\\`k4096\\`&lt;b&gt;bold&lt;/b&gt; | FAIL (correctness) | — "
                     "| — | — | 0.5 | 0.015 | 7 |");
     /* the multi-line message stays on its list line */
     assert_non_null(strstr(md, "ping @\u200Dorg/team second line \\| pipe (0.050 s)\n"));
     free(md);
+}
+
+/* Untrusted text that GFM or GitHub would turn into links, mentions or references. */
+static void test_autolinks_are_neutralized(void **state)
+{
+    static const struct {
+        const char *in, *out;
+    } k_cases[] = {
+        {"see http://evil.example/x?a=1 now", "see `http://evil.example/x?a=1` now"},
+        {"HTTPS://EVIL.EXAMPLE", "`HTTPS://EVIL.EXAMPLE`"},
+        {"go to www.evil.example.", "go to `www.evil.example.`"},
+        {"WWW.Evil.example", "`WWW.Evil.example`"},
+        {"mail admin@evil.example", "mail `admin@evil.example`"},
+        {"cc @someone", "cc @\u200Dsomeone"},
+        {"fixes #12 and owner/repo#3", "fixes #\u200D12 and owner/repo#\u200D3"},
+        {"[x](http://evil.example)", "`[x](http://evil.example)`"},
+        {"<http://evil.example>", "&lt;`http://evil.example`&gt;"},
+        {"a|http://evil.example|b", "a\\|`http://evil.example`\\|b"},
+        {"x`http://evil.example`y", "x\\``http://evil.example`\\`y"},
+        {"ftp://e.example&x=<b>", "`ftp://e.example`&amp;x=&lt;b&gt;"},
+        {"javascript://%0aalert(1)", "`javascript://%0aalert(1)`"},
+        {"gemm_bf16_nt", "gemm_bf16_nt"},
+    };
+    for (size_t i = 0; i < sizeof k_cases / sizeof k_cases[0]; i++) {
+        char *out = pg_report_markdown_inline(k_cases[i].in, 400);
+        assert_non_null(out);
+        if (strcmp(out, k_cases[i].out) != 0)
+            print_error("in:   %s\nout:  %s\nwant: %s\n", k_cases[i].in, out, k_cases[i].out);
+        assert_string_equal(out, k_cases[i].out);
+        assert_inert(out);
+        free(out);
+    }
+    /* In a kernel name and a compiler message of a whole report. */
+    json_t *j = load_fixture("assemble_fail");
+    json_t *sub = json_array_get(json_object_get(j, "submissions"), 0);
+    json_object_set_new(sub, "name", json_string("k http://evil.example/|x @a #1 www.b.example"));
+    json_t *st = json_array_get(json_object_get(sub, "stages"), 0);
+    json_object_set_new(st, "message", json_string("ptxas: see https://evil.example/`a`b"));
+    char *md = render(j, NULL);
+    assert_non_null(strstr(md, "k `http://evil.example/`\\|x @\u200Da #\u200D1 `www.b.example`"));
+    assert_non_null(strstr(md, "ptxas: see `https://evil.example/`\\`a\\`b"));
+    assert_inert(md);
+    free(md);
+    json_decref(j);
+}
+
+/* The workflow run's URL that ptxgate links itself stays a working link destination; anything
+ * else is no link at all. */
+static void test_url_for_links(void **state)
+{
+    (void)state;
+    char *u = pg_report_markdown_url("https://github.example/kernels/gemm_x/actions/runs/77");
+    assert_non_null(u);
+    assert_string_equal(u, "https://github.example/kernels/gemm_x/actions/runs/77");
+    free(u);
+    assert_null(pg_report_markdown_url("javascript:alert(1)"));
+    assert_null(pg_report_markdown_url("https://x.example/a) [y](https://evil.example"));
+    assert_null(pg_report_markdown_url("https://x.example/a b"));
+    assert_null(pg_report_markdown_url("https://x.example/<b>"));
+    assert_null(pg_report_markdown_url(NULL));
+}
+
+/* A performance number is shown only when the submission passed verify. */
+static void test_timing_void_after_failed_verify(void **state)
+{
+    json_t *j = load_fixture("all_pass");
+    json_t *w0 = json_array_get(json_object_get(json_array_get(json_object_get(j, "submissions"),
+                                                               0),
+                                                "workloads"),
+                                0);
+    json_array_append_new(json_object_get(w0, "stages"),
+                          json_pack("{s:s, s:s, s:s, s:f, s:{}}", "stage", "verify", "status",
+                                    "fail", "message",
+                                    "the last timed launch left a wrong output", "duration_s",
+                                    0.1, "details"));
+    json_object_set_new(w0, "verdict", json_string("fail"));
+    json_object_set_new(json_array_get(json_object_get(j, "submissions"), 0), "verdict",
+                        json_string("fail"));
+    char *md = render(j, NULL);
+    assert_null(strstr(md, "0.745×"));
+    assert_null(strstr(md, "0.833×"));
+    assert_null(strstr(md, "590.1"));
+    assert_line(md, "| [1](#ptxgate-1) | gemm_bf16_nt / tiled | FAIL | verify | timing void: "
+                    "failed verify |");
+    assert_line(md, "| m8192_n7168_k5120 | FAIL (verify) | — | — | timing void: failed verify | "
+                    "0.0625 | 0.0021 | 0 |");
+    assert_line(md, "| m4096_n4096_k4096 | PASS | — | — | timing void: failed verify | 0.0312 | "
+                    "0.00184 | 0 |");
+    assert_non_null(strstr(md, "Performance verdicts: timing void: failed verify"));
+    free(md);
+    json_decref(j);
 }
 
 static void test_long_text_is_cut(void **state)
@@ -423,6 +599,9 @@ int main(void)
         cmocka_unit_test(test_assemble_diagnostics_with_ptx_lines),
         cmocka_unit_test(test_skipped_stages_are_listed_with_reasons),
         cmocka_unit_test(test_hostile_text_is_neutralized),
+        cmocka_unit_test(test_autolinks_are_neutralized),
+        cmocka_unit_test(test_timing_void_after_failed_verify),
+        cmocka_unit_test(test_url_for_links),
         cmocka_unit_test(test_long_text_is_cut),
         cmocka_unit_test(test_size_is_capped),
         cmocka_unit_test(test_render_is_deterministic),

@@ -353,7 +353,7 @@ token = [instr_target("wgmma.mma_async", ["HGMMA"], "fail", "coverage_too_low", 
                       [("UTMALDG.2D", 4)], rt(2048.0, None))]
 wr1 = workload("m4096_n4096_k4096", W2, "pass", [
     correctness("pass", 0.03125, 0.0021, 0.00184, 0, 4096 * 4096, dur=0.9),
-    instructions("pass", "2/2 targets in the PTX and the SASS on sm_90a: wgmma.mma_async (PTX ×8, SASS ×16), cp.async.bulk.tensor (PTX ×2, SASS ×4)",
+    instructions("pass", "2/2 targets in the PTX and the SASS on sm_90a: wgmma.mma_async (PTX ×8, SASS ×16, executed 2097152, coverage 1.000), cp.async.bulk.tensor (PTX ×2, SASS ×4, executed 65536)",
                  ok_targets, policy="warn"),
     performance("pass", 0.2461, 0.2049, flop(**W2), 0.8326, 0.8281, 0.8372, dur=3.1)],
     mae=0.03125, mre=0.0021, lat=0.2461, ref=0.2049, sp=0.8326)
