@@ -13,6 +13,7 @@
 
 static pg_option k_options[] = {
     {"output", "DIR", "Folder for history.md and history.svg (created if missing). Default: reports.", NULL},
+    {"follow-output-link", NULL, "Write through a symbolic link at the --output folder (or on the way to it) instead of refusing it (exit 2); only together with an explicit --output. A link at a file's own name is refused regardless.", NULL},
     {"by", "time|label|input", "Order of the runs: time (the run's commit time, check --commit-time, else its start time), label (check --label in natural order: v2 before v10), or input (as given). Default: time.", NULL},
     {0},
 };
@@ -98,9 +99,9 @@ static pg_status expand(const char *arg, char ***list, size_t *n, pg_diag *d)
     return st;
 }
 
-static pg_status write_set(const char *dir, const json_t *model, pg_diag *d)
+static pg_status write_set(const pg_outdir *dir, const json_t *model, pg_diag *d)
 {
-    char *md = NULL, *svg = NULL, path[4200];
+    char *md = NULL, *svg = NULL;
     size_t md_len = 0, svg_len = 0;
     pg_fileset *set = pg_fileset_new();
     pg_status st = set ? PG_OK : pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
@@ -109,11 +110,9 @@ static pg_status write_set(const char *dir, const json_t *model, pg_diag *d)
     if (st == PG_OK)
         st = pg_history_svg(model, &svg, &svg_len, d);
     if (st == PG_OK)
-        st = pg_fileset_stage(set, pg_path_join(path, sizeof path, dir, "history.md"), md,
-                              md_len, d);
+        st = pg_fileset_stage(set, dir, "history.md", md, md_len, d);
     if (st == PG_OK)
-        st = pg_fileset_stage(set, pg_path_join(path, sizeof path, dir, "history.svg"), svg,
-                              svg_len, d);
+        st = pg_fileset_stage(set, dir, "history.svg", svg, svg_len, d);
     if (st == PG_OK)
         st = pg_fileset_commit(set, d);
     pg_fileset_free(set);
@@ -128,6 +127,7 @@ int pg_cmd_history(int argc, char **argv)
     int npos = 0;
     size_t n = 0;
     json_t **roots = NULL, *model = NULL;
+    pg_cli_output where = {.dir.fd = -1, .copy_dir.fd = -1};
     int rc = pg_options_parse(&k_spec, argc, argv, &pos, &npos);
     if (rc != 0) {
         free(pos);
@@ -147,8 +147,10 @@ int pg_cmd_history(int argc, char **argv)
         rc = pg_cli_fail(&d);
         goto done;
     }
-    const char *out = pg_option_value(&k_spec, "output") ? pg_option_value(&k_spec, "output")
-                                                         : "reports";
+    const char *out, *no_copy;
+    bool follow;
+    if (!pg_cli_output_options(&k_spec, "reports", &out, &no_copy, &follow))
+        goto done;
     static const char *const names[] = {"history.md", "history.svg", NULL};
     for (int i = 0; i < npos; i++)
         if (expand(pos[i], &files, &n, &d) != PG_OK) {
@@ -156,7 +158,7 @@ int pg_cmd_history(int argc, char **argv)
             goto done;
         }
     if (pg_cli_check_inputs_apart(out, names, (const char *const *)files, n, &d) != PG_OK ||
-        pg_cli_prepare_output(out, names, &d) != PG_OK) {
+        pg_cli_prepare_output(out, NULL, follow, names, &where, &d) != PG_OK) {
         rc = pg_cli_fail(&d);
         goto done;
     }
@@ -173,7 +175,7 @@ int pg_cmd_history(int argc, char **argv)
         }
     if (pg_history_build((const json_t *const *)roots, (const char *const *)files, n, by, &model,
                          &d) != PG_OK ||
-        write_set(out, model, &d) != PG_OK) {
+        write_set(&where.dir, model, &d) != PG_OK) {
         rc = pg_cli_fail(&d);
         goto done;
     }
@@ -188,6 +190,7 @@ done:
         free(files[i]);
     free(files);
     json_decref(model);
+    pg_cli_close_output(&where);
     free(pos);
     return rc;
 }
