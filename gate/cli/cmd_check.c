@@ -24,7 +24,7 @@ static pg_option k_options[] = {
     {"min-speedup", "X", "Override every task's gate.min_speedup (speedup = baseline time / candidate time).", NULL},
     {"arch", "ARCH", "Target architecture for every submission (sm_NN or sm_NNa, e.g. sm_90a), overriding manifests and tasks. Default: the manifest's arch, else the task's default_arch.", NULL},
     {"instructions", "POLICY", "Target-instruction verification (docs/instructions.md), POLICY require, warn or off: a failed instructions stage fails the submission (require), is reported as a warning (warn), or the stage is not run (off). Default: each task's gate.instructions, else require.", NULL},
-    {"workloads", "LIST", "Comma-separated workload names or aliases to run. Default: all of the task's.", NULL},
+    {"workloads", "LIST", "Comma-separated workloads to run, one list for every task of the run: NAME (a workload name or alias, in every task that has it), TASK:NAME (that task's only) or @SELECTION (the workloads task.json tags with it, e.g. @ptxbench for PTXBench's headline workloads). An item no task of the run has, or a submission left without a workload, is exit 2. Default: all of each task's.", NULL},
     {"sets", "N", "Fresh random input sets per workload for correctness. Default: 3.", NULL},
     {"seed", "N", "Base seed of the input sets (each set's seed is recorded). Default: 20261129.", NULL},
     {"warmup", "N", "Untimed launches per arm and timing block. Default: 2 (1 for kernels over 20 ms).", NULL},
@@ -64,6 +64,7 @@ static pg_command_spec k_spec = {
     "3 infrastructure (no GPU, driver, library or tool failure). See docs/exit-codes.md.",
     "  ptxgate check tasks/gemm_bf16_nt/examples/tiled_mma.json\n"
     "  ptxgate check --workloads m4096_n4096_k4096 --output out tasks/gemm_bf16_nt/examples\n"
+    "  ptxgate check --workloads @ptxbench --output out tasks/*/examples  # PTXBench headline set\n"
     "  ptxgate check --if-no-gpu skip tasks/gemm_bf16_nt/examples   # without a GPU: offline stages\n"
     "  ptxgate check --recursive --output reports submissions/   # a suite: every model version and task\n"
     "  ptxgate check --shard 2/4 --output shard2 submissions/     # one shard of four, then:\n"

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+#include "base/digest.h"
 #include "internal.h"
 #include "report/verdicts.h"
 #include "tool/children.h"
@@ -149,6 +150,25 @@ static json_t *settings_json(const pg_check_options *o, size_t flush_bytes)
     return j;
 }
 
+/* The source's and the cubin's SHA-256 in the submission's record (null when unreadable or
+ * not assembled): compare reports them, so two different kernels of one name are told apart. */
+static void record_hashes(pg_submission *s, size_t o_max_bytes)
+{
+    char hex[PG_SHA256_HEX];
+    pg_diag d;
+    pg_diag_clear(&d);
+    json_object_set_new(s->json, "source_sha256",
+                        pg_sha256_file(s->manifest->source, o_max_bytes, hex, &d) == PG_OK
+                            ? json_string(hex)
+                            : json_null());
+    pg_diag_clear(&d);
+    json_object_set_new(s->json, "cubin_sha256",
+                        s->cubin_path[0] &&
+                                pg_sha256_file(s->cubin_path, (size_t)256 << 20, hex, &d) == PG_OK
+                            ? json_string(hex)
+                            : json_null());
+}
+
 /* With a GPU at hand, a launch it cannot take is an input error found before anything runs. */
 static pg_status check_device_limits(pg_run *run, pg_submission *subs, size_t n, pg_diag *d)
 {
@@ -180,6 +200,36 @@ static pg_status check_device_limits(pg_run *run, pg_submission *subs, size_t n,
     return PG_OK;
 }
 
+/* Every --workloads item selected a workload of some task of the run, and every submission
+ * got at least one workload (a run never quietly skips a submission). */
+static pg_status check_workload_filter(pg_run *run, pg_submission *subs, size_t n, pg_diag *d)
+{
+    const pg_task **tasks = calloc(n ? n : 1, sizeof *tasks);
+    if (!tasks)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    int nt = 0;
+    for (size_t i = 0; i < n; i++)
+        if (subs[i].task)
+            tasks[nt++] = subs[i].task;
+    pg_status st = pg_workload_filter_check_used(run->wfilter, tasks, nt, d);
+    free(tasks);
+    for (size_t i = 0; i < n && st == PG_OK; i++) {
+        if (!subs[i].task || subs[i].n_workloads > 0)
+            continue;
+        char known[1024] = "";
+        size_t used = 0;
+        const pg_task *t = subs[i].task;
+        for (int w = 0; w < t->n_workloads && used < sizeof known; w++)
+            used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", w ? ", " : "",
+                                     t->workloads[w].name);
+        st = pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "--workloads",
+                         "'%s' selects no workload of task '%s' (submission %s); add one of its "
+                         "workloads (known: %s), as %s:NAME to name this task's only",
+                         run->o->workloads, t->id, subs[i].manifest->file, known, t->id);
+    }
+    return st;
+}
+
 pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, size_t n,
                        json_t **results, pg_diag *d)
 {
@@ -203,6 +253,13 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
     /* Interrupted (Ctrl-C, a CI job's SIGTERM): the tools running go, and so does this folder. */
     pg_children_on_fatal_signal(run.tmpdir);
     size_t prepared = 0;
+    if (o->workloads) {
+        run.wfilter = malloc(sizeof *run.wfilter);
+        st = run.wfilter ? pg_workload_filter_parse(o->workloads, run.wfilter, d)
+                         : pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+        if (st != PG_OK)
+            goto done;
+    }
     for (; prepared < n; prepared++) {
         st = pg_submission_prepare(&run, manifests[prepared], (int)prepared, &subs[prepared], d);
         if (st != PG_OK) {
@@ -210,6 +267,8 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
             goto done;
         }
     }
+    if (run.wfilter && (st = check_workload_filter(&run, subs, n, d)) != PG_OK)
+        goto done;
 
     /* Holm's m: per workload the min_speedup comparison and, with an accepted kernel, the
      * regression comparison (counted even if it turns out SASS-identical: conservative). */
@@ -255,6 +314,7 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
         json_object_set_new(s->json, "workloads", json_array());
         json_array_append_new(subs_json, s->json);
         pg_stage_assemble(&run, s);
+        record_hashes(s, o->max_ptx_bytes);
         pg_accepted_assemble(&run, s);
         pg_instr_static(&run, s);
         if (pool)
@@ -297,6 +357,7 @@ done:
     free(subs);
     free(active);
     free(run.dev_infos);
+    free(run.wfilter);
     json_decref(res);
     json_decref(shard);
     pg_perf_release(&run);

@@ -14,6 +14,7 @@
 #include "model/manifest.h"
 #include "model/plan.h"
 #include "model/targets.h"
+#include "model/workload_filter.h"
 #include "model/task.h"
 #include "ptx/inventory.h"
 #include "ptx/signature.h"
@@ -108,6 +109,9 @@ typedef struct {
     pthread_mutex_t *lock;
     pg_device_info *dev_infos;    /* per device of o->devices, as probed (owned); NULL if none */
     int n_dev_infos;
+    /* o->workloads parsed (owned; NULL = every workload): applied to each submission's task,
+     * its items' use checked over the whole run (pg_check_run). */
+    pg_workload_filter *wfilter;
 } pg_run;
 
 /* A comparison a worker reported for the run's Holm step: position cmp_index in the
