@@ -140,9 +140,9 @@ static void print_summary(const json_t *res)
     json_t *env = json_object_get(res, "environment");
     const char *gpu_reason = json_string_value(json_object_get(env, "gpu_skip_reason"));
     json_array_foreach(json_object_get(res, "submissions"), i, sub) {
+        const char *arch = json_string_value(json_object_get(sub, "arch"));
         printf("%s (%s, %s): %s\n", json_string_value(json_object_get(sub, "name")),
-               json_string_value(json_object_get(sub, "task")),
-               json_string_value(json_object_get(sub, "arch")),
+               json_string_value(json_object_get(sub, "task")), arch ? arch : "no arch",
                json_string_value(json_object_get(sub, "verdict")));
         json_array_foreach(json_object_get(sub, "stages"), k, st)
             printf("  %-12s %-8s %s\n", json_string_value(json_object_get(st, "stage")),

@@ -230,13 +230,81 @@ static pg_status check_workload_filter(pg_run *run, pg_submission *subs, size_t 
     return st;
 }
 
-pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, size_t n,
-                       json_t **results, pg_diag *d)
+/* A manifest of a batch that could not be prepared (keep-going): its position on the command
+ * line and what was wrong, for its "manifest" stage. */
+typedef struct {
+    size_t pos;
+    const char *path;
+    pg_diag d;
+} bad_manifest;
+
+/* Is the input error the submission's own (its manifest, its task id, its source or the PTX
+ * made of it), rather than the run's (a task file, the arch tables, an option)? */
+static bool submission_fault(const char *manifest_path, const pg_submission *s, const pg_diag *d)
+{
+    if (d->status != PG_ERR_INPUT || !d->file[0])
+        return false;
+    if (strcmp(d->file, manifest_path) == 0)
+        return true;
+    return s->manifest && (strcmp(d->file, s->manifest->file) == 0 ||
+                           strcmp(d->file, s->manifest->source) == 0 ||
+                           (s->ptx_path[0] && strcmp(d->file, s->ptx_path) == 0));
+}
+
+/* The "task" string of a manifest that did not load, when it reads as one; "unknown" else. */
+static json_t *task_of_bad_manifest(const char *path)
+{
+    json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, NULL);
+    const char *t = json_string_value(json_object_get(j, "task"));
+    bool plain = t && t[0] && strlen(t) < 128;
+    for (const char *c = t; plain && *c; c++)
+        plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+                *c == '_' || *c == '-' || *c == '.';
+    json_t *out = json_string(plain ? t : "unknown");
+    json_decref(j);
+    return out;
+}
+
+/* The results record of a batch's manifest that failed: one failed "manifest" stage with the
+ * file:field message, details naming the file, line and field (publish annotates them). */
+static json_t *bad_manifest_json(const bad_manifest *b)
+{
+    char name[256], msg[3600];
+    const char *base = strrchr(b->path, '/');
+    snprintf(name, sizeof name, "%s", base ? base + 1 : b->path);
+    size_t len = strlen(name);
+    if (len > 5 && strcmp(name + len - 5, ".json") == 0)
+        name[len - 5] = '\0';
+    pg_diag_format(&b->d, msg, sizeof msg);
+    json_t *st = pg_stage_new("manifest");
+    pg_stage_finish(st, "fail", 0.0, "%s", msg);
+    json_object_set_new(json_object_get(st, "details"), "file", pg_jstr(b->d.file));
+    json_object_set_new(json_object_get(st, "details"), "line",
+                        b->d.line > 0 ? json_integer(b->d.line) : json_null());
+    json_object_set_new(json_object_get(st, "details"), "field",
+                        b->d.field[0] ? pg_jstr(b->d.field) : json_null());
+    json_t *j = json_object();
+    json_object_set_new(j, "manifest", pg_jstr(b->path));
+    json_object_set_new(j, "name", pg_jstr(name[0] ? name : b->path));
+    json_object_set_new(j, "source", json_null());
+    json_object_set_new(j, "task", task_of_bad_manifest(b->path));
+    json_object_set_new(j, "arch", json_null());
+    json_object_set_new(j, "device", json_null());
+    json_object_set_new(j, "verdict", json_string("fail"));
+    json_object_set_new(j, "stages", json_pack("[o]", st));
+    json_object_set_new(j, "workloads", json_array());
+    return j;
+}
+
+pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
+                       size_t n_manifests, json_t **results, pg_diag *d)
 {
     *results = NULL;
     pg_run run = {.o = o};
     pg_status st = PG_OK;
-    pg_submission *subs = calloc(n ? n : 1, sizeof *subs);
+    pg_submission *subs = calloc(n_manifests ? n_manifests : 1, sizeof *subs);
+    bad_manifest *bad = calloc(n_manifests ? n_manifests : 1, sizeof *bad);
+    size_t *pos = calloc(n_manifests ? n_manifests : 1, sizeof *pos), n = 0, n_bad = 0;
     json_t *res = NULL, *shard = NULL;
     bool *active = NULL;
     bool pool = o->worker_exe && o->n_devices > 1; /* several GPUs: worker_pool.c */
@@ -246,8 +314,10 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
     strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     const char *tmp = getenv("TMPDIR");
     snprintf(run.tmpdir, sizeof run.tmpdir, "%s/ptxgate.XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-    if (!subs || !mkdtemp(run.tmpdir)) {
+    if (!subs || !bad || !pos || !mkdtemp(run.tmpdir)) {
         free(subs);
+        free(bad);
+        free(pos);
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "cannot create a temporary folder");
     }
     /* Interrupted (Ctrl-C, a CI job's SIGTERM): the tools running go, and so does this folder. */
@@ -260,13 +330,32 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
         if (st != PG_OK)
             goto done;
     }
-    for (; prepared < n; prepared++) {
-        st = pg_submission_prepare(&run, manifests[prepared], (int)prepared, &subs[prepared], d);
-        if (st != PG_OK) {
-            prepared++;
-            goto done;
+    /* A batch keeps going past a submission's own input error (docs/exit-codes.md): it is a
+     * failed "manifest" stage of that submission. One submission, or a sharded run (whose
+     * split must see the same valid items in every shard), stops with exit 2 as before. */
+    bool keep_going = n_manifests > 1 && o->shard_count == 0;
+    for (size_t i = 0; i < n_manifests; i++) {
+        st = pg_submission_prepare(&run, manifests[i], (int)i, &subs[prepared], d);
+        if (st == PG_OK) {
+            pos[prepared++] = i;
+            continue;
         }
+        if (keep_going && submission_fault(manifests[i], &subs[prepared], d)) {
+            pg_submission_release(&subs[prepared]);
+            bad[n_bad++] = (bad_manifest){.pos = i, .path = manifests[i], .d = *d};
+            if (o->progress) {
+                char msg[3600];
+                o->progress(o->progress_ctx, "?", manifests[i], NULL, "manifest", "fail",
+                            pg_diag_format(d, msg, sizeof msg));
+            }
+            pg_diag_clear(d);
+            st = PG_OK;
+            continue;
+        }
+        prepared++;
+        goto done;
     }
+    n = prepared;
     if (run.wfilter && (st = check_workload_filter(&run, subs, n, d)) != PG_OK)
         goto done;
 
@@ -294,7 +383,12 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
         st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
         goto done;
     }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0, b = 0; i < n || b < n_bad; i++) {
+        /* The failed manifests at their places on the command line. */
+        while (b < n_bad && (i >= n || bad[b].pos < pos[i]))
+            json_array_append_new(subs_json, bad_manifest_json(&bad[b++]));
+        if (i >= n)
+            break;
         pg_submission *s = &subs[i];
         if (shard && s->n_workloads == 0)
             continue; /* none of its items is in this shard */
@@ -355,6 +449,8 @@ done:
     for (size_t i = 0; i < prepared; i++)
         pg_submission_release(&subs[i]);
     free(subs);
+    free(bad);
+    free(pos);
     free(active);
     free(run.dev_infos);
     free(run.wfilter);
