@@ -45,7 +45,7 @@ static pg_option k_options[] = {
     {"no-isolation", NULL, "Run the GPU stages in this process instead of one worker process per submission (for debugging: a kernel that faults or hangs then ends the whole run's GPU work).", NULL},
     {"watchdog", "LIST", "Watchdog limits of the worker processes as STAGE=SECONDS,... for startup, load, correctness, performance, verify, exit and sanitize (correctness, performance and verify per workload; sanitize per compute-sanitizer run). Default: startup=120,load=300,correctness=900,performance=1800,verify=300,exit=30,sanitize=3600.", NULL},
     {"sanitize", "TOOLS", "Also run each submission's smallest workload under compute-sanitizer with these tools, comma-separated from memcheck, racecheck, synccheck, initcheck: a sanitize stage with the findings per kernel, failing per the task's gate.sanitizer policy. Skipped, saying so, when compute-sanitizer is not found.", NULL},
-    {"quiet", NULL, "No progress lines on stderr.", NULL},
+    {"quiet", NULL, "No progress lines on stderr (by default: each stage, and after each submission the items done of all and, for runs longer than a minute, the time left).", NULL},
     {0},
 };
 
@@ -120,6 +120,16 @@ static void progress(void *ctx, const char *task, const char *sub, const char *w
             repeated ? "same as above" : message ? message : "");
     snprintf(last, sizeof last, "%s", strcmp(status, "pass") != 0 && message ? message : "");
     pthread_mutex_unlock(&lock);
+    (void)ctx;
+}
+
+/* After each submission: done/total items, and an ETA once the run looks longer than a minute. */
+static void items_progress(void *ctx, size_t done, size_t total, size_t subs_done,
+                           size_t subs_total, double elapsed_s)
+{
+    char line[256];
+    fprintf(stderr, "%s\n",
+            pg_progress_format(line, sizeof line, done, total, subs_done, subs_total, elapsed_s));
     (void)ctx;
 }
 
@@ -369,8 +379,10 @@ int pg_cmd_check(int argc, char **argv)
         }
         o.worker_exe = self;
     }
-    if (!pg_option_value(&k_spec, "quiet"))
+    if (!pg_option_value(&k_spec, "quiet")) {
         o.progress = progress;
+        o.items_progress = items_progress;
+    }
     const char *out_dir = pg_option_value(&k_spec, "output") ? pg_option_value(&k_spec, "output")
                                                              : "reports";
     if ((rc = pg_cli_expand_manifests(pos, npos, pg_option_value(&k_spec, "recursive") != NULL,

@@ -98,6 +98,45 @@ void pg_progress(pg_run *run, const pg_submission *s, const char *workload, cons
                          workload, stage, status, message);
 }
 
+/* "1 h 2 min", "3 min 20 s", "42 s". */
+static void duration_text(char *buf, size_t n, double s)
+{
+    long t = s > 0 && s < 1e9 ? (long)(s + 0.5) : 0;
+    if (t >= 3600)
+        snprintf(buf, n, "%ld h %ld min", t / 3600, (t % 3600) / 60);
+    else if (t >= 60)
+        snprintf(buf, n, "%ld min %ld s", t / 60, t % 60);
+    else
+        snprintf(buf, n, "%ld s", t);
+}
+
+char *pg_progress_format(char *buf, size_t n, size_t items_done, size_t items_total,
+                         size_t subs_done, size_t subs_total, double elapsed_s)
+{
+    char el[48], left[48] = "";
+    duration_text(el, sizeof el, elapsed_s);
+    if (items_done > 0 && items_done < items_total) {
+        double rest = elapsed_s / (double)items_done * (double)(items_total - items_done);
+        if (elapsed_s + rest > 60.0) {
+            char r[40];
+            duration_text(r, sizeof r, rest);
+            snprintf(left, sizeof left, ", about %s left", r);
+        }
+    }
+    snprintf(buf, n, "progress: %zu/%zu items (%zu/%zu submissions), %s%s", items_done,
+             items_total, subs_done, subs_total, el, left);
+    return buf;
+}
+
+void pg_run_submission_done(pg_run *run, const pg_submission *s)
+{
+    run->items_done += (size_t)s->n_workloads;
+    run->subs_done++;
+    if (run->o->items_progress)
+        run->o->items_progress(run->o->progress_ctx, run->items_done, run->items_total,
+                               run->subs_done, run->subs_total, pg_now_s() - run->t0);
+}
+
 static void remove_tmpdir(const char *dir)
 {
     DIR *dp = opendir(dir);
@@ -310,6 +349,7 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
     bool pool = o->worker_exe && o->n_devices > 1; /* several GPUs: worker_pool.c */
     time_t now = time(NULL);
     double t0 = pg_now_s();
+    run.t0 = t0;
     char started[32];
     strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     const char *tmp = getenv("TMPDIR");
@@ -378,6 +418,11 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
                     "verdict", "pass", "exit_code", 0);
     json_t *subs_json = json_array();
     json_object_set_new(res, "submissions", subs_json);
+    for (size_t i = 0; i < n; i++)
+        if (!shard || subs[i].n_workloads > 0) {
+            run.items_total += (size_t)subs[i].n_workloads;
+            run.subs_total++;
+        }
     active = calloc(n + 1, sizeof *active);
     if (!active) {
         st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
@@ -419,6 +464,7 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
             pg_stages_gpu(&run, s);
         if (o->sanitize)
             pg_stage_sanitize(&run, s);
+        pg_run_submission_done(&run, s);
     }
     if (pool) {
         pg_worker_pool_run(&run, subs, n, active);

@@ -112,7 +112,14 @@ typedef struct {
     /* o->workloads parsed (owned; NULL = every workload): applied to each submission's task,
      * its items' use checked over the whole run (pg_check_run). */
     pg_workload_filter *wfilter;
+    /* Progress of the run's items (pg_run_submission_done): totals, done so far, start. */
+    size_t items_total, items_done, subs_total, subs_done;
+    double t0;
 } pg_run;
+
+/* A submission's work is done: count its items and report progress (o->items_progress). The
+ * caller holds run->lock when there is one. */
+void pg_run_submission_done(pg_run *run, const pg_submission *s);
 
 /* A comparison a worker reported for the run's Holm step: position cmp_index in the
  * "comparisons" of performance stage `stage` (a borrowed record of the submission). */

@@ -18,6 +18,7 @@ args=(check --no-gpu --accepted-kernel none --instructions warn --workloads m257
 check "batch: exit 1" [ $? -eq 1 ]
 check "batch: progress names the bad manifest" grep -q "manifest: fail — .*bad_malformed_json/m.json:5: malformed JSON" "$OUT/batch.stderr"
 check "batch: the good one judged" grep -q "^m (gemm_bf16_nt, sm_90a): pass" "$OUT/batch.stdout"
+check "batch: progress counts the judged items" grep -q "^progress: 1/1 items (1/1 submissions), [0-9]* s$" "$OUT/batch.stderr"
 check "the results" python3 - "$OUT/batch/results.json" "$malformed" "$nosource" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
