@@ -494,6 +494,7 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
 done:
     for (size_t i = 0; i < prepared; i++)
         pg_submission_release(&subs[i]);
+    pg_accepted_cache_free(&run);
     free(subs);
     free(bad);
     free(pos);

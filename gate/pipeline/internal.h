@@ -61,6 +61,7 @@ struct pg_submission {
     /* The task's accepted kernel (accepted.c), re-measured next to the candidate: NULL when the
      * task names none or --accepted-kernel none. */
     pg_submission *accepted;
+    bool accepted_shared;         /* accepted is the run's (pg_run.accepted_cache), not owned */
     bool is_accepted;             /* this is some submission's accepted kernel (progress label) */
     bool accepted_usable;         /* assembled (and, on the GPU, loaded) */
     bool accepted_identical;      /* its cubin is byte-identical to the candidate's */
@@ -115,6 +116,10 @@ typedef struct {
     /* Progress of the run's items (pg_run_submission_done): totals, done so far, start. */
     size_t items_total, items_done, subs_total, subs_done;
     double t0;
+    /* The accepted kernels prepared and assembled once per run (accepted.c), shared by the
+     * submissions of their task; NULL with shards (each submission compacts its own). */
+    struct pg_accepted_entry *accepted_cache;
+    size_t n_accepted_cache;
 } pg_run;
 
 /* A submission's work is done: count its items and report progress (o->items_progress). The
@@ -159,6 +164,8 @@ pg_status pg_accepted_prepare(pg_run *run, pg_submission *s, int index, pg_diag 
 void pg_accepted_assemble(pg_run *run, pg_submission *s);
 void pg_accepted_load(pg_run *run, pg_submission *s);
 void pg_accepted_release(pg_submission *s);
+/* Release the run's shared accepted kernels (after every submission's release). */
+void pg_accepted_cache_free(pg_run *run);
 
 /* stage_gpu.c: read the submission's cubin (or PTX for the driver JIT) and load it, then get
  * every launch's kernel (kernels: manifest->n_launches entries). log receives the JIT log. */
