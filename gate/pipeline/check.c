@@ -240,8 +240,11 @@ static pg_status check_device_limits(pg_run *run, pg_submission *subs, size_t n,
 }
 
 /* Every --workloads item selected a workload of some task of the run, and every submission
- * got at least one workload (a run never quietly skips a submission). */
-static pg_status check_workload_filter(pg_run *run, pg_submission *subs, size_t n, pg_diag *d)
+ * got at least one workload (a run never quietly skips a submission). With failed manifests in
+ * the batch (keep-going) an unused item is not an error: it may be the failed submission's
+ * task's, and the run fails on that submission anyway. */
+static pg_status check_workload_filter(pg_run *run, pg_submission *subs, size_t n,
+                                       bool manifests_failed, pg_diag *d)
 {
     const pg_task **tasks = calloc(n ? n : 1, sizeof *tasks);
     if (!tasks)
@@ -250,7 +253,8 @@ static pg_status check_workload_filter(pg_run *run, pg_submission *subs, size_t 
     for (size_t i = 0; i < n; i++)
         if (subs[i].task)
             tasks[nt++] = subs[i].task;
-    pg_status st = pg_workload_filter_check_used(run->wfilter, tasks, nt, d);
+    pg_status st = manifests_failed ? PG_OK
+                                    : pg_workload_filter_check_used(run->wfilter, tasks, nt, d);
     free(tasks);
     for (size_t i = 0; i < n && st == PG_OK; i++) {
         if (!subs[i].task || subs[i].n_workloads > 0)
@@ -396,7 +400,7 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
         goto done;
     }
     n = prepared;
-    if (run.wfilter && (st = check_workload_filter(&run, subs, n, d)) != PG_OK)
+    if (run.wfilter && (st = check_workload_filter(&run, subs, n, n_bad > 0, d)) != PG_OK)
         goto done;
 
     /* Holm's m: per workload the min_speedup comparison and, with an accepted kernel, the

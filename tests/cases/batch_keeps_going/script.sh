@@ -69,6 +69,11 @@ else
   echo "FAIL: publish printed no annotation:"; cat "$OUT/publish.stdout"; fail=1
 fi
 
+# A --workloads item only the failed submission's task would have had is not an error there.
+"$BIN" check --no-gpu --accepted-kernel none --instructions warn --output "$OUT/wl" \
+  --workloads m257_n513_k1000,b2_h16_s1000_d128 "$good" "$nosource" >"$OUT/wl.stdout" 2>&1
+check "batch with --workloads: exit 1, judged" [ $? -eq 1 ] && [ -f "$OUT/wl/results.json" ]
+
 # Exit 2 before any work, no reports.
 stop() { # WHAT EXPECTED-TEXT ARGS...
   local what=$1 text=$2; shift 2
