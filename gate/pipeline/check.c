@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "base/digest.h"
+#include "base/jsonget.h"
 #include "internal.h"
 #include "report/verdicts.h"
 #include "tool/children.h"
@@ -297,7 +298,11 @@ static bool submission_fault(const char *manifest_path, const pg_submission *s, 
 /* The "task" string of a manifest that did not load, when it reads as one; "unknown" else. */
 static json_t *task_of_bad_manifest(const char *path)
 {
-    json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, NULL);
+    json_t *j = NULL;
+    pg_diag ld;
+    pg_diag_clear(&ld);
+    if (pg_json_load(path, &j, &ld) != PG_OK) /* bounded, as the manifest loader reads it */
+        j = NULL;
     const char *t = json_string_value(json_object_get(j, "task"));
     bool plain = t && t[0] && strlen(t) < 128;
     for (const char *c = t; plain && *c; c++)

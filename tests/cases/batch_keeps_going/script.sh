@@ -69,6 +69,20 @@ else
   echo "FAIL: publish printed no annotation:"; cat "$OUT/publish.stdout"; fail=1
 fi
 
+# A manifest above the 16 MiB JSON limit in a batch: its failure, read no further than the limit.
+mkdir -p "$OUT/in"
+{ printf '{"schema_version": 1, "task": "gemm_bf16_nt", "description": "'
+  head -c $((17 * 1024 * 1024)) /dev/zero | tr '\0' x
+  printf '"}\n'; } >"$OUT/in/huge.json"
+"$BIN" "${args[@]}" --output "$OUT/huge" "$good" "$OUT/in/huge.json" >"$OUT/huge.stdout" 2>&1
+check "huge manifest in a batch: exit 1" [ $? -eq 1 ]
+check "huge manifest: its manifest stage names the limit, task unknown" python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["submissions"][1]
+st = s["stages"][0]
+sys.exit(0 if st["stage"] == "manifest" and "huge.json" in st["message"] and s["task"] == "unknown"
+         and ("limit" in st["message"] or "larger" in st["message"]) else 1)' "$OUT/huge/results.json"
+
 # A --workloads item only the failed submission's task would have had is not an error there.
 "$BIN" check --no-gpu --accepted-kernel none --instructions warn --output "$OUT/wl" \
   --workloads m257_n513_k1000,b2_h16_s1000_d128 "$good" "$nosource" >"$OUT/wl.stdout" 2>&1
