@@ -28,7 +28,7 @@ static pg_option k_options[] = {
     {"min-speedup", "X", "Override every task's gate.min_speedup (speedup = baseline time / candidate time).", NULL},
     {"arch", "ARCH", "Target architecture for every submission (sm_NN or sm_NNa, e.g. sm_90a), overriding manifests and tasks. Default: the manifest's arch, else the task's default_arch.", NULL},
     {"instructions", "POLICY", "Target-instruction verification (docs/instructions.md), POLICY require, warn or off: a failed instructions stage fails the submission (require), is reported as a warning (warn), or the stage is not run (off). Default: each task's gate.instructions, else require.", NULL},
-    {"workloads", "LIST", "Comma-separated workload names or aliases to run. Default: all of the task's.", NULL},
+    {"workloads", "LIST", "Comma-separated workloads to run, one list for every task of the run: NAME (a workload name or alias, in every task that has it), TASK:NAME (that task's only) or @SELECTION (the workloads task.json tags with it, e.g. @ptxbench for PTXBench's headline workloads). An item no task of the run has, or a submission left without a workload, is exit 2. Default: all of each task's.", NULL},
     {"sets", "N", "Fresh random input sets per workload for correctness. Default: 3.", NULL},
     {"seed", "N", "Base seed of the input sets (each set's seed is recorded). Default: 20261129.", NULL},
     {"warmup", "N", "Untimed launches per arm and timing block. Default: 2 (1 for kernels over 20 ms).", NULL},
@@ -49,7 +49,7 @@ static pg_option k_options[] = {
     {"no-isolation", NULL, "Run the GPU stages in this process instead of one worker process per submission (for debugging: a kernel that faults or hangs then ends the whole run's GPU work).", NULL},
     {"watchdog", "LIST", "Watchdog limits of the worker processes as STAGE=SECONDS,... for startup, load, correctness, performance, verify, exit and sanitize (correctness, performance and verify per workload; sanitize per compute-sanitizer run). Default: startup=120,load=300,correctness=900,performance=1800,verify=300,exit=30,sanitize=3600.", NULL},
     {"sanitize", "TOOLS", "Also run each submission's smallest workload under compute-sanitizer with these tools, comma-separated from memcheck, racecheck, synccheck, initcheck: a sanitize stage with the findings per kernel, failing per the task's gate.sanitizer policy. Skipped, saying so, when compute-sanitizer is not found.", NULL},
-    {"quiet", NULL, "No progress lines on stderr.", NULL},
+    {"quiet", NULL, "No progress lines on stderr (by default: each stage, and after each submission the items done of all and, for runs longer than a minute, the time left).", NULL},
     {"label", "TEXT", "Label of this run recorded in the results (run.label): a model version, a branch. 'ptxgate history --by label' orders runs by it.", NULL},
     {"commit", "SHA", "Commit hash of the kernels checked, recorded in the results (run.commit), e.g. $(git rev-parse HEAD).", NULL},
     {"commit-time", "TIME", "Commit time, ISO 8601 (e.g. $(git log -1 --format=%cI)), recorded in UTC (run.commit_time_utc); 'ptxgate history' orders runs by it.", NULL},
@@ -71,6 +71,7 @@ static pg_command_spec k_spec = {
     "3 infrastructure (no GPU, driver, library or tool failure). See docs/exit-codes.md.",
     "  ptxgate check tasks/gemm_bf16_nt/examples/tiled_mma.json\n"
     "  ptxgate check --workloads m4096_n4096_k4096 --output out tasks/gemm_bf16_nt/examples\n"
+    "  ptxgate check --workloads @ptxbench --output out tasks/*/examples  # PTXBench headline set\n"
     "  ptxgate check --if-no-gpu skip tasks/gemm_bf16_nt/examples   # without a GPU: offline stages\n"
     "  ptxgate check --recursive --output reports submissions/   # a suite: every model version and task\n"
     "  ptxgate check --shard 2/4 --output shard2 submissions/     # one shard of four, then:\n"
@@ -129,6 +130,16 @@ static void progress(void *ctx, const char *task, const char *sub, const char *w
     (void)ctx;
 }
 
+/* After each submission: done/total items, and an ETA once the run looks longer than a minute. */
+static void items_progress(void *ctx, size_t done, size_t total, size_t subs_done,
+                           size_t subs_total, double elapsed_s)
+{
+    char line[256];
+    fprintf(stderr, "%s\n",
+            pg_progress_format(line, sizeof line, done, total, subs_done, subs_total, elapsed_s));
+    (void)ctx;
+}
+
 /* A stage's message for the table: the missing GPU's reason is printed once, at the end. */
 static const char *table_message(const json_t *st, const char *gpu_reason)
 {
@@ -146,9 +157,9 @@ static void print_summary(const json_t *res)
     json_t *env = json_object_get(res, "environment");
     const char *gpu_reason = json_string_value(json_object_get(env, "gpu_skip_reason"));
     json_array_foreach(json_object_get(res, "submissions"), i, sub) {
+        const char *arch = json_string_value(json_object_get(sub, "arch"));
         printf("%s (%s, %s): %s\n", json_string_value(json_object_get(sub, "name")),
-               json_string_value(json_object_get(sub, "task")),
-               json_string_value(json_object_get(sub, "arch")),
+               json_string_value(json_object_get(sub, "task")), arch ? arch : "no arch",
                json_string_value(json_object_get(sub, "verdict")));
         json_array_foreach(json_object_get(sub, "stages"), k, st)
             printf("  %-12s %-8s %s\n", json_string_value(json_object_get(st, "stage")),
@@ -377,8 +388,10 @@ int pg_cmd_check(int argc, char **argv)
         }
         o.worker_exe = self;
     }
-    if (!pg_option_value(&k_spec, "quiet"))
+    if (!pg_option_value(&k_spec, "quiet")) {
         o.progress = progress;
+        o.items_progress = items_progress;
+    }
     const char *out_dir, *junit_copy;
     bool follow;
     if (!pg_cli_output_options(&k_spec, "reports", &out_dir, &junit_copy, &follow))

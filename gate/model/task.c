@@ -269,7 +269,7 @@ static pg_status check_workload_name(const pg_task *t, int wi, const char *name,
 static pg_status parse_workload(pg_task *t, int wi, const json_t *obj, const pg_jctx *ctx,
                                 pg_diag *d)
 {
-    static const char *const keys[] = {"name", "aliases", "symbols", NULL};
+    static const char *const keys[] = {"name", "aliases", "selections", "symbols", NULL};
     pg_workload *w = &t->workloads[wi];
     char f[300], syms[512];
     if (!json_is_object(obj))
@@ -300,6 +300,32 @@ static pg_status parse_workload(pg_task *t, int wi, const json_t *obj, const pg_
             if (st != PG_OK)
                 return st;
             w->n_aliases = (int)a + 1;
+        }
+    }
+    json_t *sel = NULL;
+    st = pg_jget_array(obj, ctx, "selections", false, &sel, d);
+    if (st != PG_OK)
+        return st;
+    if (sel) {
+        pg_jctx sc = pg_jctx_member(ctx, "selections");
+        if (json_array_size(sel) > PG_MAX_SELECTIONS)
+            return pg_diag_set(d, PG_ERR_INPUT, sc.file, 0, sc.path,
+                               "expected at most %d selections, found %zu", PG_MAX_SELECTIONS,
+                               json_array_size(sel));
+        for (size_t a = 0; a < json_array_size(sel); a++) {
+            pg_jctx c = pg_jctx_index(&sc, a);
+            st = get_string_elem(sel, a, &sc, w->selections[a], sizeof w->selections[a], d);
+            if (st != PG_OK)
+                return st;
+            if (!is_plain_name(w->selections[a]))
+                return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, c.path,
+                                   "expected a selection name made of [A-Za-z0-9_.-] not "
+                                   "starting with '.', found '%s'", w->selections[a]);
+            for (size_t b = 0; b < a; b++)
+                if (strcmp(w->selections[b], w->selections[a]) == 0)
+                    return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, c.path,
+                                       "duplicate selection '%s'", w->selections[a]);
+            w->n_selections = (int)a + 1;
         }
     }
     json_t *so;

@@ -16,6 +16,8 @@
 #define PG_MAX_TENSORS 16
 #define PG_MAX_DIMS 8
 #define PG_MAX_ALIASES 4
+/* Most named selections ("selections", e.g. "ptxbench") one workload belongs to. */
+#define PG_MAX_SELECTIONS 8
 #define PG_MAX_TOLERANCES 8
 /* Most workloads in one task. */
 #define PG_MAX_WORKLOADS 256
@@ -35,6 +37,9 @@ typedef struct {
     char name[128];
     char aliases[PG_MAX_ALIASES][128];
     int n_aliases;
+    /* The named selections it belongs to (--workloads @NAME, model/workload_filter.h). */
+    char selections[PG_MAX_SELECTIONS][64];
+    int n_selections;
     int64_t values[PG_MAX_SYMBOLS];
 } pg_workload;
 

@@ -11,6 +11,47 @@
 #include "internal.h"
 
 
+/* One accepted kernel of the run, prepared (nvcc included) and assembled once for every
+ * submission of its task: its manifest path, and the assemble outcome once there is one. */
+struct pg_accepted_entry {
+    char path[PG_PATH_MAX];
+    pg_submission *a;
+    bool assembled;
+    char status[16];
+    char *message;
+};
+
+/* The run's entry for path, or NULL. */
+static struct pg_accepted_entry *cache_find(pg_run *run, const char *path)
+{
+    for (size_t i = 0; i < run->n_accepted_cache; i++)
+        if (strcmp(run->accepted_cache[i].path, path) == 0)
+            return &run->accepted_cache[i];
+    return NULL;
+}
+
+static struct pg_accepted_entry *cache_entry_of(pg_run *run, const pg_submission *a)
+{
+    for (size_t i = 0; i < run->n_accepted_cache; i++)
+        if (run->accepted_cache[i].a == a)
+            return &run->accepted_cache[i];
+    return NULL;
+}
+
+void pg_accepted_cache_free(pg_run *run)
+{
+    for (size_t i = 0; i < run->n_accepted_cache; i++) {
+        if (run->accepted_cache[i].a) {
+            pg_submission_release(run->accepted_cache[i].a);
+            free(run->accepted_cache[i].a);
+        }
+        free(run->accepted_cache[i].message);
+    }
+    free(run->accepted_cache);
+    run->accepted_cache = NULL;
+    run->n_accepted_cache = 0;
+}
+
 /* The accepted kernel's manifest: --accepted-kernel (or none), else the task's
  * gate.accepted_kernel relative to the task's folder. "" when there is none. */
 static void accepted_path(const pg_run *run, const pg_task *t, char *out, size_t n)
@@ -38,9 +79,37 @@ pg_status pg_accepted_prepare(pg_run *run, pg_submission *s, int index, pg_diag 
         return PG_OK; /* none, or this is itself an accepted kernel */
     const char *field = run->o->accepted_kernel ? "--accepted-kernel" : "gate.accepted_kernel";
     const char *file = run->o->accepted_kernel ? NULL : s->task->file;
+    /* Without shards every submission of a task sees the same workloads, so one accepted
+     * kernel serves them all: prepared, compiled and assembled once per run. (A shard compacts
+     * each submission's accepted kernel to its own items, so each keeps its own.) */
+    bool share = run->o->shard_count == 0;
+    struct pg_accepted_entry *e = share ? cache_find(run, path) : NULL;
+    if (e) {
+        s->accepted = e->a;
+        s->accepted_shared = true;
+        if (strcmp(e->a->task->id, s->task->id) != 0)
+            return pg_diag_set(d, PG_ERR_INPUT, file, 0, field,
+                               "the accepted kernel '%s' is for task '%s', expected '%s'", path,
+                               e->a->task->id, s->task->id);
+        return PG_OK;
+    }
     pg_submission *a = calloc(1, sizeof *a);
     if (!a)
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    if (share) {
+        struct pg_accepted_entry *grown =
+            realloc(run->accepted_cache, (run->n_accepted_cache + 1) * sizeof *grown);
+        if (!grown) {
+            free(a);
+            return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+        }
+        run->accepted_cache = grown;
+        e = &run->accepted_cache[run->n_accepted_cache++];
+        memset(e, 0, sizeof *e);
+        snprintf(e->path, sizeof e->path, "%s", path);
+        e->a = a; /* the run owns it, also when preparing it fails below */
+        s->accepted_shared = true;
+    }
     s->accepted = a;
     pg_diag ad;
     pg_diag_clear(&ad);
@@ -79,10 +148,38 @@ void pg_accepted_assemble(pg_run *run, pg_submission *s)
     pg_submission *a = s->accepted;
     if (!a)
         return;
+    /* A candidate that did not assemble is never timed: its accepted kernel is not needed. */
+    const char *cand = pg_stage_status(json_array_get(json_object_get(s->json, "stages"), 0));
+    if (strcmp(cand, "fail") == 0) {
+        s->accepted_usable = false;
+        snprintf(s->accepted_note, sizeof s->accepted_note,
+                 "the accepted kernel was not assembled: the candidate did not assemble");
+        json_object_set_new(s->json, "accepted_kernel",
+                            json_pack("{s:o, s:o, s:s, s:s, s:b}", "manifest",
+                                      pg_jstr(a->manifest->file), "source",
+                                      pg_jstr(a->manifest->source), "assemble", "skipped",
+                                      "message", s->accepted_note, "cubin_identical", false));
+        return;
+    }
+    /* Assembled once per run: later submissions of the task take the first one's outcome and
+     * its cubin (the same file, in the run's temporary folder until the run ends). */
+    struct pg_accepted_entry *e = s->accepted_shared ? cache_entry_of(run, a) : NULL;
     a->json = json_pack("{s:[]}", "stages");
-    pg_stage_assemble(run, a);
+    if (e && e->assembled) {
+        json_t *rec = pg_stage_new("assemble");
+        pg_stage_finish(rec, e->status, 0.0, "%s", e->message ? e->message : "");
+        json_array_append_new(json_object_get(a->json, "stages"), rec);
+    } else {
+        pg_stage_assemble(run, a);
+    }
     json_t *st = json_array_get(json_object_get(a->json, "stages"), 0);
     const char *status = pg_stage_status(st);
+    if (e && !e->assembled) {
+        e->assembled = true;
+        snprintf(e->status, sizeof e->status, "%s", status);
+        const char *m = json_string_value(json_object_get(st, "message"));
+        e->message = strdup(m ? m : "");
+    }
     s->accepted_usable = strcmp(status, "pass") == 0 && a->cubin_path[0];
     if (!s->accepted_usable)
         snprintf(s->accepted_note, sizeof s->accepted_note,
@@ -127,7 +224,7 @@ void pg_accepted_release(pg_submission *s)
     if (s->accepted_module)
         pg_module_unload(s->accepted_module);
     free(s->accepted_kernels);
-    if (s->accepted) {
+    if (s->accepted && !s->accepted_shared) {
         pg_submission_release(s->accepted);
         free(s->accepted);
     }

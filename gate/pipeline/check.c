@@ -8,6 +8,8 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+#include "base/digest.h"
+#include "base/jsonget.h"
 #include "internal.h"
 #include "base/fileio.h"
 #include "report/verdicts.h"
@@ -100,6 +102,45 @@ void pg_progress(pg_run *run, const pg_submission *s, const char *workload, cons
                          workload, stage, status, message);
 }
 
+/* "1 h 2 min", "3 min 20 s", "42 s". */
+static void duration_text(char *buf, size_t n, double s)
+{
+    long t = s > 0 && s < 1e9 ? (long)(s + 0.5) : 0;
+    if (t >= 3600)
+        snprintf(buf, n, "%ld h %ld min", t / 3600, (t % 3600) / 60);
+    else if (t >= 60)
+        snprintf(buf, n, "%ld min %ld s", t / 60, t % 60);
+    else
+        snprintf(buf, n, "%ld s", t);
+}
+
+char *pg_progress_format(char *buf, size_t n, size_t items_done, size_t items_total,
+                         size_t subs_done, size_t subs_total, double elapsed_s)
+{
+    char el[48], left[48] = "";
+    duration_text(el, sizeof el, elapsed_s);
+    if (items_done > 0 && items_done < items_total) {
+        double rest = elapsed_s / (double)items_done * (double)(items_total - items_done);
+        if (elapsed_s + rest > 60.0) {
+            char r[40];
+            duration_text(r, sizeof r, rest);
+            snprintf(left, sizeof left, ", about %s left", r);
+        }
+    }
+    snprintf(buf, n, "progress: %zu/%zu items (%zu/%zu submissions), %s%s", items_done,
+             items_total, subs_done, subs_total, el, left);
+    return buf;
+}
+
+void pg_run_submission_done(pg_run *run, const pg_submission *s)
+{
+    run->items_done += (size_t)s->n_workloads;
+    run->subs_done++;
+    if (run->o->items_progress)
+        run->o->items_progress(run->o->progress_ctx, run->items_done, run->items_total,
+                               run->subs_done, run->subs_total, pg_now_s() - run->t0);
+}
+
 static json_t *settings_json(const pg_check_options *o, size_t flush_bytes)
 {
     json_t *j = json_pack("{s:i, s:I, s:i, s:i, s:I, s:f, s:o, s:f, s:o, s:o, s:b}",
@@ -138,6 +179,25 @@ static json_t *settings_json(const pg_check_options *o, size_t flush_bytes)
                                         w->sanitize_s)
                             : json_null());
     return j;
+}
+
+/* The source's and the cubin's SHA-256 in the submission's record (null when unreadable or
+ * not assembled): compare reports them, so two different kernels of one name are told apart. */
+static void record_hashes(pg_submission *s, size_t o_max_bytes)
+{
+    char hex[PG_SHA256_HEX];
+    pg_diag d;
+    pg_diag_clear(&d);
+    json_object_set_new(s->json, "source_sha256",
+                        pg_sha256_file(s->manifest->source, o_max_bytes, hex, &d) == PG_OK
+                            ? json_string(hex)
+                            : json_null());
+    pg_diag_clear(&d);
+    json_object_set_new(s->json, "cubin_sha256",
+                        s->cubin_path[0] &&
+                                pg_sha256_file(s->cubin_path, (size_t)256 << 20, hex, &d) == PG_OK
+                            ? json_string(hex)
+                            : json_null());
 }
 
 /* The launch limits of the submission's architecture from its table (data/arch/<arch>.json), or
@@ -238,25 +298,138 @@ static pg_status resolve_roots(pg_run *run, pg_diag *d)
     return PG_OK;
 }
 
-pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, size_t n,
-                       json_t **results, pg_diag *d)
+/* Every --workloads item selected a workload of some task of the run, and every submission
+ * got at least one workload (a run never quietly skips a submission). With failed manifests in
+ * the batch (keep-going) an unused item is not an error: it may be the failed submission's
+ * task's, and the run fails on that submission anyway. */
+static pg_status check_workload_filter(pg_run *run, pg_submission *subs, size_t n,
+                                       bool manifests_failed, pg_diag *d)
+{
+    const pg_task **tasks = calloc(n ? n : 1, sizeof *tasks);
+    if (!tasks)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    int nt = 0;
+    for (size_t i = 0; i < n; i++)
+        if (subs[i].task)
+            tasks[nt++] = subs[i].task;
+    pg_status st = manifests_failed ? PG_OK
+                                    : pg_workload_filter_check_used(run->wfilter, tasks, nt, d);
+    free(tasks);
+    for (size_t i = 0; i < n && st == PG_OK; i++) {
+        if (!subs[i].task || subs[i].n_workloads > 0)
+            continue;
+        char known[1024] = "";
+        size_t used = 0;
+        const pg_task *t = subs[i].task;
+        for (int w = 0; w < t->n_workloads && used < sizeof known; w++)
+            used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", w ? ", " : "",
+                                     t->workloads[w].name);
+        st = pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "--workloads",
+                         "'%s' selects no workload of task '%s' (submission %s); add one of its "
+                         "workloads (known: %s), as %s:NAME to name this task's only",
+                         run->o->workloads, t->id, subs[i].manifest->file, known, t->id);
+    }
+    return st;
+}
+
+/* A manifest of a batch that could not be prepared (keep-going): its position on the command
+ * line and what was wrong, for its "manifest" stage. */
+typedef struct {
+    size_t pos;
+    const char *path;
+    pg_diag d;
+} bad_manifest;
+
+/* Is the input error the submission's own (its manifest, its task id, its source or the PTX
+ * made of it), rather than the run's (a task file, the arch tables, an option)? */
+static bool submission_fault(const char *manifest_path, const pg_submission *s, const pg_diag *d)
+{
+    if (d->status != PG_ERR_INPUT || !d->file[0])
+        return false;
+    if (strcmp(d->file, manifest_path) == 0)
+        return true;
+    return s->manifest && (strcmp(d->file, s->manifest->file) == 0 ||
+                           strcmp(d->file, s->manifest->source) == 0 ||
+                           (s->ptx_path[0] && strcmp(d->file, s->ptx_path) == 0));
+}
+
+/* The "task" string of a manifest that did not load, when it reads as one; "unknown" else. */
+static json_t *task_of_bad_manifest(const char *path)
+{
+    json_t *j = NULL;
+    pg_diag ld;
+    pg_diag_clear(&ld);
+    if (pg_json_load(path, &j, &ld) != PG_OK) /* bounded, as the manifest loader reads it */
+        j = NULL;
+    const char *t = json_string_value(json_object_get(j, "task"));
+    bool plain = t && t[0] && strlen(t) < 128;
+    for (const char *c = t; plain && *c; c++)
+        plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+                *c == '_' || *c == '-' || *c == '.';
+    json_t *out = json_string(plain ? t : "unknown");
+    json_decref(j);
+    return out;
+}
+
+/* The results record of a batch's manifest that failed: one failed "manifest" stage with the
+ * file:field message, details naming the file, line and field (publish annotates them). */
+static json_t *bad_manifest_json(const bad_manifest *b)
+{
+    char name[256], msg[3600];
+    const char *base = strrchr(b->path, '/');
+    snprintf(name, sizeof name, "%s", base ? base + 1 : b->path);
+    size_t len = strlen(name);
+    if (len > 5 && strcmp(name + len - 5, ".json") == 0)
+        name[len - 5] = '\0';
+    pg_diag_format(&b->d, msg, sizeof msg);
+    json_t *st = pg_stage_new("manifest");
+    pg_stage_finish(st, "fail", 0.0, "%s", msg);
+    json_object_set_new(json_object_get(st, "details"), "file", pg_jstr(b->d.file));
+    json_object_set_new(json_object_get(st, "details"), "line",
+                        b->d.line > 0 ? json_integer(b->d.line) : json_null());
+    json_object_set_new(json_object_get(st, "details"), "field",
+                        b->d.field[0] ? pg_jstr(b->d.field) : json_null());
+    json_t *j = json_object();
+    json_object_set_new(j, "manifest", pg_jstr(b->path));
+    json_object_set_new(j, "name", pg_jstr(name[0] ? name : b->path));
+    json_object_set_new(j, "source", json_null());
+    json_object_set_new(j, "task", task_of_bad_manifest(b->path));
+    json_object_set_new(j, "arch", json_null());
+    json_object_set_new(j, "device", json_null());
+    json_object_set_new(j, "verdict", json_string("fail"));
+    json_object_set_new(j, "stages", json_pack("[o]", st));
+    json_object_set_new(j, "workloads", json_array());
+    return j;
+}
+
+pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
+                       size_t n_manifests, json_t **results, pg_diag *d)
 {
     *results = NULL;
     pg_run run = {.o = o};
     pg_status st = PG_OK;
-    pg_submission *subs = calloc(n ? n : 1, sizeof *subs);
+    pg_submission *subs = calloc(n_manifests ? n_manifests : 1, sizeof *subs);
+    bad_manifest *bad = calloc(n_manifests ? n_manifests : 1, sizeof *bad);
+    size_t *pos = calloc(n_manifests ? n_manifests : 1, sizeof *pos), n = 0, n_bad = 0;
     json_t *res = NULL, *shard = NULL;
     bool *active = NULL;
     bool pool = o->worker_exe && o->n_devices > 1; /* several GPUs: worker_pool.c */
     time_t now = time(NULL);
     double t0 = pg_now_s();
+    run.t0 = t0;
     char started[32];
     strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    if (!subs)
+    if (!subs || !bad || !pos) {
+        free(subs);
+        free(bad);
+        free(pos);
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    }
     /* Also removes the folders of runs that died without cleaning up (tmpdir.h). */
     if ((st = pg_tmpdir_create(run.tmpdir, sizeof run.tmpdir, NULL, d)) != PG_OK) {
         free(subs);
+        free(bad);
+        free(pos);
         return st;
     }
     /* Interrupted (Ctrl-C, a CI job's SIGTERM) or killed: the tools running go, and so does
@@ -269,13 +442,41 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
     st = resolve_roots(&run, d);
     if (st != PG_OK)
         goto done;
-    for (; prepared < n; prepared++) {
-        st = pg_submission_prepare(&run, manifests[prepared], (int)prepared, &subs[prepared], d);
-        if (st != PG_OK) {
-            prepared++;
+    if (o->workloads) {
+        run.wfilter = malloc(sizeof *run.wfilter);
+        st = run.wfilter ? pg_workload_filter_parse(o->workloads, run.wfilter, d)
+                         : pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+        if (st != PG_OK)
             goto done;
-        }
     }
+    /* A batch keeps going past a submission's own input error (docs/exit-codes.md): it is a
+     * failed "manifest" stage of that submission. One submission, or a sharded run (whose
+     * split must see the same valid items in every shard), stops with exit 2 as before. */
+    bool keep_going = n_manifests > 1 && o->shard_count == 0;
+    for (size_t i = 0; i < n_manifests; i++) {
+        st = pg_submission_prepare(&run, manifests[i], (int)i, &subs[prepared], d);
+        if (st == PG_OK) {
+            pos[prepared++] = i;
+            continue;
+        }
+        if (keep_going && submission_fault(manifests[i], &subs[prepared], d)) {
+            pg_submission_release(&subs[prepared]);
+            bad[n_bad++] = (bad_manifest){.pos = i, .path = manifests[i], .d = *d};
+            if (o->progress) {
+                char msg[3600];
+                o->progress(o->progress_ctx, "?", manifests[i], NULL, "manifest", "fail",
+                            pg_diag_format(d, msg, sizeof msg));
+            }
+            pg_diag_clear(d);
+            st = PG_OK;
+            continue;
+        }
+        prepared++;
+        goto done;
+    }
+    n = prepared;
+    if (run.wfilter && (st = check_workload_filter(&run, subs, n, n_bad > 0, d)) != PG_OK)
+        goto done;
 
     /* Holm's m: per workload the min_speedup comparison and, with an accepted kernel, the
      * regression comparison (counted even if it turns out SASS-identical: conservative). */
@@ -296,12 +497,22 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
                     "verdict", "pass", "exit_code", 0);
     json_t *subs_json = json_array();
     json_object_set_new(res, "submissions", subs_json);
+    for (size_t i = 0; i < n; i++)
+        if (!shard || subs[i].n_workloads > 0) {
+            run.items_total += (size_t)subs[i].n_workloads;
+            run.subs_total++;
+        }
     active = calloc(n + 1, sizeof *active);
     if (!active) {
         st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
         goto done;
     }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0, b = 0; i < n || b < n_bad; i++) {
+        /* The failed manifests at their places on the command line. */
+        while (b < n_bad && (i >= n || bad[b].pos < pos[i]))
+            json_array_append_new(subs_json, bad_manifest_json(&bad[b++]));
+        if (i >= n)
+            break;
         pg_submission *s = &subs[i];
         if (shard && s->n_workloads == 0)
             continue; /* none of its items is in this shard */
@@ -321,6 +532,7 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
         json_object_set_new(s->json, "workloads", json_array());
         json_array_append_new(subs_json, s->json);
         pg_stage_assemble(&run, s);
+        record_hashes(s, o->max_ptx_bytes);
         pg_accepted_assemble(&run, s);
         pg_instr_static(&run, s);
         if (pool)
@@ -331,6 +543,7 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
             pg_stages_gpu(&run, s);
         if (o->sanitize)
             pg_stage_sanitize(&run, s);
+        pg_run_submission_done(&run, s);
     }
     if (pool) {
         pg_worker_pool_run(&run, subs, n, active);
@@ -360,9 +573,13 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
 done:
     for (size_t i = 0; i < prepared; i++)
         pg_submission_release(&subs[i]);
+    pg_accepted_cache_free(&run);
     free(subs);
+    free(bad);
+    free(pos);
     free(active);
     free(run.dev_infos);
+    free(run.wfilter);
     json_decref(res);
     json_decref(shard);
     pg_perf_release(&run);

@@ -17,6 +17,19 @@ typedef void (*pg_progress_fn)(void *ctx, const char *task, const char *submissi
                                const char *workload, const char *stage, const char *status,
                                const char *message);
 
+/* Run progress: called each time a submission's work is done (its GPU stages, or its offline
+ * stages when there are none to run), with the (submission, workload) items done so far of
+ * items_total, the submissions done of subs_total, and the seconds since the run started.
+ * With --devices it is called from the device threads, one at a time. */
+typedef void (*pg_items_fn)(void *ctx, size_t items_done, size_t items_total, size_t subs_done,
+                            size_t subs_total, double elapsed_s);
+
+/* One progress line into buf (n bytes): "progress: 12/45 items (3/9 submissions), 1 min 15 s"
+ * and, when the run is estimated to take longer than a minute, ", about 3 min 20 s left" (the
+ * remaining items at the mean rate so far: elapsed / done × (total − done)). Returns buf. */
+char *pg_progress_format(char *buf, size_t n, size_t items_done, size_t items_total,
+                         size_t subs_done, size_t subs_total, double elapsed_s);
+
 /* What a run does when the stored baseline of a task (or one of its workloads) is missing
  * (docs/baselines.md): search cuBLASLt's algorithm as without baselines and note it (MEASURE),
  * the same with a warning in the stage message (WARN), or make the performance stage an
@@ -97,7 +110,8 @@ typedef struct {
     pg_drift_policy on_drift;      /* default PG_ON_DRIFT_WARN */
     double drift_tolerance;        /* δ of the drift decision (gate/stats/drift.h), default 0.05 */
     pg_progress_fn progress;       /* may be NULL */
-    void *progress_ctx;
+    void *progress_ctx;            /* passed to progress and items_progress */
+    pg_items_fn items_progress;    /* may be NULL */
     /* Process isolation (docs/isolation.md): the path of the ptxgate binary to run as
      * `ptxgate worker` for each submission's GPU stages; NULL runs them in this process. */
     const char *worker_exe;

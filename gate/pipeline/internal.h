@@ -15,6 +15,7 @@
 #include "model/manifest.h"
 #include "model/plan.h"
 #include "model/targets.h"
+#include "model/workload_filter.h"
 #include "model/task.h"
 #include "ptx/inventory.h"
 #include "ptx/signature.h"
@@ -71,6 +72,7 @@ struct pg_submission {
     /* The task's accepted kernel (accepted.c), re-measured next to the candidate: NULL when the
      * task names none or --accepted-kernel none. */
     pg_submission *accepted;
+    bool accepted_shared;         /* accepted is the run's (pg_run.accepted_cache), not owned */
     bool is_accepted;             /* this is some submission's accepted kernel (progress label) */
     bool accepted_usable;         /* assembled (and, on the GPU, loaded) */
     bool accepted_identical;      /* its cubin is byte-identical to the candidate's */
@@ -124,7 +126,21 @@ typedef struct {
     pthread_mutex_t *lock;
     pg_device_info *dev_infos;    /* per device of o->devices, as probed (owned); NULL if none */
     int n_dev_infos;
+    /* o->workloads parsed (owned; NULL = every workload): applied to each submission's task,
+     * its items' use checked over the whole run (pg_check_run). */
+    pg_workload_filter *wfilter;
+    /* Progress of the run's items (pg_run_submission_done): totals, done so far, start. */
+    size_t items_total, items_done, subs_total, subs_done;
+    double t0;
+    /* The accepted kernels prepared and assembled once per run (accepted.c), shared by the
+     * submissions of their task; NULL with shards (each submission compacts its own). */
+    struct pg_accepted_entry *accepted_cache;
+    size_t n_accepted_cache;
 } pg_run;
+
+/* A submission's work is done: count its items and report progress (o->items_progress). The
+ * caller holds run->lock when there is one. */
+void pg_run_submission_done(pg_run *run, const pg_submission *s);
 
 /* A comparison a worker reported for the run's Holm step: position cmp_index in the
  * "comparisons" of performance stage `stage` (a borrowed record of the submission). */
@@ -164,6 +180,8 @@ pg_status pg_accepted_prepare(pg_run *run, pg_submission *s, int index, pg_diag 
 void pg_accepted_assemble(pg_run *run, pg_submission *s);
 void pg_accepted_load(pg_run *run, pg_submission *s);
 void pg_accepted_release(pg_submission *s);
+/* Release the run's shared accepted kernels (after every submission's release). */
+void pg_accepted_cache_free(pg_run *run);
 
 /* stage_gpu.c: read the submission's cubin (or PTX for the driver JIT) and load it, then get
  * every launch's kernel (kernels: manifest->n_launches entries). log receives the JIT log. */

@@ -31,51 +31,22 @@ static bool ends_with(const char *s, const char *suffix)
     return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
-/* The workloads the run covers: all, or those named in o->workloads (names or aliases). */
+/* The workloads the run covers: all, or those the --workloads filter selects for this task
+ * (model/workload_filter.h). None selected is not an error here: pg_check_run reports the
+ * filter's unused items, then the tasks left without a workload, over the whole run. */
 static pg_status select_workloads(const pg_run *run, pg_submission *s, pg_diag *d)
 {
     const pg_task *t = s->task;
     s->workloads = calloc((size_t)t->n_workloads, sizeof(int));
     if (!s->workloads)
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
-    const char *filter = run->o->workloads;
-    if (!filter || !filter[0]) {
+    if (!run->wfilter) {
         for (int i = 0; i < t->n_workloads; i++)
             s->workloads[s->n_workloads++] = i;
         return PG_OK;
     }
-    char *buf = strdup(filter);
-    if (!buf)
-        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
-    pg_status st = PG_OK;
-    /* Empty names (",", "a,,b") are mistakes: a run must never quietly select nothing. */
-    for (const char *p = filter; *p && st == PG_OK; p++)
-        if ((*p == ',' && (p == filter || p[1] == ',' || p[1] == '\0')))
-            st = pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "--workloads",
-                             "empty workload name in '%s'", filter);
-    for (char *save = NULL, *tok = st == PG_OK ? strtok_r(buf, ",", &save) : NULL; tok;
-         tok = strtok_r(NULL, ",", &save)) {
-        int wi = pg_task_find_workload(t, tok);
-        if (wi < 0) {
-            char known[1024] = "";
-            size_t used = 0;
-            for (int i = 0; i < t->n_workloads && used < sizeof known; i++)
-                used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
-                                         t->workloads[i].name);
-            st = pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "--workloads",
-                             "task '%s' has no workload '%s' (known: %s)", t->id, tok, known);
-            break;
-        }
-        bool dup = false;
-        for (int i = 0; i < s->n_workloads; i++)
-            dup |= s->workloads[i] == wi;
-        if (!dup)
-            s->workloads[s->n_workloads++] = wi;
-    }
-    free(buf);
-    if (st == PG_OK && s->n_workloads == 0)
-        st = pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "--workloads", "no workload selected");
-    return st;
+    pg_workload_filter_apply(run->wfilter, t, s->workloads, &s->n_workloads);
+    return PG_OK;
 }
 
 static pg_status compile_cu(pg_run *run, pg_submission *s, int index, pg_diag *d)

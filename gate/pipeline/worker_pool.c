@@ -38,6 +38,7 @@ static void *device_main(void *arg)
         s->device = t->slot.ordinal;
         json_object_set_new(s->json, "device", json_integer(s->device));
         pg_worker_stages_gpu_on(p->run, s, &t->slot);
+        pg_run_submission_done(p->run, s);
     }
     pthread_mutex_unlock(p->run->lock);
     return NULL;

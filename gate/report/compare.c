@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare_settings.h"
 #include "results_read.h"
 
 const double pg_compare_fast_p[PG_COMPARE_N_FAST_P] = {0.5, 0.8, 1.0, 1.2};
@@ -210,11 +211,18 @@ static pg_status speedup_of(const json_t *root, const pg_res_submission *s, size
     return st;
 }
 
-static json_t *side_record(const pg_res_workload *w, const char *const *outs, const bool *present,
-                           double speedup)
+static json_t *opt_str(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+static json_t *side_record(const pg_res_submission *s, const pg_res_workload *w,
+                           const char *const *outs, const bool *present, double speedup)
 {
     json_t *o = json_object();
     json_object_set_new(o, "verdict", json_string(pg_res_status_name(w->verdict)));
+    json_object_set_new(o, "source_sha256", opt_str(s->source_sha256));
+    json_object_set_new(o, "cubin_sha256", opt_str(s->cubin_sha256));
     json_object_set_new(o, "speedup", isfinite(speedup) ? json_real(speedup) : json_null());
     json_t *m = json_object();
     for (size_t k = 0; k < N_STAGES; k++)
@@ -222,6 +230,12 @@ static json_t *side_record(const pg_res_workload *w, const char *const *outs, co
             json_object_set_new(m, k_stages[k], json_string(outs[k]));
     json_object_set_new(o, "outcomes", m);
     return o;
+}
+
+/* Is the outcome one of a stage that did not run on that side (not judged)? */
+static bool not_judged(const char *outcome)
+{
+    return strcmp(outcome, "skipped") == 0;
 }
 
 static const char *change_kind(const char *from, const char *to)
@@ -233,7 +247,7 @@ static const char *change_kind(const char *from, const char *to)
     return "not_comparable";
 }
 
-static json_t *env_json(const pg_results *r)
+static json_t *env_json(const pg_results *r, const json_t *root)
 {
     char b[32];
     const pg_res_env *e = &r->env;
@@ -258,6 +272,11 @@ static json_t *env_json(const pg_results *r)
                         e->cublaslt_version.has
                             ? json_string(pg_res_cublaslt_version(e->cublaslt_version.v, b, sizeof b))
                             : json_null());
+    json_object_set_new(o, "cudnn_version",
+                        json_deep_copy(json_object_get(json_object_get(root, "environment"),
+                                                       "cudnn_version")));
+    if (!json_object_get(o, "cudnn_version"))
+        json_object_set_new(o, "cudnn_version", json_null());
     size_t wl = 0;
     for (size_t i = 0; i < r->n_subs; i++)
         wl += r->subs[i].n_workloads;
@@ -271,7 +290,7 @@ static json_t *env_differences(const json_t *a, const json_t *b)
 {
     static const char *const fields[] = {"gpu", "compute_capability", "driver_version",
                                          "cuda_version", "ptxas_version", "cublaslt_version",
-                                         "tool_version"};
+                                         "cudnn_version", "tool_version"};
     json_t *out = json_array();
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         json_t *x = json_object_get(a, fields[i]), *y = json_object_get(b, fields[i]);
@@ -290,12 +309,55 @@ static void add_unpaired(json_t *arr, const char *side, const char *task, const 
                                          wl ? json_string(wl) : json_null()));
 }
 
-/* Paired workload records in OLD's order, and the unpaired ones of both sides. */
+/* The submission's and its workload's objects in a results root. */
+static const json_t *sub_json(const json_t *root, size_t si)
+{
+    return json_array_get(json_object_get(root, "submissions"), si);
+}
+
+static const json_t *wl_json(const json_t *root, size_t si, size_t wi)
+{
+    return json_array_get(json_object_get(sub_json(root, si), "workloads"), wi);
+}
+
+/* "same", "differs" or "unknown" (a hash missing on a side: an older results file). */
+static const char *source_relation(const pg_res_submission *s, const pg_res_submission *t)
+{
+    if (!s->source_sha256 || !t->source_sha256)
+        return "unknown";
+    return strcmp(s->source_sha256, t->source_sha256) == 0 ? "same" : "differs";
+}
+
+/* The settings differences (run-level ones and this pair's) that can change stage. */
+static json_t *explained_by(const json_t *run_diffs, const json_t *pair_diffs, const char *stage)
+{
+    json_t *out = json_array();
+    const json_t *lists[2] = {run_diffs, pair_diffs};
+    for (int l = 0; l < 2; l++) {
+        size_t i;
+        const json_t *e;
+        json_array_foreach(lists[l], i, e) {
+            if (pg_compare_setting_affects(e, stage))
+                json_array_append_new(out, json_string(json_string_value(
+                                               json_object_get(e, "setting"))));
+        }
+    }
+    return out;
+}
+
+/* Paired workload records in OLD's order, and the unpaired ones of both sides. run_diffs
+ * (the run-level settings differences) gains one "pairs" entry per setting that differs
+ * between some pairs. */
 static pg_status pair(const json_t *old_root, const pg_results *a, const name_index *ax,
                       const json_t *new_root, const pg_results *b, const name_index *bx,
-                      const bool *present, json_t *records, json_t *unpaired, pg_diag *d)
+                      const bool *present, json_t *records, json_t *unpaired,
+                      json_t *run_diffs, json_t *pairs, pg_diag *d)
 {
-    for (size_t i = 0; i < a->n_subs; i++) {
+    json_t *run_level = json_deep_copy(run_diffs);
+    if (!run_level)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    pg_status st = PG_OK;
+    for (size_t i = 0; i < a->n_subs && st == PG_OK; i++) {
         const pg_res_submission *s = &a->subs[i];
         const pg_res_submission *t = find_sub(b, bx, s->task, s->name);
         if (!t) {
@@ -303,49 +365,104 @@ static pg_status pair(const json_t *old_root, const pg_results *a, const name_in
             continue;
         }
         size_t ti = (size_t)(t - b->subs);
-        for (size_t j = 0; j < s->n_workloads; j++) {
+        const char *rel = source_relation(s, t);
+        json_array_append_new(
+            pairs, json_pack("{s:s, s:s, s:{s:o, s:o}, s:{s:o, s:o}, s:s}", "task", s->task,
+                             "submission", s->name, "old", "source_sha256",
+                             opt_str(s->source_sha256), "cubin_sha256", opt_str(s->cubin_sha256),
+                             "new", "source_sha256", opt_str(t->source_sha256), "cubin_sha256",
+                             opt_str(t->cubin_sha256), "source", rel));
+        for (size_t j = 0; j < s->n_workloads && st == PG_OK; j++) {
             const pg_res_workload *w = &s->workloads[j];
             const pg_res_workload *v = find_wl(b, bx, t, w->name);
             if (!v) {
                 add_unpaired(unpaired, "old", s->task, s->name, w->name);
                 continue;
             }
+            size_t vi = (size_t)(v - t->workloads);
             double sa, sb;
-            pg_status st = speedup_of(old_root, s, i, j, &sa, d);
+            st = speedup_of(old_root, s, i, j, &sa, d);
             if (st == PG_OK)
-                st = speedup_of(new_root, t, ti, (size_t)(v - t->workloads), &sb, d);
+                st = speedup_of(new_root, t, ti, vi, &sb, d);
             if (st != PG_OK)
-                return st;
+                break;
             const char *oa[N_STAGES], *ob[N_STAGES];
             outcomes(s, w, oa);
             outcomes(t, v, ob);
-            json_t *changes = json_array();
-            for (size_t k = 0; k < N_STAGES; k++)
-                if (present[k] && strcmp(oa[k], ob[k]) != 0)
-                    json_array_append_new(changes,
-                                          json_pack("{s:s, s:s, s:s, s:s}", "stage", k_stages[k],
-                                                    "old", oa[k], "new", ob[k], "kind",
-                                                    change_kind(oa[k], ob[k])));
-            json_t *rec = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o}", "task", s->task,
-                                    "submission", s->name, "workload", w->name, "old",
-                                    side_record(w, oa, present, sa), "new",
-                                    side_record(v, ob, present, sb), "log_speedup_ratio",
+            json_t *pair_diffs = pg_compare_pair_settings(sub_json(old_root, i),
+                                                          wl_json(old_root, i, j),
+                                                          sub_json(new_root, ti),
+                                                          wl_json(new_root, ti, vi));
+            json_t *changes = json_array(), *unjudged = json_array();
+            for (size_t k = 0; k < N_STAGES; k++) {
+                if (!present[k])
+                    continue;
+                /* A stage that did not run on a side judged nothing there: no transition. */
+                if (not_judged(oa[k]) || not_judged(ob[k])) {
+                    json_array_append_new(unjudged, json_string(k_stages[k]));
+                    continue;
+                }
+                if (strcmp(oa[k], ob[k]) != 0)
+                    json_array_append_new(
+                        changes, json_pack("{s:s, s:s, s:s, s:s, s:o}", "stage", k_stages[k],
+                                           "old", oa[k], "new", ob[k], "kind",
+                                           change_kind(oa[k], ob[k]), "explained_by",
+                                           explained_by(run_level, pair_diffs, k_stages[k])));
+            }
+            json_t *rec = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:s, s:O}",
+                                    "task", s->task, "submission", s->name, "workload", w->name,
+                                    "old", side_record(s, w, oa, present, sa), "new",
+                                    side_record(t, v, ob, present, sb), "log_speedup_ratio",
                                     /* log(sb) - log(sa): sb / sa may overflow */
                                     isfinite(sa) && isfinite(sb) ? json_real(log(sb) - log(sa))
                                                                  : json_null(),
-                                    "changes", changes);
-            if (!rec)
-                return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+                                    "changes", changes, "not_judged", unjudged, "source", rel,
+                                    "settings_differences", pair_diffs ? pair_diffs : json_null());
+            bool ok = rec && pair_diffs && pg_compare_settings_add_pair(run_diffs, pair_diffs);
+            json_decref(pair_diffs);
+            if (!ok) {
+                json_decref(rec);
+                st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+                break;
+            }
             json_array_append_new(records, rec);
         }
-        for (size_t j = 0; j < t->n_workloads; j++)
+        for (size_t j = 0; j < t->n_workloads && st == PG_OK; j++)
             if (!find_wl(a, ax, s, t->workloads[j].name))
                 add_unpaired(unpaired, "new", t->task, t->name, t->workloads[j].name);
     }
-    for (size_t i = 0; i < b->n_subs; i++)
+    for (size_t i = 0; i < b->n_subs && st == PG_OK; i++)
         if (!find_sub(a, ax, b->subs[i].task, b->subs[i].name))
             add_unpaired(unpaired, "new", b->subs[i].task, b->subs[i].name, NULL);
-    return PG_OK;
+    json_decref(run_level);
+    return st;
+}
+
+/* Nothing paired: why, for the exit-2 message. */
+static pg_status nothing_paired(const pg_results *a, const pg_results *b, const json_t *pairs,
+                                pg_diag *d)
+{
+    size_t wa = 0, wb = 0;
+    for (size_t i = 0; i < a->n_subs; i++)
+        wa += a->subs[i].n_workloads;
+    for (size_t i = 0; i < b->n_subs; i++)
+        wb += b->subs[i].n_workloads;
+    if (a->n_subs == 0 || b->n_subs == 0 || wa == 0 || wb == 0)
+        return pg_diag_set(d, PG_ERR_INPUT, a->n_subs == 0 || wa == 0 ? a->file : b->file, 0,
+                           "submissions", "nothing to compare: the file has no workload results "
+                           "(OLD %zu submissions, %zu workloads; NEW %zu submissions, %zu "
+                           "workloads)", a->n_subs, wa, b->n_subs, wb);
+    if (json_array_size(pairs) == 0)
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                           "nothing to compare: no submission of %s has the task and name of "
+                           "one in %s (compare pairs submissions by task and submission name, "
+                           "e.g. OLD has %s/%s)",
+                           a->file, b->file, a->subs[0].task, a->subs[0].name);
+    return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                       "nothing to compare: %zu submissions pair by task and name, but no "
+                       "workload name of OLD (%s) is in NEW (%s) for them (e.g. were they run "
+                       "with different --workloads?)",
+                       json_array_size(pairs), a->file, b->file);
 }
 
 static json_t *settings_json(const pg_compare_options *o)
@@ -386,19 +503,24 @@ pg_status pg_compare_build(const json_t *old_res, const char *old_file, const js
         if (present[k])
             json_array_append_new(stages, json_string(k_stages[k]));
     }
-    json_t *old_side = env_json(&a), *new_side = env_json(&b);
-    model = json_pack("{s:i, s:s, s:{s:s, s:s}, s:o, s:o, s:o, s:o, s:o, s:[], s:[]}",
+    json_t *old_side = env_json(&a, old_res), *new_side = env_json(&b, new_res);
+    json_t *run_diffs = pg_compare_run_settings(old_res, new_res, old_side, new_side);
+    model = json_pack("{s:i, s:s, s:{s:s, s:s}, s:o, s:o, s:o, s:o, s:o, s:o, s:[], s:[], s:[]}",
                       "schema_version", 1, "kind", "ptxgate-compare", "tool", "name", "ptxgate",
                       "version", PG_VERSION, "old", old_side, "new", new_side,
                       "environment_differences", env_differences(old_side, new_side),
-                      "settings", settings_json(o), "compared_stages", stages, "workloads",
-                      "unpaired");
-    if (!model) {
+                      "settings_differences", run_diffs ? run_diffs : json_null(),
+                      "settings", settings_json(o), "compared_stages", stages, "submissions",
+                      "workloads", "unpaired");
+    if (!model || !run_diffs) {
         st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
         goto done;
     }
     st = pair(old_res, &a, &ax, new_res, &b, &bx, present, json_object_get(model, "workloads"),
-              json_object_get(model, "unpaired"), d);
+              json_object_get(model, "unpaired"), json_object_get(model, "settings_differences"),
+              json_object_get(model, "submissions"), d);
+    if (st == PG_OK && json_array_size(json_object_get(model, "workloads")) == 0)
+        st = nothing_paired(&a, &b, json_object_get(model, "submissions"), d);
     if (st == PG_OK)
         st = pg_compare_summarize(model, o, d);
     if (st == PG_OK) {

@@ -90,6 +90,21 @@ static tc_outcome classify(const json_t *rec, pg_rtext *why)
         return TC_FAIL;
     if (other && first)
         pg_rtext_add(why, "correctness was not judged on one side (error or skipped)");
+    /* A stage that ran on one side only was not judged by the comparison: say which. */
+    const json_t *nj;
+    json_array_foreach(json_object_get(rec, "not_judged"), i, nj) {
+        const char *stage = json_string_value(nj);
+        const char *o = json_string_value(json_object_get(
+            json_object_get(json_object_get(rec, "old"), "outcomes"), stage));
+        const char *n = json_string_value(json_object_get(
+            json_object_get(json_object_get(rec, "new"), "outcomes"), stage));
+        if (!o || !n || strcmp(o, n) == 0)
+            continue; /* not run on either side: nothing was compared, nothing lost */
+        pg_rtext_addf(why, "%s%s not judged (%s → %s)", first && !other ? "" : "; ", stage, o,
+                      n);
+        first = false;
+        other = true;
+    }
     return other ? TC_SKIP : TC_PASS;
 }
 

@@ -40,12 +40,26 @@ static void esc(pg_rtext *t, const char *s)
     free(e);
 }
 
+/* A number in at most a dozen characters: fixed with `decimals` places in [1e-3, 1e6),
+ * else three significant digits in exponent form (a hostile file's 1e300 speedup prints as
+ * 1e+300, not 300 digits). */
+static void num_text(pg_rtext *t, double v, int decimals)
+{
+    double a = fabs(v);
+    if (a != 0.0 && (a >= 1e6 || a < 1e-3))
+        pg_rtext_addf(t, "%.3g", v);
+    else
+        pg_rtext_addf(t, "%.*f", decimals, v);
+}
+
 static void speedup_cell(pg_rtext *t, double v)
 {
-    if (isfinite(v))
-        pg_rtext_addf(t, "%.3f×", v);
-    else
+    if (isfinite(v)) {
+        num_text(t, v, 3);
+        pg_rtext_add(t, "×");
+    } else {
         pg_rtext_add(t, "—");
+    }
 }
 
 /* The pass rate over the judged workloads (pass + fail), with the count of those left out;
@@ -100,6 +114,24 @@ static void value_or_none(pg_rtext *t, const json_t *v)
         pg_rtext_add(t, "none");
 }
 
+/* A setting's value: text escaped, numbers bounded, anything else as compact JSON. */
+static void setting_value(pg_rtext *t, const json_t *v)
+{
+    if (json_is_string(v)) {
+        esc(t, json_string_value(v));
+    } else if (json_is_number(v)) {
+        num_text(t, json_number_value(v), 3);
+    } else if (json_is_null(v) || !v) {
+        pg_rtext_add(t, "none");
+    } else {
+        char *j = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
+        esc(t, j ? j : "");
+        if (!j)
+            t->oom = true;
+        free(j);
+    }
+}
+
 static void header(pg_rtext *t, const json_t *m)
 {
     const json_t *gate = json_object_get(m, "gate");
@@ -119,6 +151,38 @@ static void header(pg_rtext *t, const json_t *m)
         }
         pg_rtext_add(t, "\n");
     }
+    const json_t *sd = json_object_get(m, "settings_differences");
+    if (json_array_size(sd) > 0) {
+        pg_rtext_add(t, "**Settings that differ between the runs** (a change in a stage they "
+                        "can affect is marked *settings differ*):\n\n");
+        json_array_foreach(sd, i, r) {
+            pg_rtext_add(t, "- ");
+            esc(t, str(r, "setting"));
+            pg_rtext_add(t, ": ");
+            setting_value(t, json_object_get(r, "old"));
+            pg_rtext_add(t, " → ");
+            setting_value(t, json_object_get(r, "new"));
+            if (strcmp(str(r, "scope"), "pairs") == 0)
+                pg_rtext_addf(t, " (%lld paired workload%s; the first shown)", integer(r, "pairs"),
+                              integer(r, "pairs") == 1 ? "" : "s");
+            pg_rtext_add(t, "\n");
+        }
+        pg_rtext_add(t, "\n");
+    }
+    size_t differs = 0, unknown = 0;
+    json_array_foreach(json_object_get(m, "submissions"), i, r) {
+        differs += strcmp(str(r, "source"), "differs") == 0;
+        unknown += strcmp(str(r, "source"), "unknown") == 0;
+    }
+    if (differs > 0)
+        pg_rtext_addf(t, "%zu of %zu paired submissions have the same name but a different "
+                         "source (SHA-256 in compare.json `submissions`; **differs** in the "
+                         "table below).\n\n",
+                      differs, json_array_size(json_object_get(m, "submissions")));
+    if (unknown > 0)
+        pg_rtext_addf(t, "%zu paired submissions have no source hash on a side (a results file "
+                         "of an older ptxgate): whether their sources are the same is "
+                         "unknown.\n\n", unknown);
     const json_t *diffs = json_object_get(m, "environment_differences");
     if (json_array_size(diffs) > 0) {
         pg_rtext_add(t, "> **Warning:** the two runs differ in their environment:");
@@ -137,7 +201,8 @@ static void stages_table(pg_rtext *t, const json_t *m)
 {
     pg_rtext_addf(t, "### Stages (%lld paired workloads)\n\n", integer(m, "paired_workloads"));
     pg_rtext_add(t, "| stage | OLD pass rate | NEW pass rate | regressions | fixes | not "
-                    "comparable | McNemar p (two-sided) |\n|---|---|---|---|---|---|---|\n");
+                    "comparable | not judged | McNemar p (two-sided) |\n"
+                    "|---|---|---|---|---|---|---|---|\n");
     size_t i;
     const json_t *s;
     json_array_foreach(json_object_get(m, "stages"), i, s) {
@@ -146,31 +211,44 @@ static void stages_table(pg_rtext *t, const json_t *m)
         rate_cell(t, json_object_get(s, "old"));
         pg_rtext_add(t, " | ");
         rate_cell(t, json_object_get(s, "new"));
-        pg_rtext_addf(t, " | %lld | %lld | %lld | %.3g%s |\n", integer(s, "regressions"),
-                      integer(s, "fixes"), integer(s, "not_comparable"), num(mc, "p_value"),
+        pg_rtext_addf(t, " | %lld | %lld | %lld | %lld | %.3g%s |\n", integer(s, "regressions"),
+                      integer(s, "fixes"), integer(s, "not_comparable"),
+                      integer(s, "not_judged"), num(mc, "p_value"),
                       json_is_true(json_object_get(mc, "significant_worse"))    ? " (worse)"
                       : json_is_true(json_object_get(mc, "significant_better")) ? " (better)"
                                                                                 : "");
     }
     pg_rtext_add(t, "\nPass rates are over the judged workloads (pass + fail); errors and skips "
                     "are left out. A stage not run because an earlier one failed counts as "
-                    "failed; *not comparable* = an error or a skip on one side.\n\n");
+                    "failed; *not comparable* = an infrastructure error on one side; *not "
+                    "judged* = pairs where the stage did not run on a side (skipped): they are "
+                    "in no rate and no transition.\n\n");
+}
+
+static void fast_p_cell(pg_rtext *t, const json_t *f, const char *side)
+{
+    char key[32];
+    snprintf(key, sizeof key, "%s_judged", side);
+    long long judged = integer(f, key);
+    snprintf(key, sizeof key, "%s_count", side);
+    if (judged > 0 && isfinite(num(f, side)))
+        pg_rtext_addf(t, "%.3f (%lld/%lld)", num(f, side), integer(f, key), judged);
+    else
+        pg_rtext_add(t, "n/a (none judged)");
 }
 
 static void fast_p_table(pg_rtext *t, const json_t *m)
 {
-    pg_rtext_add(t, "### fast_p (correct and speedup > p, over the paired workloads)\n\n"
-                    "| p | OLD | NEW |\n|---|---|---|\n");
+    pg_rtext_add(t, "### fast_p (correct and speedup > p, over the workloads whose speed was "
+                    "judged)\n\n| p | OLD | NEW |\n|---|---|---|\n");
     size_t i;
     const json_t *f;
-    long long n = integer(m, "paired_workloads");
     json_array_foreach(json_object_get(m, "fast_p"), i, f) {
         pg_rtext_addf(t, "| %.1f | ", num(f, "p"));
-        if (n > 0)
-            pg_rtext_addf(t, "%.3f (%lld/%lld) | %.3f (%lld/%lld) |\n", num(f, "old"),
-                          integer(f, "old_count"), n, num(f, "new"), integer(f, "new_count"), n);
-        else
-            pg_rtext_add(t, "— | — |\n");
+        fast_p_cell(t, f, "old");
+        pg_rtext_add(t, " | ");
+        fast_p_cell(t, f, "new");
+        pg_rtext_add(t, " |\n");
     }
     pg_rtext_add(t, "\n");
 }
@@ -180,9 +258,13 @@ static void geomean_row(pg_rtext *t, const char *label, const json_t *g)
     pg_rtext_addf(t, "| %s | %lld | ", label, integer(g, "n"));
     speedup_cell(t, num(g, "geomean"));
     pg_rtext_add(t, " | ");
-    if (isfinite(num(g, "ci_low")))
-        pg_rtext_addf(t, "[%.3f, %.3f]", num(g, "ci_low"), num(g, "ci_high"));
-    else
+    if (isfinite(num(g, "ci_low")) && isfinite(num(g, "ci_high"))) {
+        pg_rtext_add(t, "[");
+        num_text(t, num(g, "ci_low"), 3);
+        pg_rtext_add(t, ", ");
+        num_text(t, num(g, "ci_high"), 3);
+        pg_rtext_add(t, "]");
+    } else
         pg_rtext_add(t, "—");
     pg_rtext_add(t, " |\n");
 }
@@ -199,8 +281,12 @@ static void speedup_section(pg_rtext *t, const json_t *m)
     geomean_row(t, "NEW / OLD (paired)", json_object_get(sp, "ratio"));
     const json_t *w = json_object_get(sp, "wilcoxon");
     pg_rtext_addf(t, "\nWilcoxon signed-rank on log(NEW / OLD): %lld pairs (%lld equal, "
-                     "dropped), W+ = %.1f, W− = %.1f, ",
-                  integer(w, "n"), integer(w, "zeros"), num(w, "w_plus"), num(w, "w_minus"));
+                     "dropped), W+ = ",
+                  integer(w, "n"), integer(w, "zeros"));
+    num_text(t, num(w, "w_plus"), 1);
+    pg_rtext_add(t, ", W− = ");
+    num_text(t, num(w, "w_minus"), 1);
+    pg_rtext_add(t, ", ");
     if (isfinite(num(w, "p_value")))
         pg_rtext_addf(t, "p = %.3g (two-sided, %s), NEW %s%s.\n\n", num(w, "p_value"),
                       str(w, "method"),
@@ -241,6 +327,15 @@ static void tasks_section(pg_rtext *t, const json_t *m)
                        isfinite(num(k, "new_geomean")) ? num(k, "new_geomean") : 0.0));
     pg_rtext_add(t, "### Speedup per task\n\n");
     size_t shown = n < CHART_TASKS_MAX ? n : CHART_TASKS_MAX;
+    /* Bars only when some task has a speedup (a chart of zero bars says nothing), and heights
+     * cut at 1e6 so a hostile file cannot print hundred-digit numbers. */
+    top = fmin(top, 1e6);
+    if (top <= 0)
+        shown = 0;
+    if (shown == 0)
+        pg_rtext_add(t, "No task has a speedup on either side (the performance stage was not "
+                        "judged, or no workload was correct): no chart.\n\n");
+    else {
     pg_rtext_add(t, "```mermaid\nxychart-beta\n    title \"Geometric-mean speedup vs cuBLASLt "
                     "per task (OLD, NEW)\"\n    x-axis [");
     for (i = 0; i < shown; i++) {
@@ -256,11 +351,12 @@ static void tasks_section(pg_rtext *t, const json_t *m)
     for (i = 0; i < shown; i++) {
         k = json_array_get(tasks, i);
         double a = num(k, "old_geomean"), b = num(k, "new_geomean");
-        pg_rtext_addf(t, "%s%.4f, %.4f", i ? ", " : "", isfinite(a) ? a : 0.0,
-                      isfinite(b) ? b : 0.0);
+        pg_rtext_addf(t, "%s%.4f, %.4f", i ? ", " : "", isfinite(a) ? fmin(a, 1e6) : 0.0,
+                      isfinite(b) ? fmin(b, 1e6) : 0.0);
     }
     pg_rtext_add(t, "]\n```\n\n");
-    if (shown < n)
+    }
+    if (shown > 0 && shown < n)
         pg_rtext_addf(t, "The chart shows the first %zu of %zu tasks; the table has all.\n\n",
                       shown, n);
     pg_rtext_add(t, "| task | paired workloads | OLD correct | NEW correct | OLD geometric mean | "
@@ -290,8 +386,8 @@ static void changes_section(pg_rtext *t, const json_t *m)
         pg_rtext_add(t, "No stage outcome changed.\n\n");
         return;
     }
-    pg_rtext_add(t, "| task | submission | workload | changes | OLD speedup | NEW speedup "
-                    "|\n|---|---|---|---|---|---|\n");
+    pg_rtext_add(t, "| task | submission | workload | changes | source | OLD speedup | NEW "
+                    "speedup |\n|---|---|---|---|---|---|---|\n");
     size_t rows = 0;
     json_array_foreach(recs, i, r) {
         const json_t *changes = json_object_get(r, "changes");
@@ -313,8 +409,20 @@ static void changes_section(pg_rtext *t, const json_t *m)
                           strcmp(kind, "regression") == 0 ? " **(regression)**"
                           : strcmp(kind, "fix") == 0      ? " (fix)"
                                                           : " (not comparable)");
+            const json_t *ex = json_object_get(c, "explained_by");
+            size_t e;
+            const json_t *why;
+            json_array_foreach(ex, e, why) {
+                pg_rtext_add(t, e ? ", " : " (settings differ: ");
+                esc(t, json_string_value(why));
+            }
+            if (json_array_size(ex) > 0)
+                pg_rtext_add(t, ")");
         }
-        pg_rtext_add(t, " | ");
+        const char *rel = str(r, "source");
+        pg_rtext_addf(t, " | %s | ", strcmp(rel, "differs") == 0 ? "**differs**"
+                                     : strcmp(rel, "same") == 0  ? "same"
+                                                                 : "—");
         speedup_cell(t, num(json_object_get(r, "old"), "speedup"));
         pg_rtext_add(t, " | ");
         speedup_cell(t, num(json_object_get(r, "new"), "speedup"));

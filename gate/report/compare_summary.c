@@ -69,45 +69,67 @@ static json_t *stages_json(const json_t *model, double alpha)
     const json_t *name;
     json_array_foreach(json_object_get(model, "compared_stages"), k, name) {
         const char *stage = json_string_value(name);
-        size_t reg = 0, fix = 0, other = 0, i, j;
-        const json_t *rec, *ch;
-        json_array_foreach(records, i, rec) json_array_foreach(json_object_get(rec, "changes"), j, ch) {
-            if (strcmp(json_string_value(json_object_get(ch, "stage")), stage) != 0)
-                continue;
-            const char *kind = json_string_value(json_object_get(ch, "kind"));
-            reg += strcmp(kind, "regression") == 0;
-            fix += strcmp(kind, "fix") == 0;
-            other += strcmp(kind, "not_comparable") == 0;
+        size_t reg = 0, fix = 0, other = 0, unjudged = 0, explained = 0, i, j;
+        const json_t *rec, *ch, *nj;
+        json_array_foreach(records, i, rec) {
+            json_array_foreach(json_object_get(rec, "not_judged"), j, nj)
+                unjudged += strcmp(json_string_value(nj), stage) == 0;
+            json_array_foreach(json_object_get(rec, "changes"), j, ch) {
+                if (strcmp(json_string_value(json_object_get(ch, "stage")), stage) != 0)
+                    continue;
+                const char *kind = json_string_value(json_object_get(ch, "kind"));
+                reg += strcmp(kind, "regression") == 0;
+                fix += strcmp(kind, "fix") == 0;
+                other += strcmp(kind, "not_comparable") == 0;
+                explained += json_array_size(json_object_get(ch, "explained_by")) > 0;
+            }
         }
-        json_array_append_new(out, json_pack("{s:s, s:o, s:o, s:I, s:I, s:I, s:o}", "stage", stage,
-                                             "old", side_counts(records, "old", stage), "new",
+        json_array_append_new(out, json_pack("{s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:o}",
+                                             "stage", stage, "old",
+                                             side_counts(records, "old", stage), "new",
                                              side_counts(records, "new", stage), "regressions",
                                              (json_int_t)reg, "fixes", (json_int_t)fix,
-                                             "not_comparable", (json_int_t)other, "mcnemar",
+                                             "not_comparable", (json_int_t)other, "not_judged",
+                                             (json_int_t)unjudged, "explained_by_settings",
+                                             (json_int_t)explained, "mcnemar",
                                              mcnemar_json(reg, fix, alpha)));
     }
     return out;
 }
 
+/* fast_p over the workloads whose speed was judged on that side (performance outcome pass
+ * or fail; a performance stage blocked by a failed correctness is a judged fail): a stage
+ * that did not run says nothing about speed, so it is left out of the denominator; with none
+ * judged the fraction is null. */
 static json_t *fast_p_json(const json_t *records)
 {
     json_t *out = json_array();
-    size_t total = json_array_size(records);
+    static const char *const sides[2] = {"old", "new"};
+    size_t judged[2] = {0, 0}, i;
+    const json_t *rec;
+    json_array_foreach(records, i, rec) for (int s = 0; s < 2; s++) {
+        const char *o = outcome(rec, sides[s], "performance");
+        judged[s] += strcmp(o, "pass") == 0 || strcmp(o, "fail") == 0;
+    }
     for (size_t t = 0; t < PG_COMPARE_N_FAST_P; t++) {
         double p = pg_compare_fast_p[t];
-        size_t c[2] = {0, 0}, i;
-        const json_t *rec;
-        static const char *const sides[2] = {"old", "new"};
+        size_t c[2] = {0, 0};
         json_array_foreach(records, i, rec) for (int s = 0; s < 2; s++) {
+            const char *o = outcome(rec, sides[s], "performance");
+            if (strcmp(o, "pass") != 0 && strcmp(o, "fail") != 0)
+                continue;
             double v = speedup(rec, sides[s]);
             /* NaN > p is false: no speedup, not counted. */
             c[s] += strcmp(outcome(rec, sides[s], "correctness"), "pass") == 0 && v > p;
         }
         json_array_append_new(
-            out, json_pack("{s:f, s:I, s:I, s:o, s:o}", "p", p, "old_count", (json_int_t)c[0],
-                           "new_count", (json_int_t)c[1], "old",
-                           total ? json_real((double)c[0] / (double)total) : json_null(), "new",
-                           total ? json_real((double)c[1] / (double)total) : json_null()));
+            out, json_pack("{s:f, s:I, s:I, s:I, s:I, s:o, s:o}", "p", p, "old_count",
+                           (json_int_t)c[0], "new_count", (json_int_t)c[1], "old_judged",
+                           (json_int_t)judged[0], "new_judged", (json_int_t)judged[1], "old",
+                           judged[0] ? json_real((double)c[0] / (double)judged[0]) : json_null(),
+                           "new",
+                           judged[1] ? json_real((double)c[1] / (double)judged[1])
+                                     : json_null()));
     }
     return out;
 }
@@ -241,7 +263,21 @@ static const json_t *stage_entry(const json_t *stages, const char *name)
     return NULL;
 }
 
-static json_t *gate_json(const json_t *stages, const json_t *speed, const pg_compare_options *o)
+/* Regressions in stage (NULL = any) whose change a settings difference can explain. */
+static size_t explained_regressions(const json_t *records, const char *stage)
+{
+    size_t n = 0, i, j;
+    const json_t *rec, *ch;
+    json_array_foreach(records, i, rec) json_array_foreach(json_object_get(rec, "changes"), j, ch) {
+        n += strcmp(json_string_value(json_object_get(ch, "kind")), "regression") == 0 &&
+             (!stage || strcmp(json_string_value(json_object_get(ch, "stage")), stage) == 0) &&
+             json_array_size(json_object_get(ch, "explained_by")) > 0;
+    }
+    return n;
+}
+
+static json_t *gate_json(const json_t *records, const json_t *stages, const json_t *speed,
+                         const pg_compare_options *o)
 {
     json_t *reasons = json_array();
     size_t regressions = 0, i;
@@ -256,13 +292,18 @@ static json_t *gate_json(const json_t *stages, const json_t *speed, const pg_com
     bool wx_sig = json_is_true(json_object_get(wx, "significant_worse"));
     char line[512];
     if ((o->fail_on & PG_FAIL_ON_CORRECTNESS) && corr_reg > 0) {
-        snprintf(line, sizeof line, "%zu correctness regression%s (pass → fail)", corr_reg,
-                 corr_reg == 1 ? "" : "s");
+        size_t ex = explained_regressions(records, "correctness");
+        snprintf(line, sizeof line, "%zu correctness regression%s (pass → fail)%s", corr_reg,
+                 corr_reg == 1 ? "" : "s",
+                 ex ? "; a settings difference can explain some (see the settings list)" : "");
         json_array_append_new(reasons, json_string(line));
     }
     if ((o->fail_on & PG_FAIL_ON_REGRESSION) && regressions > 0) {
-        snprintf(line, sizeof line, "%zu stage regression%s (pass → fail) over all compared stages",
-                 regressions, regressions == 1 ? "" : "s");
+        size_t ex = explained_regressions(records, NULL);
+        snprintf(line, sizeof line,
+                 "%zu stage regression%s (pass → fail) over all compared stages%s", regressions,
+                 regressions == 1 ? "" : "s",
+                 ex ? "; a settings difference can explain some (see the settings list)" : "");
         json_array_append_new(reasons, json_string(line));
     }
     if ((o->fail_on & PG_FAIL_ON_SIGNIFICANT) && mc_sig) {
@@ -297,7 +338,7 @@ pg_status pg_compare_summarize(json_t *model, const pg_compare_options *o, pg_di
         json_decref(stages);
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
     }
-    json_t *gate = gate_json(stages, speed, o);
+    json_t *gate = gate_json(records, stages, speed, o);
     json_object_set_new(model, "paired_workloads",
                         json_integer((json_int_t)json_array_size(records)));
     json_object_set_new(model, "stages", stages);

@@ -220,6 +220,8 @@ static pg_status read_submission(const json_t *s, pg_res_submission *out, pg_dia
         (st = get_nstring(s, c, "source", false, &out->source, d)) != PG_OK ||
         (st = get_nstring(s, c, "arch", false, &out->arch, d)) != PG_OK ||
         (st = get_nstring(s, c, "manifest", false, &out->manifest, d)) != PG_OK ||
+        (st = get_nstring(s, c, "source_sha256", false, &out->source_sha256, d)) != PG_OK ||
+        (st = get_nstring(s, c, "cubin_sha256", false, &out->cubin_sha256, d)) != PG_OK ||
         (st = get_status(s, c, "verdict", true, &out->verdict, d)) != PG_OK ||
         (st = read_stages(s, c, &out->stages, &out->n_stages, d)) != PG_OK)
         return st;

@@ -65,6 +65,7 @@ typedef struct {
 
 typedef struct {
     const char *name, *task, *source, *arch, *manifest;
+    const char *source_sha256, *cubin_sha256; /* NULL when absent or null (older files) */
     pg_res_status verdict;
     pg_res_stage *stages; /* submission-level stages: assemble, load */
     size_t n_stages;

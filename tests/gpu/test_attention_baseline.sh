@@ -7,6 +7,9 @@
 # Exits 77 (skipped) with the reason without a GPU or without cuDNN.
 set -uo pipefail
 bin="$1" root="$2" out="$3"
+# Without a usable GPU: skip within a second or two, before any offline work.
+source "$(dirname "${BASH_SOURCE[0]}")/gpu_probe.sh"
+pg_require_gpu "$bin"
 prog="$(dirname "$bin")/tests/attention_baseline"
 rm -rf "$out" && mkdir -p "$out"
 [[ -x "$prog" ]] || { echo "FAIL: $prog not built"; exit 1; }

@@ -4,6 +4,9 @@
 # usage: test_examples_gpu.sh PTXGATE REPO_ROOT OUT_DIR
 set -uo pipefail
 bin="$1" root="$2" out="$3"
+# Without a usable GPU: skip within a second or two, before any offline work.
+source "$(dirname "${BASH_SOURCE[0]}")/gpu_probe.sh"
+pg_require_gpu "$bin"
 cd "$root"
 rm -rf "$out" && mkdir -p "$out"
 "$bin" check --quiet --if-no-gpu fail --output "$out" \

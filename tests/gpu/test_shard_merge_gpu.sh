@@ -9,6 +9,9 @@
 # usage: test_shard_merge_gpu.sh PTXGATE REPO_ROOT OUT_DIR
 set -uo pipefail
 bin="$1" root="$2" out="$3"
+# Without a usable GPU: skip within a second or two, before any offline work.
+source "$(dirname "${BASH_SOURCE[0]}")/gpu_probe.sh"
+pg_require_gpu "$bin"
 cd "$root"
 rm -rf "$out" && mkdir -p "$out"
 args=(--quiet --if-no-gpu fail --no-energy --workloads m2048_n2048_k2048,m257_n513_k1000

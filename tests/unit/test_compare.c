@@ -352,7 +352,10 @@ static void test_pass_rate_over_judged(void **state)
     assert_int_equal(jint(json_object_get(corr, "old"), "judged"), 3);
     assert_float_equal(json_real_value(json_object_get(json_object_get(corr, "new"), "pass_rate")),
                        1.0, 0);
-    assert_int_equal(jint(corr, "not_comparable"), 1);
+    /* w2: correctness skipped in OLD, pass in NEW: not judged, no transition */
+    assert_int_equal(jint(corr, "not_comparable"), 0);
+    assert_int_equal(jint(corr, "not_judged"), 1);
+    assert_int_equal(jint(ins, "not_judged"), 4);
 
     const json_t *perf = stage_summary(m, "performance");
     assert_float_equal(json_real_value(json_object_get(json_object_get(perf, "old"), "pass_rate")),
@@ -361,7 +364,15 @@ static void test_pass_rate_over_judged(void **state)
                        3.0 / 4.0, 1e-15);
     assert_int_equal(jint(perf, "regressions"), 1);
     assert_int_equal(jint(perf, "fixes"), 1);
-    assert_int_equal(jint(perf, "not_comparable"), 1);
+    assert_int_equal(jint(perf, "not_comparable"), 0);
+    assert_int_equal(jint(perf, "not_judged"), 1);
+    /* fast_p over the workloads whose performance was judged: OLD 2 of 3 (w2 did not run),
+     * NEW 3 of 4. */
+    const json_t *f05 = json_array_get(json_object_get(m, "fast_p"), 0);
+    assert_int_equal(jint(f05, "old_judged"), 3);
+    assert_int_equal(jint(f05, "new_judged"), 4);
+    assert_float_equal(json_real_value(json_object_get(f05, "old")), 2.0 / 3.0, 1e-15);
+    assert_float_equal(json_real_value(json_object_get(f05, "new")), 3.0 / 4.0, 1e-15);
     const json_t *mc = json_object_get(perf, "mcnemar");
     assert_int_equal(jint(mc, "worse"), 1);
     assert_int_equal(jint(mc, "better"), 1);
@@ -373,8 +384,9 @@ static void test_pass_rate_over_judged(void **state)
     size_t len;
     pg_diag d;
     assert_int_equal(pg_compare_markdown(m, &md, &len, &d), PG_OK);
-    assert_non_null(strstr(md, "| instructions | n/a (all skipped) | n/a (all skipped) | 0 | 0 | 0 |"));
-    assert_non_null(strstr(md, "| performance | 66.7 % (2/3; 1 not judged) | 75.0 % (3/4) | 1 | 1 | 1 |"));
+    assert_non_null(strstr(md, "| instructions | n/a (all skipped) | n/a (all skipped) | 0 | 0 | 0 | 4 |"));
+    assert_non_null(strstr(md, "| performance | 66.7 % (2/3; 1 not judged) | 75.0 % (3/4) | 1 | 1 | 0 | 1 |"));
+    assert_non_null(strstr(md, "| 0.5 | 0.667 (2/3) | 0.750 (3/4) |"));
     assert_non_null(strstr(md, "| correctness | 100.0 % (3/3; 1 not judged) | 100.0 % (4/4) |"));
     assert_null(strstr(md, "| 0.0 %"));
     free(md);

@@ -214,16 +214,21 @@ def expect(a, b):
     for k in present:
         reg = sum(1 for oa, ob, _, _ in pairs if oa[k] == "pass" and ob[k] == "fail")
         fix = sum(1 for oa, ob, _, _ in pairs if oa[k] == "fail" and ob[k] == "pass")
-        other = sum(1 for oa, ob, _, _ in pairs if oa[k] != ob[k]) - reg - fix
+        # a stage that did not run on a side (skipped) is not judged: no transition at all
+        other = sum(1 for oa, ob, _, _ in pairs if oa[k] != ob[k]
+                    and "skipped" not in (oa[k], ob[k])) - reg - fix
         stages[k] = {"regressions": reg, "fixes": fix, "not_comparable": other,
                      "old_pass": sum(oa[k] == "pass" for oa, _, _, _ in pairs),
                      "new_pass": sum(ob[k] == "pass" for _, ob, _, _ in pairs),
                      "mcnemar_p": mcnemar(reg, fix)}
     n = len(pairs)
     fast = {}
+    # fast_p over the workloads whose speed was judged on that side (performance pass or fail)
+    ja = [(oa, sa) for oa, _, sa, _ in pairs if oa["performance"] in ("pass", "fail")]
+    jb = [(ob, sb) for _, ob, _, sb in pairs if ob["performance"] in ("pass", "fail")]
     for p in (0.5, 0.8, 1.0, 1.2):
-        fast[str(p)] = [sum(1 for oa, _, sa, _ in pairs if oa["correctness"] == "pass" and sa and sa > p) / n,
-                        sum(1 for _, ob, _, sb in pairs if ob["correctness"] == "pass" and sb and sb > p) / n]
+        fast[str(p)] = [sum(1 for oa, sa in ja if oa["correctness"] == "pass" and sa and sa > p) / len(ja),
+                        sum(1 for ob, sb in jb if ob["correctness"] == "pass" and sb and sb > p) / len(jb)]
     la = [math.log(sa) for _, _, sa, _ in pairs if sa]
     lb = [math.log(sb) for _, _, _, sb in pairs if sb]
     d = [math.log(sb) - math.log(sa) for _, _, sa, sb in pairs if sa and sb]
