@@ -81,6 +81,7 @@ static int refresh(int argc, char **argv)
     pg_refresh_options o = {
         .tasks_dir = pg_option_value(&k_refresh, "tasks") ? pg_option_value(&k_refresh, "tasks")
                                                           : pg_cli_default_tasks_dir(),
+        .arch_dir = pg_cli_default_arch_dir(),
         .baselines_dir = pg_option_value(&k_refresh, "baselines")
                              ? pg_option_value(&k_refresh, "baselines")
                              : "baselines",

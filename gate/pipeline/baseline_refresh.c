@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "base/datadir.h"
 #include "base/digest.h"
 #include "base/fileio.h"
 #include "device/device.h"
@@ -424,6 +425,9 @@ pg_status pg_baseline_refresh(const pg_refresh_options *o, const char *const *ta
     const char **manifests = NULL;
     json_t *res = NULL;
     pg_status st = PG_OK;
+    if (!o->tasks_dir)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "no tasks folder found: %s",
+                           pg_data_missing_fix(PG_DATA_TASKS));
     if (n == 0) {
         st = all_tasks(o->tasks_dir, &found, &n_found, d);
         task_ids = (const char *const *)found;
@@ -450,6 +454,8 @@ pg_status pg_baseline_refresh(const pg_refresh_options *o, const char *const *ta
     pg_check_options co;
     pg_check_options_init(&co);
     co.tasks_dir = o->tasks_dir;
+    if (o->arch_dir)
+        co.arch_dir = o->arch_dir;
     co.device_ordinal = o->device_ordinal;
     co.workloads = o->workloads;
     co.timeout_s = o->timeout_s;

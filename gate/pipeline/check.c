@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+#include "base/datadir.h"
 #include "internal.h"
 #include "report/verdicts.h"
 #include "tool/children.h"
@@ -16,7 +17,7 @@ void pg_check_options_init(pg_check_options *o)
 {
     memset(o, 0, sizeof *o);
     o->tasks_dir = "tasks";
-    o->arch_dir = PG_SOURCE_DIR "/data/arch";
+    o->arch_dir = pg_data_dir(PG_DATA_ARCH, NULL); /* NULL when not found: pg_check_run says so */
     o->correctness_sets = 3;
     o->seed = 20261129;
     o->warmup = 2;
@@ -184,6 +185,13 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests, 
                        json_t **results, pg_diag *d)
 {
     *results = NULL;
+    /* An incomplete installation, before any work (gate/base/datadir.h). */
+    if (!o->tasks_dir)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "no tasks folder found: %s",
+                           pg_data_missing_fix(PG_DATA_TASKS));
+    if (!o->arch_dir)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "no PTX → SASS tables found: %s",
+                           pg_data_missing_fix(PG_DATA_ARCH));
     pg_run run = {.o = o};
     pg_status st = PG_OK;
     pg_submission *subs = calloc(n ? n : 1, sizeof *subs);

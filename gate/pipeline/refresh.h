@@ -14,6 +14,8 @@
 
 typedef struct {
     const char *tasks_dir;
+    const char *arch_dir;       /* the PTX → SASS tables; NULL = the resolved default
+                                   (gate/base/datadir.h), as for check */
     const char *baselines_dir;  /* where <gpu-key>/<task>.json are written (created if missing) */
     const char *gpu_key;        /* NULL = derived from the device name */
     const char *workloads;      /* comma-separated names/aliases, NULL = all of each task's */
