@@ -17,6 +17,7 @@
 #include "device/device.h"
 #include "model/gpu_key.h"
 #include "model/manifest.h"
+#include "model/targets.h"
 #include "model/task.h"
 #include "refresh.h"
 
@@ -106,6 +107,14 @@ static pg_status prepare_input(const pg_refresh_options *o, const char *id, refr
         return st;
     }
     const pg_task *t = in->task;
+    /* The task's target instructions against the tables the check run will use, before the GPU
+     * is probed: a missing table is an input error found on any machine. */
+    const char *arch_dir = o->arch_dir ? o->arch_dir : pg_data_dir(PG_DATA_ARCH, NULL);
+    if (!arch_dir)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "no PTX → SASS tables found: %s",
+                           pg_data_missing_fix(PG_DATA_ARCH));
+    if ((st = pg_targets_check_task(t, arch_dir, d)) != PG_OK)
+        return st;
     if (!t->accepted_kernel[0])
         return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "gate.accepted_kernel",
                            "task '%s' names no accepted kernel: a refresh measures the vendor "
