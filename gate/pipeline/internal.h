@@ -62,7 +62,10 @@ struct pg_submission {
     pg_submission *accepted;
     bool is_accepted;             /* this is some submission's accepted kernel (progress label) */
     bool accepted_usable;         /* assembled (and, on the GPU, loaded) */
-    bool accepted_identical;      /* its cubin is byte-identical to the candidate's */
+    bool accepted_identical;      /* its cubin holds the candidate's kernels (SASS-identical) */
+    const char *accepted_identical_by; /* which test matched: "bytes" (byte-identical cubin) or
+                                          "code_sections" (gate/ptx/cubin_code.h); NULL when not
+                                          identical (static strings) */
     char accepted_note[1200];     /* why it is not usable, for the performance stage */
     pg_module *accepted_module;
     pg_kernel **accepted_kernels;
@@ -148,6 +151,11 @@ pg_status pg_accepted_prepare(pg_run *run, pg_submission *s, int index, pg_diag 
 void pg_accepted_assemble(pg_run *run, pg_submission *s);
 void pg_accepted_load(pg_run *run, pg_submission *s);
 void pg_accepted_release(pg_submission *s);
+/* Why a SASS-identical candidate needs no timing, after the test that matched
+ * (s->accepted_identical_by): a short phrase for the stage message, and the comparison's reason
+ * (static strings). */
+const char *pg_accepted_identical_text(const pg_submission *s);
+const char *pg_accepted_identical_reason(const pg_submission *s);
 
 /* stage_gpu.c: read the submission's cubin (or PTX for the driver JIT) and load it, then get
  * every launch's kernel (kernels: manifest->n_launches entries). log receives the JIT log. */
