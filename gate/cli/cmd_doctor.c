@@ -93,9 +93,9 @@ static bool data_line(pg_data_kind k, const char *dir, const char *origin)
 {
     char names[512] = "", what[700] = "";
     if (!dir || !is_dir(dir)) {
-        printf("  %-18s missing  %s%s%s\n               fix: %s\n", pg_data_name(k),
-               dir ? dir : "", dir ? " is not a folder " : "", dir ? origin : "",
-               pg_data_missing_fix(k));
+        printf("  %-18s missing  %s%s%s%s\n               fix: %s\n", pg_data_name(k),
+               dir ? dir : "", dir ? " is not a folder (" : "", dir ? origin : "",
+               dir ? ")" : "", pg_data_missing_fix(k));
         return false;
     }
     if (k == PG_DATA_TASKS)
