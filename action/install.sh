@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Step 2 of action.yml: find ptxgate. binary-path when given; else the release named by version,
 # downloaded and verified against the release's SHA256SUMS; else built from the action's own
-# source with CMake. Outputs: binary (absolute path), tasks (the shipped tasks folder).
+# source with CMake. Outputs: binary (absolute path), tasks (the shipped tasks folder; with
+# binary-path, <prefix>/share/ptxgate/tasks when the binary is an installed one, else empty).
 # Inputs (env): PG_BINARY_PATH, PG_VERSION, PG_RELEASE_REPOSITORY, PG_ACTION_REPOSITORY,
 # PG_SERVER_URL, PG_WORK_DIR; GITHUB_ACTION_PATH, GITHUB_OUTPUT.
 set -euo pipefail
@@ -14,6 +15,9 @@ tasks=""
 if [[ -n "${PG_BINARY_PATH:-}" ]]; then
   [[ -f "$PG_BINARY_PATH" && -x "$PG_BINARY_PATH" ]] || fail "binary-path is not an executable file"
   bin=$(realpath "$PG_BINARY_PATH")
+  # An installed prefix (the release package, cmake --install): its tasks sit next to bin/.
+  shipped="$(dirname "$bin")/../share/ptxgate/tasks"
+  [[ -d "$shipped" ]] && tasks=$(realpath "$shipped")
 elif [[ -n "${PG_VERSION:-}" ]]; then
   version="${PG_VERSION#v}"
   [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+([-+.][0-9A-Za-z.]+)?$ ]] || fail "version must look like 1.2.3"

@@ -18,6 +18,7 @@ int pg_cmd_history(int argc, char **argv);
 int pg_cmd_merge(int argc, char **argv);
 int pg_cmd_baseline(int argc, char **argv);
 int pg_cmd_worker(int argc, char **argv);
+int pg_cmd_doctor(int argc, char **argv);
 
 /* Print "ptxgate: <located message>" to stderr and return d->status as exit code. */
 int pg_cli_fail(const pg_diag *d);
@@ -92,11 +93,13 @@ int pg_cli_expand_manifests(char **args, int n, bool recursive, char ***out, int
  * JSON). The content is checked by the reader that uses it (report/results_read.h). */
 pg_status pg_cli_load_results(const char *path, json_t **out, pg_diag *d);
 
-/* Default tasks folder: $PTXGATE_TASKS, else ./tasks when it exists, else the source tree's. */
+/* Default tasks folder: $PTXGATE_TASKS, else ./tasks when it exists, else the installed or
+ * source tree's (gate/base/datadir.h); NULL when none is found. */
 const char *pg_cli_default_tasks_dir(void);
 
 /* Folder of the per-architecture PTX → SASS tables: $PTXGATE_ARCH_DATA, else the installed
- * <prefix>/share/ptxgate/arch next to the binary, else the source tree's data/arch. */
+ * <prefix>/share/ptxgate/arch next to the binary, else the source tree's data/arch
+ * (gate/base/datadir.h); NULL when none is found. */
 const char *pg_cli_default_arch_dir(void);
 /* Default stored-baselines folder: $PTXGATE_BASELINES ("none" for none), else ./baselines when
  * it exists, else NULL (none). */

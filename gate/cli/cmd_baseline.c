@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/datadir.h"
 #include "cli.h"
 #include "model/baseline.h"
 #include "model/baseline_text.h"
@@ -44,7 +45,7 @@ static pg_command_spec k_refresh = {
 };
 
 static pg_option k_show_options[] = {
-    {"baselines", "DIR", "Folder of stored baselines. Default: $PTXGATE_BASELINES, else baselines.", NULL},
+    {"baselines", "DIR", "Folder of stored baselines. Default: $PTXGATE_BASELINES, else ./baselines when it exists, else the shipped ones (the installed share/ptxgate/baselines, or the source tree's).", NULL},
     {"gpu-key", "KEY", "Only this GPU key's files. Default: every GPU key in the folder.", NULL},
     {0},
 };
@@ -83,6 +84,7 @@ static int refresh(int argc, char **argv)
     pg_refresh_options o = {
         .tasks_dir = pg_option_value(&k_refresh, "tasks") ? pg_option_value(&k_refresh, "tasks")
                                                           : pg_cli_default_tasks_dir(),
+        .arch_dir = pg_cli_default_arch_dir(),
         .baselines_dir = pg_option_value(&k_refresh, "baselines")
                              ? pg_option_value(&k_refresh, "baselines")
                              : "baselines",
@@ -227,6 +229,8 @@ static int show(int argc, char **argv)
     const char *dir = pg_option_value(&k_show, "baselines");
     if (!dir)
         dir = pg_cli_default_baselines_dir();
+    if (!dir) /* the shipped baselines, installed or in the source tree (gate/base/datadir.h) */
+        dir = pg_data_dir(PG_DATA_BASELINES, NULL);
     if (!dir)
         dir = "baselines";
     const char *only_key = pg_option_value(&k_show, "gpu-key");

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/datadir.h"
 #include "cli.h"
 
 static const struct {
@@ -19,6 +20,7 @@ static const struct {
     {"compare", pg_cmd_compare, "Compare two results.json (model versions, commits): transitions, fast_p, paired tests."},
     {"history", pg_cmd_history, "Speedup vs the vendor across many runs (commits, model versions): markdown with charts, SVG."},
     {"baseline", pg_cmd_baseline, "Stored vendor baselines per GPU and task: refresh (on a GPU) or show."},
+    {"doctor", pg_cmd_doctor, "List the data folders, tools and libraries found, their versions, and fixes."},
     /* Hidden (no summary): the process an isolated check runs per submission. */
     {"worker", pg_cmd_worker, NULL},
 };
@@ -32,7 +34,7 @@ static void usage(FILE *to)
         if (k_commands[i].summary)
             fprintf(to, "  %-9s %s\n", k_commands[i].name, k_commands[i].summary);
     fprintf(to, "\n'ptxgate <command> --help' explains each command's options.\n"
-                "'ptxgate --version' prints the version.\n"
+                "'ptxgate --version' prints the version; 'ptxgate doctor' what it finds.\n"
                 "\nexample:\n  ptxgate check --if-no-gpu skip tasks/gemm_bf16_nt/examples\n");
 }
 
@@ -43,32 +45,9 @@ int pg_cli_fail(const pg_diag *d)
     return d->status ? (int)d->status : 3;
 }
 
-/* <dir of the running binary>/../share/ptxgate/<what> into out when it is a folder. */
-static bool installed_dir(const char *what, char *out, size_t n)
-{
-    char exe[4000];
-    struct stat st;
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len <= 0)
-        return false;
-    exe[len] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (!slash)
-        return false;
-    *slash = '\0';
-    snprintf(out, n, "%s/../share/ptxgate/%s", exe, what);
-    return stat(out, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 const char *pg_cli_default_arch_dir(void)
 {
-    static char installed[4096];
-    const char *env = getenv("PTXGATE_ARCH_DATA");
-    if (env && env[0])
-        return env;
-    if (installed_dir("arch", installed, sizeof installed))
-        return installed;
-    return PG_SOURCE_DIR "/data/arch";
+    return pg_data_dir(PG_DATA_ARCH, NULL);
 }
 
 const char *pg_cli_default_tasks_dir(void)
@@ -77,13 +56,10 @@ const char *pg_cli_default_tasks_dir(void)
     struct stat st;
     if (env && env[0])
         return env;
+    /* A repository's own tasks/ folder (the working directory) comes before the shipped ones. */
     if (stat("tasks", &st) == 0 && S_ISDIR(st.st_mode))
         return "tasks";
-    /* An installed binary (cmake --install): <prefix>/bin/ptxgate, <prefix>/share/ptxgate/tasks. */
-    static char installed[4096];
-    if (installed_dir("tasks", installed, sizeof installed))
-        return installed;
-    return PG_SOURCE_DIR "/tasks";
+    return pg_data_dir(PG_DATA_TASKS, NULL);
 }
 
 const char *pg_cli_default_baselines_dir(void)
@@ -109,7 +85,10 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(argv[1], "--version") == 0) {
-        printf("ptxgate %s\n", PG_VERSION);
+        pg_data_origin o;
+        const char *tasks = pg_data_dir(PG_DATA_TASKS, &o);
+        printf("ptxgate %s\ndata: %s (%s); 'ptxgate doctor' lists every folder and tool\n",
+               PG_VERSION, tasks ? tasks : "no tasks folder found", pg_data_origin_name(o));
         return 0;
     }
     for (size_t i = 0; i < sizeof k_commands / sizeof k_commands[0]; i++)

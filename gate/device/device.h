@@ -546,4 +546,23 @@ pg_status pg_device_count_metrics(pg_device *dev, pg_enqueue_fn enqueue, void *c
 pg_status pg_metrics_host_check(const char *chip, const char *const *metrics, size_t n,
                                 int *passes, pg_diag *d);
 
+/* What `ptxgate doctor` reports about the libraries a GPU run needs, read without a GPU and
+ * without creating a CUDA context: each entry's path ("" when not found), its version as text
+ * ("" when unknown) and, when it is missing, the reason (dlerror's or the call that failed). */
+typedef struct {
+    char path[1024];
+    char version[64];
+    char reason[512];
+} pg_library_probe;
+typedef struct {
+    pg_library_probe driver;    /* libcuda.so.1, cuDriverGetVersion (no cuInit), e.g. "13.0" */
+    pg_library_probe nvml;      /* libnvidia-ml.so.1, nvmlSystemGetDriverVersion ("580.159.04") */
+    pg_library_probe cublaslt;  /* linked: cublasLtGetVersion, e.g. "13.1.0" */
+    pg_library_probe cupti;     /* linked: cuptiGetVersion (the CUPTI API version, e.g. "130001") */
+    pg_library_probe cudnn;     /* libcudnn.so.9 (dlopen), cudnnGetVersion, e.g. "9.14.0" */
+} pg_libraries_probe;
+/* Fill *out (every field; never fails: what cannot be loaded has its reason). Loads the driver
+ * and NVML with dlopen and unloads them again; cuDNN stays loaded (as for the baseline). */
+void pg_libraries_probe_run(pg_libraries_probe *out);
+
 #endif

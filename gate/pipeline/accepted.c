@@ -1,7 +1,8 @@
 /* The task's accepted kernel: the previously accepted submission that a candidate must not be
  * slower than (issue 4, item 6). It is validated, assembled and loaded like a candidate and
  * re-measured in the same process as one more arm of the performance blocks; its numbers are
- * never read from a file. A candidate whose cubin is byte-identical needs no timing at all. */
+ * never read from a file. A candidate whose cubin holds the same code (byte-identical, or equal
+ * code sections: gate/ptx/cubin_code.h) needs no timing at all. */
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include "base/fileio.h"
 #include "internal.h"
+#include "ptx/cubin_code.h"
 
 
 /* One accepted kernel of the run, prepared (nvcc included) and assembled once for every
@@ -129,18 +131,37 @@ pg_status pg_accepted_prepare(pg_run *run, pg_submission *s, int index, pg_diag 
     return PG_OK;
 }
 
-/* Byte-identical cubins run identical SASS: the regression comparison needs no timing. */
-static bool same_file_bytes(const char *p, const char *q)
+/* Cubins with the same code run identical SASS: the regression comparison needs no timing.
+ * Byte-identical, or equal code sections when only what depends on the source path differs
+ * (an installed or moved copy of the accepted kernel: nvcc writes the path into the PTX). */
+static pg_cubin_match same_code(const char *p, const char *q)
 {
     char *a = NULL, *b = NULL;
     size_t na = 0, nb = 0;
     pg_diag d;
-    bool same = pg_file_read(p, (size_t)256 << 20, &a, &na, &d) == PG_OK &&
-                pg_file_read(q, (size_t)256 << 20, &b, &nb, &d) == PG_OK && na == nb &&
-                memcmp(a, b, na) == 0;
+    pg_cubin_match m = PG_CUBIN_DIFFERENT;
+    if (pg_file_read(p, (size_t)256 << 20, &a, &na, &d) == PG_OK &&
+        pg_file_read(q, (size_t)256 << 20, &b, &nb, &d) == PG_OK)
+        pg_cubin_compare((const unsigned char *)a, na, (const unsigned char *)b, nb, &m, &d);
     free(a);
     free(b);
-    return same;
+    return m;
+}
+
+const char *pg_accepted_identical_text(const pg_submission *s)
+{
+    return s->accepted_identical_by && strcmp(s->accepted_identical_by, "code_sections") == 0
+               ? "same code sections; only path-dependent debug sections differ"
+               : "byte-identical cubin";
+}
+
+const char *pg_accepted_identical_reason(const pg_submission *s)
+{
+    return s->accepted_identical_by && strcmp(s->accepted_identical_by, "code_sections") == 0
+               ? "SASS-identical: the cubin's code sections (.text, .nv.info, .nv.constant, "
+                 ".nv.shared, symbols) equal the accepted kernel's; only sections that depend "
+                 "on the source path (debug line tables, file names) differ"
+               : "SASS-identical: the cubin is byte-identical to the accepted kernel's";
 }
 
 void pg_accepted_assemble(pg_run *run, pg_submission *s)
@@ -185,14 +206,20 @@ void pg_accepted_assemble(pg_run *run, pg_submission *s)
         snprintf(s->accepted_note, sizeof s->accepted_note,
                  "the accepted kernel did not assemble: %s",
                  json_string_value(json_object_get(st, "message")));
-    s->accepted_identical = s->accepted_usable && s->cubin_path[0] &&
-                            same_file_bytes(s->cubin_path, a->cubin_path);
+    pg_cubin_match m = s->accepted_usable && s->cubin_path[0]
+                           ? same_code(s->cubin_path, a->cubin_path)
+                           : PG_CUBIN_DIFFERENT;
+    s->accepted_identical = m != PG_CUBIN_DIFFERENT;
+    s->accepted_identical_by = pg_cubin_match_name(m);
     json_object_set_new(s->json, "accepted_kernel",
-                        json_pack("{s:o, s:o, s:s, s:o, s:b}", "manifest",
+                        json_pack("{s:o, s:o, s:s, s:o, s:b, s:o}", "manifest",
                                   pg_jstr(a->manifest->file), "source",
                                   pg_jstr(a->manifest->source), "assemble", status, "message",
                                   pg_jstr(json_string_value(json_object_get(st, "message"))),
-                                  "cubin_identical", s->accepted_identical));
+                                  "cubin_identical", s->accepted_identical, "identical_by",
+                                  s->accepted_identical_by
+                                      ? json_string(s->accepted_identical_by)
+                                      : json_null()));
     json_decref(a->json);
     a->json = NULL;
 }

@@ -11,11 +11,13 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "base/datadir.h"
 #include "base/digest.h"
 #include "base/fileio.h"
 #include "device/device.h"
 #include "model/gpu_key.h"
 #include "model/manifest.h"
+#include "model/targets.h"
 #include "model/task.h"
 #include "refresh.h"
 
@@ -105,6 +107,14 @@ static pg_status prepare_input(const pg_refresh_options *o, const char *id, refr
         return st;
     }
     const pg_task *t = in->task;
+    /* The task's target instructions against the tables the check run will use, before the GPU
+     * is probed: a missing table is an input error found on any machine. */
+    const char *arch_dir = o->arch_dir ? o->arch_dir : pg_data_dir(PG_DATA_ARCH, NULL);
+    if (!arch_dir)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "no PTX → SASS tables found: %s",
+                           pg_data_missing_fix(PG_DATA_ARCH));
+    if ((st = pg_targets_check_task(t, arch_dir, d)) != PG_OK)
+        return st;
     if (!t->accepted_kernel[0])
         return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "gate.accepted_kernel",
                            "task '%s' names no accepted kernel: a refresh measures the vendor "
@@ -425,6 +435,9 @@ pg_status pg_baseline_refresh(const pg_refresh_options *o, const char *const *ta
     const char **manifests = NULL;
     json_t *res = NULL;
     pg_status st = PG_OK;
+    if (!o->tasks_dir)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "no tasks folder found: %s",
+                           pg_data_missing_fix(PG_DATA_TASKS));
     if (n == 0) {
         st = all_tasks(o->tasks_dir, &found, &n_found, d);
         task_ids = (const char *const *)found;
@@ -455,6 +468,8 @@ pg_status pg_baseline_refresh(const pg_refresh_options *o, const char *const *ta
     co.tasks_dir = o->tasks_dir;
     co.root = o->root;
     co.trusted_sources = true; /* the tasks' own accepted kernels */
+    if (o->arch_dir)
+        co.arch_dir = o->arch_dir;
     co.device_ordinal = o->device_ordinal;
     co.workloads = o->workloads;
     co.timeout_s = o->timeout_s;

@@ -10,6 +10,7 @@
 
 #include "base/digest.h"
 #include "base/jsonget.h"
+#include "base/datadir.h"
 #include "internal.h"
 #include "base/fileio.h"
 #include "report/verdicts.h"
@@ -21,7 +22,7 @@ void pg_check_options_init(pg_check_options *o)
 {
     memset(o, 0, sizeof *o);
     o->tasks_dir = "tasks";
-    o->arch_dir = PG_SOURCE_DIR "/data/arch";
+    o->arch_dir = pg_data_dir(PG_DATA_ARCH, NULL); /* NULL when not found: pg_check_run says so */
     o->correctness_sets = 3;
     o->seed = 20261129;
     o->warmup = 2;
@@ -406,6 +407,13 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
                        size_t n_manifests, json_t **results, pg_diag *d)
 {
     *results = NULL;
+    /* An incomplete installation, before any work (gate/base/datadir.h). */
+    if (!o->tasks_dir)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "no tasks folder found: %s",
+                           pg_data_missing_fix(PG_DATA_TASKS));
+    if (!o->arch_dir)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "no PTX → SASS tables found: %s",
+                           pg_data_missing_fix(PG_DATA_ARCH));
     pg_run run = {.o = o};
     pg_status st = PG_OK;
     pg_submission *subs = calloc(n_manifests ? n_manifests : 1, sizeof *subs);

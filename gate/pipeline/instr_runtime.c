@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include "base/datadir.h"
 
 #include "model/expr.h"
 #include "model/metric_table.h"
@@ -38,15 +41,22 @@ static double required_flops(const pg_wctx *c)
                                                                       : c->plan->flop;
 }
 
-/* The metrics folder sits next to the arch tables (data/arch and data/metrics in the source
- * tree; share/ptxgate/arch and share/ptxgate/metrics installed). */
+/* The metrics folder: $PTXGATE_METRICS_DATA, else ../metrics next to the arch tables the parent
+ * resolved (data/arch and data/metrics in the source tree; share/ptxgate/arch and
+ * share/ptxgate/metrics installed), else this process's own resolution (gate/base/datadir.h). */
 static void metrics_dir(const pg_run *run, char *out, size_t n)
 {
     const char *env = getenv("PTXGATE_METRICS_DATA");
+    struct stat st;
+    char next[4200];
+    snprintf(next, sizeof next, "%s/../metrics", run->o->arch_dir ? run->o->arch_dir : "");
+    const char *own = pg_data_dir(PG_DATA_METRICS, NULL);
     if (env && env[0])
         snprintf(out, n, "%s", env);
+    else if (run->o->arch_dir && stat(next, &st) == 0 && S_ISDIR(st.st_mode))
+        snprintf(out, n, "%s", next);
     else
-        snprintf(out, n, "%s/../metrics", run->o->arch_dir ? run->o->arch_dir : "data/arch");
+        snprintf(out, n, "%s", own ? own : "share/ptxgate/metrics (not found)");
 }
 
 /* The task's input dtype decides the tensor path (bf16, fp16, tf32, fp8). */

@@ -75,7 +75,10 @@ struct pg_submission {
     bool accepted_shared;         /* accepted is the run's (pg_run.accepted_cache), not owned */
     bool is_accepted;             /* this is some submission's accepted kernel (progress label) */
     bool accepted_usable;         /* assembled (and, on the GPU, loaded) */
-    bool accepted_identical;      /* its cubin is byte-identical to the candidate's */
+    bool accepted_identical;      /* its cubin holds the candidate's kernels (SASS-identical) */
+    const char *accepted_identical_by; /* which test matched: "bytes" (byte-identical cubin) or
+                                          "code_sections" (gate/ptx/cubin_code.h); NULL when not
+                                          identical (static strings) */
     char accepted_note[1200];     /* why it is not usable, for the performance stage */
     pg_module *accepted_module;
     pg_kernel **accepted_kernels;
@@ -182,6 +185,11 @@ void pg_accepted_load(pg_run *run, pg_submission *s);
 void pg_accepted_release(pg_submission *s);
 /* Release the run's shared accepted kernels (after every submission's release). */
 void pg_accepted_cache_free(pg_run *run);
+/* Why a SASS-identical candidate needs no timing, after the test that matched
+ * (s->accepted_identical_by): a short phrase for the stage message, and the comparison's reason
+ * (static strings). */
+const char *pg_accepted_identical_text(const pg_submission *s);
+const char *pg_accepted_identical_reason(const pg_submission *s);
 
 /* stage_gpu.c: read the submission's cubin (or PTX for the driver JIT) and load it, then get
  * every launch's kernel (kernels: manifest->n_launches entries). log receives the JIT log. */

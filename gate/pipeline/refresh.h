@@ -19,6 +19,8 @@ typedef struct {
                                   pg_check_options.root); NULL = the repository's top level.
                                   Their manifests and sources, the tasks' own, may lie in the
                                   tasks folder too. */
+    const char *arch_dir;       /* the PTX → SASS tables; NULL = the resolved default
+                                   (gate/base/datadir.h), as for check */
     const char *baselines_dir;  /* where <gpu-key>/<task>.json are written (created if missing) */
     bool follow_links;          /* write through symbolic links on the way (pg_outdir_open) */
     const char *gpu_key;        /* NULL = derived from the device name */

@@ -5,7 +5,8 @@
  * the sign-flip comparisons of gate/stats/comparison.h at group-sequential looks.
  *   - candidate vs the baseline against the task's min_speedup: λ = ln(1/min_speedup);
  *   - candidate vs the accepted kernel (the regression check): λ = ln(1+δ); a byte-identical
- *     cubin is "SASS-identical" and needs no timing;
+ *     cubin, or one whose code sections are equal (gate/ptx/cubin_code.h), is "SASS-identical"
+ *     and needs no timing;
  *   - the canary (the baseline vs itself) with λ = ln(1+δ): if it rejects, the machine, not the
  *     kernel, is at fault and the stage is an infrastructure error.
  * Measurement (blocks.c) only feeds numbers to the decision (comparison.c). */
@@ -228,7 +229,8 @@ static void regression_text(const pg_submission *s, bool timed, const pg_cmp_res
     if (!s->accepted)
         buf[0] = '\0';
     else if (s->accepted_identical)
-        snprintf(buf, n, "; vs accepted kernel: PASS (SASS-identical: byte-identical cubin)");
+        snprintf(buf, n, "; vs accepted kernel: PASS (SASS-identical: %s)",
+                 pg_accepted_identical_text(s));
     else if (!timed)
         snprintf(buf, n, "; vs accepted kernel: not compared (%s)", s->accepted_note);
     else
@@ -432,8 +434,7 @@ bool pg_stage_performance(pg_wctx *c)
             cmps, json_pack("{s:s, s:s, s:o}", "name", "candidate_vs_accepted", "verdict",
                             c->s->accepted_identical ? "PASS" : "NOT_COMPARED", "reason",
                             pg_jstr(c->s->accepted_identical
-                                        ? "SASS-identical: the cubin is byte-identical to the "
-                                          "accepted kernel's"
+                                        ? pg_accepted_identical_reason(c->s)
                                         : c->s->accepted_note)));
     json_object_set_new(det, "comparisons", cmps);
     json_object_set_new(det, "cross_check", cupti_json(&data, blocks, n_arms));

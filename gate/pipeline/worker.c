@@ -263,11 +263,12 @@ static json_t *accepted_json(const pg_submission *s, bool sanitize)
     const pg_submission *a = s->accepted;
     if (!a || sanitize)
         return json_null();
-    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:b, s:b}", "manifest",
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o}", "manifest",
                      pg_jstr(a->manifest->file), "arch", pg_jstr(a->arch), "ptx_path",
                      pg_jstr(a->ptx_path), "cubin_path", pg_jstr(a->cubin_path), "note",
                      pg_jstr(s->accepted_note), "usable", s->accepted_usable, "identical",
-                     s->accepted_identical);
+                     s->accepted_identical, "identical_by",
+                     pg_jstr(s->accepted_identical_by));
 }
 
 static const char *missing_policy_name(pg_missing_policy p)

@@ -191,6 +191,7 @@ static pg_status read_options(const json_t *job, const char *file, pg_check_opti
 typedef struct {
     bool present;
     const char *manifest, *arch, *ptx_path, *cubin_path, *note;
+    const char *identical_by; /* "bytes", "code_sections" or "" (absent: "") */
     bool usable, identical;
 } job_accepted;
 
@@ -224,7 +225,8 @@ static pg_status read_accepted(const json_t *job, const char *file, job_accepted
         (st = pg_jget_string(obj, &c, "cubin_path", true, &a->cubin_path, d)) != PG_OK ||
         (st = pg_jget_string(obj, &c, "note", true, &a->note, d)) != PG_OK ||
         (st = pg_jget_bool(obj, &c, "usable", true, &a->usable, d)) != PG_OK ||
-        (st = pg_jget_bool(obj, &c, "identical", true, &a->identical, d)) != PG_OK)
+        (st = pg_jget_bool(obj, &c, "identical", true, &a->identical, d)) != PG_OK ||
+        (st = pg_jget_string(obj, &c, "identical_by", false, &a->identical_by, d)) != PG_OK)
         return st;
     return PG_OK;
 }
@@ -284,6 +286,11 @@ static pg_status prepare_accepted(pg_run *run, const job_fields *f, pg_submissio
                                                 s->accepted, d);
     s->accepted_usable = a->usable;
     s->accepted_identical = a->identical;
+    /* Back to the static names (gate/ptx/cubin_code.h). */
+    s->accepted_identical_by =
+        !a->identical                                                     ? NULL
+        : a->identical_by && strcmp(a->identical_by, "code_sections") == 0 ? "code_sections"
+                                                                           : "bytes";
     snprintf(s->accepted_note, sizeof s->accepted_note, "%s", a->note);
     return st;
 }

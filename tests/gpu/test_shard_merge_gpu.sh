@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # GPU test: the examples and failure fixtures on two workloads each, once unsharded and once as
-# two shards merged with `ptxgate merge`: the merged verdict table (every stage status and every
-# performance comparison's verdict), exit code and Holm family equal the unsharded run's; then
-# `ptxgate compare` of the two finds no correctness transition. The shards re-measure, so the
-# A/A canary is compared by whether it rejected (its only effect on a verdict). Exits 77 (skipped) with the
-# reason without a GPU. (A kernel whose speedup sits on its min_speedup boundary could flip
-# between runs by measurement noise; the bundled ones are far from theirs.)
+# two shards merged with `ptxgate merge`. The shards re-measure, so the two are two honest runs:
+# they must share the submissions and workloads, every offline, correctness and instruction
+# result, and every performance verdict except flips at a comparison's boundary (an interval
+# holding the threshold; PASS <-> FAST is never a flip), and the planned Holm family
+# (tests/gpu/honest_runs.py says exactly what, with a unit test on synthetic results); then
+# `ptxgate compare` of the two finds no correctness transition. Exits 77 (skipped) with the
+# reason without a GPU.
 # usage: test_shard_merge_gpu.sh PTXGATE REPO_ROOT OUT_DIR
 set -uo pipefail
 bin="$1" root="$2" out="$3"
@@ -32,35 +33,17 @@ done
 merge_rc=$?
 cat "$out/merge.stdout"
 echo "unsharded exit $full_rc, merged exit $merge_rc"
-[[ $merge_rc == "$full_rc" ]] || { echo "FAIL: merged exit code differs"; fail=1; }
+# Two honest runs measure independently: a verdict at a comparison's boundary may differ (and
+# with it the exit code); what they must share is checked by tests/gpu/honest_runs.py.
+python3 "$root/tests/gpu/honest_runs.py" "$out/full/results.json" "$out/merged/results.json" || fail=1
 python3 - "$out" <<'PY' || fail=1
 import json, sys
 out = sys.argv[1]
-def canary(verdict):
-    return "rejected" if verdict == "FAIL" else "not rejected"
-def table(r):
-    rows = []
-    for s in r["submissions"]:
-        rows.append((s["task"], s["name"], [(x["stage"], x["status"]) for x in s["stages"]]))
-        for w in s["workloads"]:
-            perf = [x for x in w["stages"] if x["stage"] == "performance"]
-            # The A/A canary only acts when it rejects (an infrastructure error); whether a
-            # re-measurement also showed equivalence (PASS) or not yet (INCONCLUSIVE) is noise.
-            cmps = [(c["name"], canary(c["verdict"]) if c["name"] == "aa_canary" else c["verdict"])
-                    for p in perf for c in p["details"].get("comparisons", [])]
-            rows.append((s["task"], s["name"], w["name"], w["verdict"],
-                         [(x["stage"], x["status"]) for x in w["stages"]], cmps))
-    return rows
 full = json.load(open(f"{out}/full/results.json"))
 merged = json.load(open(f"{out}/merged/results.json"))
-a, b = table(full), table(merged)
-for x, y in zip(a, b):
-    if x != y:
-        print("DIFF\n  unsharded:", x, "\n  merged:   ", y)
 print("holm unsharded", full["holm"], "merged", merged["holm"])
-ok = a == b and full["verdict"] == merged["verdict"] and full["counts"] == merged["counts"]
-ok &= full["holm"]["m"] == merged["holm"]["m"] and full["holm"]["m_planned"] == merged["holm"]["m_planned"]
-print("verdict table:", "identical" if ok else "DIFFERENT", f"({len(a)} rows)")
+ok = full["holm"]["m_planned"] == merged["holm"]["m_planned"]
+print("Holm family planned:", "equal" if ok else "DIFFERENT")
 sys.exit(0 if ok else 1)
 PY
 "$bin" compare --fail-on correctness --output "$out/cmp" "$out/full/results.json" "$out/merged/results.json" >"$out/cmp.stdout" 2>&1
