@@ -102,7 +102,7 @@ step() {
     124 | 137) result="FAIL (timed out)"; failed=1 ;;
     *) result="FAIL (exit $rc)"; failed=1 ;;
   esac
-  printf '%s\t%s\t%s\t%.1f\n' "$part" "$name" "$result" "$(echo "$(date +%s.%N) - $t0" | bc)" >>"$out/summary.tsv"
+  printf '%s\t%s\t%s\t%.1f\n' "$part" "$name" "$result" "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')" >>"$out/summary.tsv"
   printf '%-12s %-34s %-24s\n' "$part" "$name" "$result"
   [[ $rc == 0 || $rc == 77 ]] || tail -n 25 "$out/logs/$name.log"
 }

@@ -467,7 +467,6 @@ pg_status pg_baseline_refresh(const pg_refresh_options *o, const char *const *ta
     pg_check_options_init(&co);
     co.tasks_dir = o->tasks_dir;
     co.root = o->root;
-    co.trusted_sources = true; /* the tasks' own accepted kernels */
     if (o->arch_dir)
         co.arch_dir = o->arch_dir;
     co.device_ordinal = o->device_ordinal;

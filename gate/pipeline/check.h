@@ -65,14 +65,12 @@ typedef struct {
     const char *tasks_dir;         /* folder holding <task-id>/task.json: trusted configuration
                                       (its files may lie anywhere) */
     /* The submission root (issue 14): every manifest's source must resolve, links followed,
-     * inside it (else PG_ERR_INPUT naming the manifest, field 'source' and the resolved path),
+     * inside it or the tasks folder (else PG_ERR_INPUT naming the manifest, field 'source' and the resolved path),
      * and a .cu may include only files inside it, the tasks folder, the CUDA toolkit's include
      * folders and the host compiler's system include folders (else its assemble stage fails).
-     * NULL: the repository's top level (base/pathroot.h pg_root_default). A task's own
-     * accepted kernel, and every manifest when trusted_sources is set (baseline refresh, whose
-     * manifests are the tasks' accepted kernels), may also lie in the tasks folder. */
+     * NULL: the repository's top level (base/pathroot.h pg_root_default). Sources may also lie
+     * in the tasks folder (trusted configuration: the shipped examples, accepted kernels). */
     const char *root;
-    bool trusted_sources;
     int device_ordinal;            /* CUDA device ordinal, default 0 */
     /* --devices: the ordinals of a multi-GPU runner (device_ordinal is devices[0]); with
      * n_devices > 1 (isolated runs only) each device runs one worker at a time and submissions

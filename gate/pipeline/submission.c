@@ -66,11 +66,10 @@ static pg_status compile_cu(pg_run *run, pg_submission *s, int index, pg_diag *d
     return pg_cu_filter_log(run, &s->cu_result, &s->cu_dropped, d);
 }
 
-/* The manifest's source must resolve, links followed, inside the submission root; the task's
- * own accepted kernel (trusted configuration, like the tasks folder) and the manifests of a
- * baseline refresh may also lie in the tasks folder. */
-static pg_status check_source_root(const pg_run *run, const pg_submission *s, bool trusted,
-                                   pg_diag *d)
+/* The manifest's source must resolve, links followed, inside the submission root or the tasks
+ * folder (trusted configuration: its example kernels, e.g. those of an installed package, are
+ * checked from any folder). */
+static pg_status check_source_root(const pg_run *run, const pg_submission *s, pg_diag *d)
 {
     char real[PG_PATH_MAX];
     pg_diag rd;
@@ -79,12 +78,12 @@ static pg_status check_source_root(const pg_run *run, const pg_submission *s, bo
                            "source '%s' cannot be resolved: %s", s->manifest->source_field_value,
                            rd.message);
     if (pg_path_is_inside(run->root, real) ||
-        (trusted && run->tasks_root[0] && pg_path_is_inside(run->tasks_root, real)))
+        (run->tasks_root[0] && pg_path_is_inside(run->tasks_root, real)))
         return PG_OK;
     return pg_diag_set(d, PG_ERR_INPUT, s->manifest->file, 0, "source",
-                       "source '%s' resolves to '%s', outside the submission root '%s' (--root)%s",
-                       s->manifest->source_field_value, real, run->root,
-                       trusted ? " and the tasks folder" : "");
+                       "source '%s' resolves to '%s', outside the submission root '%s' (--root) "
+                       "and the tasks folder",
+                       s->manifest->source_field_value, real, run->root);
 }
 
 /* The instruction inventory of the PTX and the refusals checked on it (ptx/refusals.h).
@@ -207,7 +206,7 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
     if (st != PG_OK)
         return st;
 
-    st = check_source_root(run, s, index >= PG_ACCEPTED_INDEX_BASE || run->o->trusted_sources, d);
+    st = check_source_root(run, s, d);
     if (st != PG_OK)
         return st;
     s->from_cu = ends_with(s->manifest->source, ".cu");

@@ -2,7 +2,8 @@
 # --root: a manifest whose source lies outside the submission root is exit 2 naming the
 # manifest, the field and the resolved path (an absolute source, and a source inside the
 # repository but outside a narrower --root); a --root that is not a folder is exit 2; the task
-# folder's own accepted kernel (trusted configuration) still runs under a narrow --root.
+# folder's own accepted kernel and its examples (trusted configuration) still run under a narrow
+# --root.
 source "$ROOT/tests/e2e/root_case_lib.sh"
 make_submission "$OUT/sub"
 cp "$ROOT/tasks/gemm_bf16_nt/examples/handwritten.ptx" "$VICTIM_DIR/k.ptx"
@@ -34,6 +35,11 @@ check "it assembled" python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))
   --output "$OUT/r6" "$OUT/sub/k.json" >"$OUT/r6.stdout" 2>"$OUT/r6.stderr"
 check "--accepted-kernel with a source outside: exit 2" test "$?" = 2
 check "it names the accepted kernel's source" grep -qF "resolves to '$(realpath "$VICTIM_DIR/k.ptx")'" "$OUT/r6.stderr"
+# A shipped example (its source in the trusted tasks folder) checked under a narrow --root, as
+# from an installed package's share/ptxgate/tasks: accepted.
+"$BIN" check --no-gpu --instructions off --workloads m4096_n4096_k4096 --root "$OUT/narrow" \
+  --output "$OUT/r7" "$ROOT/tasks/gemm_bf16_nt/examples/naive.json" >"$OUT/r7.stdout" 2>"$OUT/r7.stderr"
+check "an example of the tasks folder under a narrow --root: exit 0" test "$?" = 0
 check "check --help documents --root" bash -c '"$1" check --help | grep -q -- "--root DIR"' _ "$BIN"
 check "baseline refresh --help documents --root" bash -c '"$1" baseline refresh --help | grep -q -- "--root DIR"' _ "$BIN"
 finish
