@@ -124,7 +124,7 @@ typedef enum {
     PG_RES_RANGE_NONNEG, /* 0 <= v < 1e12: errors, counts, sizes, throughputs, ratios */
     PG_RES_RANGE_POS,    /* 0 < v < 1e12: times */
     PG_RES_RANGE_LEVEL,  /* 0 < v < 1: a confidence or significance level */
-    PG_RES_RANGE_PROB,   /* 0 <= v <= 1: a probability, a coverage */
+    PG_RES_RANGE_PROB,   /* 0 <= v <= 1: a probability */
 } pg_res_range;
 
 /* PG_OK when v lies in range; else PG_ERR_INPUT with file ctx->file, field ctx->path + "." +
