@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "options.h"
 #include "report/compare.h"
+#include "report/history.h"
 
 static pg_option k_options[] = {
     {"output", "DIR", "Folder for compare.json, compare-junit.xml and compare.md (created if missing). Default: reports.", NULL},
@@ -34,7 +35,47 @@ static pg_command_spec k_spec = {
     k_options,
 };
 
-static pg_status write_set(const pg_outdir *dir, const json_t *model, pg_diag *d)
+/* compare.md, then the speedup charts of the two versions (report/history.h, in the order OLD,
+ * NEW), the same charts `ptxgate history` draws over many runs. */
+static pg_status compare_markdown(const json_t *model, const json_t *const *roots,
+                                  const char *const *files, char **out, size_t *len, pg_diag *d)
+{
+    char *md = NULL, *charts = NULL;
+    size_t md_len = 0, charts_len = 0;
+    json_t *hist = NULL;
+    pg_status st = pg_compare_markdown(model, &md, &md_len, d);
+    if (st == PG_OK)
+        st = pg_history_build(roots, files, 2, PG_HISTORY_BY_INPUT, &hist, d);
+    if (st == PG_OK)
+        st = pg_history_charts_markdown(hist, &charts, &charts_len, d);
+    json_decref(hist);
+    if (st == PG_OK && charts_len > 0) {
+        static const char head[] = "\n## Speedup vs the vendor library, old → new\n\n";
+        char *all = malloc(md_len + sizeof head + charts_len);
+        if (!all) {
+            st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+        } else {
+            memcpy(all, md, md_len);
+            memcpy(all + md_len, head, sizeof head - 1);
+            memcpy(all + md_len + sizeof head - 1, charts, charts_len);
+            md_len += sizeof head - 1 + charts_len;
+            all[md_len] = '\0';
+            free(md);
+            md = all;
+        }
+    }
+    free(charts);
+    if (st != PG_OK) {
+        free(md);
+        return st;
+    }
+    *out = md;
+    *len = md_len;
+    return PG_OK;
+}
+
+static pg_status write_set(const pg_outdir *dir, const json_t *model, const json_t *const *roots,
+                           const char *const *files, pg_diag *d)
 {
     char *json = json_dumps(model, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
     char *md = NULL, *xml = NULL;
@@ -43,7 +84,7 @@ static pg_status write_set(const pg_outdir *dir, const json_t *model, pg_diag *d
     pg_status st = json && set ? PG_OK
                                : pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
     if (st == PG_OK)
-        st = pg_compare_markdown(model, &md, &md_len, d);
+        st = compare_markdown(model, roots, files, &md, &md_len, d);
     if (st == PG_OK)
         st = pg_compare_junit(model, &xml, &xml_len, d);
     if (st == PG_OK)
@@ -147,7 +188,9 @@ int pg_cmd_compare(int argc, char **argv)
         rc = pg_cli_fail(&d);
         goto done;
     }
-    if (write_set(&where.dir, model, &d) != PG_OK) {
+    const json_t *roots[2] = {old_res, new_res};
+    const char *files[2] = {pos[0], pos[1]};
+    if (write_set(&where.dir, model, roots, files, &d) != PG_OK) {
         rc = pg_cli_fail(&d);
         goto done;
     }

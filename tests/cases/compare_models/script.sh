@@ -93,4 +93,9 @@ check "and says why" grep -q "dup.json.*submissions\[6\].*appears twice" "$OUT.d
 check "a bad --fail-on exits 2" [ $? -eq 2 ]
 "$BIN" compare --output "$OUT/x" "$data/old.json" "$OUT/missing.json" >"$OUT.missing.stdout" 2>&1
 check "a missing file exits 2" [ $? -eq 2 ]
+# The model-version comparison carries the history charts over its two versions (issue 19):
+# one mermaid xychart per submission, OLD's speedup first (handwritten m8192: 0.0044 -> 0.0035).
+check "compare.md has the speedup charts" grep -q '^## Speedup vs the vendor library, old → new' "$OUT/slower/compare.md"
+check "a mermaid xychart per submission" test "$(grep -c '^xychart-beta' "$OUT/slower/compare.md")" -ge 4
+check "old then new in a line" grep -q '^    line \[0.0044, 0.0035\]' "$OUT/slower/compare.md"
 exit $fail
