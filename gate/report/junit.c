@@ -717,6 +717,11 @@ static pg_status locate(const pg_results *r, const pg_res_submission *sub, const
         }
     } else if (strcmp(s->stage, "instructions") == 0) {
         at = first_target_line(s);
+    } else if (strcmp(s->stage, "manifest") == 0) {
+        /* a batch's unusable manifest: the line of the field its loader named */
+        const json_t *l = json_object_get(s->details, "line");
+        if (json_is_integer(l) && json_integer_value(l) > 0 && json_integer_value(l) < LONG_MAX)
+            line = (long)json_integer_value(l);
     }
     if (at > 0 && ptx) {
         file = sub->source;

@@ -54,6 +54,7 @@ else
   echo "note: python jsonschema absent; the schema is checked by the unit tests' subset only"
 fi
 check "JUnit: a manifest failure" grep -q '<testcase name="manifest\[all\]" classname="unknown.m"' "$OUT/batch/junit.xml"
+check "JUnit: the malformed manifest at its line" grep -q '<testcase name="manifest\[all\]" classname="unknown.m"[^>]* line="5"' "$OUT/batch/junit.xml"
 check "JUnit: the missing source's failure" grep -q "type=\"manifest\">.*field 'source'" "$OUT/batch/junit.xml"
 check "summary: the manifest line" grep -q "^- manifest: FAIL — .*bad_missing_source/m.json: field 'source'" "$OUT/batch/summary.md"
 "$BIN" report "$OUT/batch/results.json" --output "$OUT/again" >/dev/null 2>&1
