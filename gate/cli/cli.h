@@ -54,6 +54,13 @@ bool pg_cli_output_options(const pg_command_spec *spec, const char *default_dir,
 pg_status pg_cli_write_reports(const pg_cli_output *out, const char *json_text,
                                const char *results_file, bool write_json, pg_diag *d);
 
+/* Write n files into dir as one all-or-nothing set (pg_fileset): names[i] with lens[i] bytes of
+ * data[i]. data stays the caller's. When writing fails, the files an earlier run left stay as
+ * they were. Errors: as pg_fileset_stage/pg_fileset_commit (PG_ERR_INPUT naming the file;
+ * PG_ERR_INFRA when memory runs out). */
+pg_status pg_cli_write_files(const pg_outdir *dir, size_t n, const char *const *names,
+                             const char *const *data, const size_t *lens, pg_diag *d);
+
 /* Open dir (created when missing; a symbolic link refused unless follow, see pg_outdir_open)
  * as out->dir, check that it is a writable folder in which each of names (NULL-terminated file
  * names) can be written, and the same for junit_copy (may be NULL: none) and its folder, before

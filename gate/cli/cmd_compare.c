@@ -79,23 +79,16 @@ static pg_status write_set(const pg_outdir *dir, const json_t *model, const json
 {
     char *json = json_dumps(model, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
     char *md = NULL, *xml = NULL;
-    size_t md_len = 0, xml_len = 0;
-    pg_fileset *set = pg_fileset_new();
-    pg_status st = json && set ? PG_OK
-                               : pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    size_t lens[3] = {json ? strlen(json) : 0, 0, 0};
+    pg_status st = json ? PG_OK : pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
     if (st == PG_OK)
-        st = compare_markdown(model, roots, files, &md, &md_len, d);
+        st = compare_markdown(model, roots, files, &md, &lens[2], d);
     if (st == PG_OK)
-        st = pg_compare_junit(model, &xml, &xml_len, d);
+        st = pg_compare_junit(model, &xml, &lens[1], d);
+    static const char *const names[] = {"compare.json", "compare-junit.xml", "compare.md"};
+    const char *data[] = {json, xml, md};
     if (st == PG_OK)
-        st = pg_fileset_stage(set, dir, "compare.json", json, strlen(json), d);
-    if (st == PG_OK)
-        st = pg_fileset_stage(set, dir, "compare-junit.xml", xml, xml_len, d);
-    if (st == PG_OK)
-        st = pg_fileset_stage(set, dir, "compare.md", md, md_len, d);
-    if (st == PG_OK)
-        st = pg_fileset_commit(set, d);
-    pg_fileset_free(set);
+        st = pg_cli_write_files(dir, 3, names, data, lens, d);
     free(json);
     free(md);
     free(xml);

@@ -102,20 +102,14 @@ static pg_status expand(const char *arg, char ***list, size_t *n, pg_diag *d)
 static pg_status write_set(const pg_outdir *dir, const json_t *model, pg_diag *d)
 {
     char *md = NULL, *svg = NULL;
-    size_t md_len = 0, svg_len = 0;
-    pg_fileset *set = pg_fileset_new();
-    pg_status st = set ? PG_OK : pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    size_t lens[2] = {0, 0};
+    pg_status st = pg_history_markdown(model, &md, &lens[0], d);
     if (st == PG_OK)
-        st = pg_history_markdown(model, &md, &md_len, d);
+        st = pg_history_svg(model, &svg, &lens[1], d);
+    static const char *const names[] = {"history.md", "history.svg"};
+    const char *data[] = {md, svg};
     if (st == PG_OK)
-        st = pg_history_svg(model, &svg, &svg_len, d);
-    if (st == PG_OK)
-        st = pg_fileset_stage(set, dir, "history.md", md, md_len, d);
-    if (st == PG_OK)
-        st = pg_fileset_stage(set, dir, "history.svg", svg, svg_len, d);
-    if (st == PG_OK)
-        st = pg_fileset_commit(set, d);
-    pg_fileset_free(set);
+        st = pg_cli_write_files(dir, 2, names, data, lens, d);
     free(md);
     free(svg);
     return st;

@@ -129,6 +129,19 @@ void pg_cli_remove_outputs(const pg_cli_output *out, const char *const *names)
         pg_outdir_remove(&out->copy_dir, out->copy_name);
 }
 
+pg_status pg_cli_write_files(const pg_outdir *dir, size_t n, const char *const *names,
+                             const char *const *data, const size_t *lens, pg_diag *d)
+{
+    pg_fileset *set = pg_fileset_new();
+    pg_status st = set ? PG_OK : pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    for (size_t i = 0; st == PG_OK && i < n; i++)
+        st = pg_fileset_stage(set, dir, names[i], data[i], lens[i], d);
+    if (st == PG_OK)
+        st = pg_fileset_commit(set, d);
+    pg_fileset_free(set);
+    return st;
+}
+
 pg_status pg_cli_write_reports(const pg_cli_output *out, const char *json_text,
                                const char *results_file, bool write_json, pg_diag *d)
 {

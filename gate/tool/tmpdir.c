@@ -242,6 +242,8 @@ pg_status pg_tmpdir_create(char *path, size_t n, int *stale_removed, pg_diag *d)
     int dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (dfd < 0 || mkdirat(dfd, PG_TMPDIR_TOOLS_SUBDIR, 0700) != 0)
         e = errno;
+    /* The record is written by descriptor inside the folder mkdtemp just made (0700, nothing
+     * else can be in it yet), so the safe writer of base/fileio.h adds nothing here. */
     if (!e && have) { /* without /proc there is no record, and no sweep will ever judge it */
         int fd = openat(dfd, PG_TMPDIR_OWNER_FILE ".part",
                         O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
