@@ -149,7 +149,7 @@ int main(int argc, char **argv)
 
     pg_soak_result soak;
     pg_arm both[2] = {a_plain, a_plain};
-    if (pg_heat_soak(dev, both, 2, 120, &soak, &d) != PG_OK)
+    if (pg_heat_soak(dev, both, 2, 120, INFINITY, &soak, &d) != PG_OK)
         die(&d);
     printf("heat soak: %.1f s, %d windows, steady %s\n", soak.seconds, soak.windows,
            soak.steady ? "yes" : "no");

@@ -22,6 +22,9 @@
 #                           default settings)
 #               main2       shard 2/2 of the main job, merged with shard 1 (when main1 ran into
 #                           the same OUT_DIR), with the per-workload table
+#               speed       bench/suite_speed.py: the PTXBench suite in one invocation, its
+#                           per-stage and per-phase breakdown (not in "all": a benchmark, not a
+#                           test; PTXGATE_BENCH_COPIES=N adds a batch of N copies per task)
 #   --build   the build folder (default: build/gpu when it exists, else build)
 #   --fresh   forget the rows of earlier calls (OUT_DIR/summary.tsv)
 #   OUT_DIR   default build/gpu-suite (inside the ignored build/ folder, so it outlives a call on
@@ -174,6 +177,10 @@ main_merge() {
   "$bin" merge --output "$out/reports" "$out/main1/results.json" "$out/main2/results.json"
   [[ $? == 1 ]]
 }
+part_speed() {
+  step speed suite_speed python3 bench/suite_speed.py --ptxgate "$bin" --root "$root" \
+    --out "$out/speed" --copies "${PTXGATE_BENCH_COPIES:-0}"
+}
 part_main1() {
   step main1 fixtures_fail main_fixtures
   step main1 main_job_shard_1 main_shard 1
@@ -219,7 +226,7 @@ head -2 "$out/nvidia-smi.txt"
 t_all=$(date +%s)
 IFS=, read -ra wanted <<<"$parts"
 for p in "${wanted[@]}"; do
-  if [[ " ${all_parts[*]} " != *" $p "* ]]; then
+  if [[ " ${all_parts[*]} speed " != *" $p "* ]]; then
     echo "gpu-suite.sh: unknown part '$p' (parts: ${all_parts[*]})" >&2; exit 2
   fi
   echo "== part $p"

@@ -3,7 +3,6 @@
 #include "device_internal.h"
 
 #include "base/guard.h"
-#include "base/hash.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -306,28 +305,3 @@ pg_status pg_buffer_check_canaries(pg_buffer *b, pg_canary_report *r, pg_diag *d
     return st;
 }
 
-/* Checksum chunk: bounded host memory for any tensor size. */
-#define PG_CHECKSUM_CHUNK ((size_t)32 << 20)
-
-pg_status pg_buffer_checksum(pg_buffer *b, uint64_t *sum, pg_diag *d)
-{
-    pg_device *dev = b->dev;
-    pg_status st = pg_dev_enter(dev, d);
-    if (st != PG_OK)
-        return st;
-    size_t chunk = b->bytes < PG_CHECKSUM_CHUNK ? b->bytes : PG_CHECKSUM_CHUNK;
-    unsigned char *host = malloc(chunk ? chunk : 1);
-    if (!host)
-        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of host memory");
-    pg_hash h;
-    pg_hash_init(&h);
-    for (size_t off = 0; st == PG_OK && off < b->bytes; off += chunk) {
-        size_t n = b->bytes - off < chunk ? b->bytes - off : chunk;
-        st = copy_out(dev, b->ptr + off, host, n, d);
-        if (st == PG_OK)
-            pg_hash_update(&h, host, n);
-    }
-    free(host);
-    *sum = pg_hash_final(&h);
-    return st;
-}

@@ -24,6 +24,7 @@
 #include "../model/cudnn_config.h"
 #include "../model/dtype.h"
 #include "../model/tensor_map.h"
+#include "../stats/accuracy.h"
 
 /* The submitted kernel failed at run time (fault, trap, launch failure, timeout). Equals the
  * "gate failure" exit code 1. */
@@ -147,9 +148,31 @@ typedef struct {
 pg_status pg_buffer_check_canaries(pg_buffer *b, pg_canary_report *r, pg_diag *d);
 /* Set every canary byte back to PG_CANARY_BYTE (enqueued). */
 pg_status pg_buffer_rearm_canaries(pg_buffer *b, pg_diag *d);
-/* The 64-bit checksum (gate/base/hash.h) of the buffer's bytes: waits for the stream, then
- * downloads in chunks. */
+/* ---- Checks on the GPU (checks.c, kernels/checks.cuh) ----
+ * Each waits for the stream first (the submission's work is over before its buffers are
+ * read), runs one of ptxgate's kernels and brings back a few bytes per block. Errors:
+ * PG_FAIL_KERNEL / PG_ERR_INFRA from the wait or the launch, PG_ERR_INPUT for sizes the
+ * buffers do not hold. */
+/* A keyed 64-bit checksum of the buffer's bytes: Σ over 8-byte words of a keyed mix of (word,
+ * index) modulo 2^64, then the length and the splitmix64 finalizer. The key is random per
+ * process, so sums are comparable only within one process (which is where they are compared:
+ * an input's checksum after its fill against the same input after the kernel ran). */
 pg_status pg_buffer_checksum(pg_buffer *b, uint64_t *sum, pg_diag *d);
+/* The tolerance comparison of `count` elements of out (dtype: bf16, fp16, fp32, e4m3, e5m2)
+ * against ref (fp32, same layout), element rule as pg_accuracy_compare (stats/accuracy.h),
+ * summed in double per block and combined in block order into *sums; the caller finishes with
+ * pg_accuracy_from_sums. */
+pg_status pg_buffer_compare_accuracy(pg_buffer *out, pg_dtype dtype, pg_buffer *ref,
+                                     size_t count, double atol, double rtol,
+                                     pg_accuracy_sums *sums, pg_diag *d);
+/* The number of the first `count` elements of elem_size bytes whose bytes differ between a and
+ * b (the determinism check). */
+pg_status pg_buffer_count_differences(pg_buffer *a, pg_buffer *b, size_t count,
+                                      size_t elem_size, uint64_t *differ, pg_diag *d);
+/* Copy `bytes` from src to dst on the device (enqueued). */
+pg_status pg_buffer_copy(pg_buffer *dst, pg_buffer *src, size_t bytes, pg_diag *d);
+/* Copy `bytes` of host memory into the start of b, after the stream is idle (synchronous). */
+pg_status pg_buffer_upload(pg_buffer *b, const void *host, size_t bytes, pg_diag *d);
 
 /* ---- Launch hygiene ----
  * pg_device_open sets CU_LIMIT_PRINTF_FIFO_SIZE to PG_PRINTF_FIFO_BYTES (device printf output

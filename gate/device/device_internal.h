@@ -45,6 +45,8 @@
     X(MemsetD8Async, cuMemsetD8Async, PFN_cuMemsetD8Async_v3020)                               \
     X(MemsetD32Async, cuMemsetD32Async, PFN_cuMemsetD32Async_v3020)                            \
     X(MemcpyDtoHAsync, cuMemcpyDtoHAsync, PFN_cuMemcpyDtoHAsync_v3020)                         \
+    X(MemcpyDtoDAsync, cuMemcpyDtoDAsync, PFN_cuMemcpyDtoDAsync_v3020)                         \
+    X(MemcpyHtoD, cuMemcpyHtoD, PFN_cuMemcpyHtoD_v3020)                                        \
     X(EventCreate, cuEventCreate, PFN_cuEventCreate_v2000)                                     \
     X(EventDestroy, cuEventDestroy, PFN_cuEventDestroy_v4000)                                  \
     X(EventRecord, cuEventRecord, PFN_cuEventRecord_v2000)                                     \
@@ -111,6 +113,9 @@ enum {
     PG_REF_MHA_ROWDOT_FP16,
     PG_REF_CONVERT_F32_BF16,
     PG_REF_CONVERT_F32_FP16,
+    PG_REF_CHECK_CHECKSUM,
+    PG_REF_CHECK_ACCURACY,
+    PG_REF_CHECK_DIFFERENCES,
     PG_REF_COUNT
 };
 

@@ -30,6 +30,9 @@ static const char *const k_names[PG_REF_COUNT] = {
     [PG_REF_MHA_ROWDOT_FP16] = "ref_mha_rowdot_fp16",
     [PG_REF_CONVERT_F32_BF16] = "ref_convert_f32_bf16",
     [PG_REF_CONVERT_F32_FP16] = "ref_convert_f32_fp16",
+    [PG_REF_CHECK_CHECKSUM] = "pg_check_checksum",
+    [PG_REF_CHECK_ACCURACY] = "pg_check_accuracy",
+    [PG_REF_CHECK_DIFFERENCES] = "pg_check_differences",
 };
 
 /* Must match kernels/reference.cu. */

@@ -81,6 +81,19 @@ pg_status pg_accepted_prepare(pg_run *run, pg_submission *s, int index, pg_diag 
         return PG_OK; /* none, or this is itself an accepted kernel */
     const char *field = run->o->accepted_kernel ? "--accepted-kernel" : "gate.accepted_kernel";
     const char *file = run->o->accepted_kernel ? NULL : s->task->file;
+    /* The accepted kernel submitted as a candidate (the bundled examples, a suite of accepted
+     * kernels): the same file is the same kernel, so it is neither compiled nor assembled a
+     * second time. (A shard compacts the accepted kernel's workloads separately: not there.) */
+    char real_a[PG_PATH_MAX], real_s[PG_PATH_MAX];
+    pg_diag rd;
+    if (run->o->shard_count == 0 && pg_path_resolve(path, real_a, sizeof real_a, &rd) == PG_OK &&
+        pg_path_resolve(s->manifest->file, real_s, sizeof real_s, &rd) == PG_OK &&
+        strcmp(real_a, real_s) == 0) {
+        s->accepted = s;
+        s->accepted_shared = true;
+        s->accepted_self = true;
+        return PG_OK;
+    }
     /* Without shards every submission of a task sees the same workloads, so one accepted
      * kernel serves them all: prepared, compiled and assembled once per run. (A shard compacts
      * each submission's accepted kernel to its own items, so each keeps its own.) */
@@ -169,8 +182,8 @@ void pg_accepted_assemble(pg_run *run, pg_submission *s)
     pg_submission *a = s->accepted;
     if (!a)
         return;
-    /* A candidate that did not assemble is never timed: its accepted kernel is not needed. */
     const char *cand = pg_stage_status(json_array_get(json_object_get(s->json, "stages"), 0));
+    /* A candidate that did not assemble is never timed: its accepted kernel is not needed. */
     if (strcmp(cand, "fail") == 0) {
         s->accepted_usable = false;
         snprintf(s->accepted_note, sizeof s->accepted_note,
@@ -180,6 +193,26 @@ void pg_accepted_assemble(pg_run *run, pg_submission *s)
                                       pg_jstr(a->manifest->file), "source",
                                       pg_jstr(a->manifest->source), "assemble", "skipped",
                                       "message", s->accepted_note, "cubin_identical", false));
+        return;
+    }
+    if (s->accepted_self) {
+        /* Its own accepted kernel: the candidate's assembly is the accepted kernel's. */
+        json_t *st = json_array_get(json_object_get(s->json, "stages"), 0);
+        s->accepted_usable = strcmp(cand, "pass") == 0 && s->cubin_path[0];
+        s->accepted_identical = s->accepted_usable;
+        s->accepted_identical_by = s->accepted_identical ? pg_cubin_match_name(PG_CUBIN_SAME_BYTES)
+                                                         : NULL;
+        if (!s->accepted_usable)
+            snprintf(s->accepted_note, sizeof s->accepted_note,
+                     "the accepted kernel (this submission's own manifest) did not assemble");
+        json_object_set_new(
+            s->json, "accepted_kernel",
+            json_pack("{s:o, s:o, s:s, s:o, s:b, s:o}", "manifest", pg_jstr(s->manifest->file),
+                      "source", pg_jstr(s->manifest->source), "assemble", cand, "message",
+                      pg_jstr(json_string_value(json_object_get(st, "message"))),
+                      "cubin_identical", s->accepted_identical, "identical_by",
+                      s->accepted_identical_by ? json_string(s->accepted_identical_by)
+                                               : json_null()));
         return;
     }
     /* Assembled once per run: later submissions of the task take the first one's outcome and

@@ -73,6 +73,8 @@ struct pg_submission {
      * task names none or --accepted-kernel none. */
     pg_submission *accepted;
     bool accepted_shared;         /* accepted is the run's (pg_run.accepted_cache), not owned */
+    bool accepted_self;           /* the accepted kernel's manifest is this submission's own
+                                     file: accepted == this submission, assembled once */
     bool is_accepted;             /* this is some submission's accepted kernel (progress label) */
     bool accepted_usable;         /* assembled (and, on the GPU, loaded) */
     bool accepted_identical;      /* its cubin holds the candidate's kernels (SASS-identical) */
@@ -101,6 +103,8 @@ typedef struct {
     double peak_tflops;           /* measured dense bf16 matrix rate, TFLOP/s (peaks.c), raised
                                      to any faster cuBLASLt launch seen later in the run */
     double peak_write_gbps;       /* measured memset write bandwidth, GB/s (10^9 bytes/s) */
+    double gpu_warm_t;            /* pg_now_s() when timing blocks last ended on the run's GPU
+                                     (0: never; a worker's job carries its age) */
     json_t **perf_stages;         /* performance stages of the recorded comparisons, in order */
     int *perf_cmp_index;          /* index of each in its stage's "comparisons" */
     pg_cmp_result *perf_results;
@@ -159,6 +163,7 @@ typedef struct {
     int ordinal;
     bool peaks_measured;
     double peak_tflops, peak_write_gbps;
+    double gpu_warm_t; /* as pg_run's, for this device */
 } pg_device_slot;
 
 /* --- submission.c: offline validation (input errors abort the run) */
@@ -364,6 +369,27 @@ void pg_progress(pg_run *run, const pg_submission *s, const char *workload, cons
                  const char *status, const char *message);
 
 /* One workload of one submission on the GPU: its buffers and launches. */
+/* phases.c: where a GPU stage's time went, per phase, in seconds (the stage's details
+ * "phases_s"; docs/performance.md, "Where the time goes"). The workload context's primitives
+ * add to them; each stage resets them when it begins. */
+typedef enum {
+    PG_PHASE_FILL,      /* input fills (and for mha_bwd the reference forward making O, LSE) */
+    PG_PHASE_CHECKSUM,  /* input checksums after a fill */
+    PG_PHASE_KERNEL,    /* the submission's launches, enqueue to completion (untimed runs) */
+    PG_PHASE_GUARDS,    /* canaries and input checksums after launches */
+    PG_PHASE_REFERENCE, /* ptxgate's reference of every output */
+    PG_PHASE_COMPARE,   /* the tolerance comparison and the determinism diff (on the GPU) */
+    PG_PHASE_ARMS,      /* performance: arms set up (vendor plan search or pinning, modules) */
+    PG_PHASE_PROBE,     /* performance: the probe launch per arm */
+    PG_PHASE_SOAK,      /* performance: the heat soak */
+    PG_PHASE_BLOCKS,    /* performance: the blocks up to the deciding look */
+    PG_PHASE_PEAKS,     /* performance: the device's peaks, measured once per process */
+    PG_PHASE_COUNT
+} pg_phase;
+typedef struct {
+    double seconds[PG_PHASE_COUNT];
+} pg_phase_times;
+
 typedef struct pg_wctx pg_wctx;
 struct pg_wctx {
     pg_run *run;
@@ -390,7 +416,14 @@ struct pg_wctx {
     bool refresh_inputs;
     uint64_t timing_seed;
     long long refills;
+    pg_phase_times phases;
 };
+
+/* phases.c: add the time since since_s (pg_now_s) to a phase of c; reset all; the non-zero
+ * phases as {"fill": 0.0123, ...} (seconds, 4 decimals; new reference). */
+void pg_phase_add(pg_wctx *c, pg_phase phase, double since_s);
+void pg_phases_reset(pg_wctx *c);
+json_t *pg_phases_json(const pg_wctx *c);
 
 /* workload.c */
 /* Value of symbol `name` in workload w; 0 when the task has no such symbol. */
@@ -403,6 +436,9 @@ void pg_wctx_release(pg_wctx *c);
 pg_status pg_wctx_init_workspaces(pg_wctx *c, pg_diag *d);
 /* Enqueue all launches of the submission (a pg_enqueue_fn over pg_wctx). */
 pg_status pg_wctx_enqueue(void *wctx, pg_diag *d);
+/* Enqueue all launches and wait for them (timeout: the run's --timeout), timed as the kernel
+ * phase. PG_FAIL_KERNEL when the kernel faulted or timed out. */
+pg_status pg_wctx_run_once(pg_wctx *c, pg_diag *d);
 /* Before every launch (a pg_enqueue_fn, the candidate arm's prepare in cold mode): outputs
  * poisoned with PG_POISON_BYTE and workspaces re-initialized (zero or poison, per manifest), so
  * a launch that does not compute its whole output leaves poison, whatever earlier launches
@@ -467,9 +503,18 @@ typedef struct {
     int windows;                  /* 100 ms windows run */
     bool steady;                  /* three consecutive windows agreed within 0.5 % */
     double last_window_round_ms;  /* mean time of one round of all arms in the last window */
+    bool warm_start;              /* the GPU was timing until at most PG_SOAK_WARM_S ago */
+    double min_s;                 /* the minimum the soak ran: 2 s cold, 0.5 s warm */
 } pg_soak_result;
+/* The heat soak: all arms back to back for at least 2 s (0.5 s when warm) and until three
+ * consecutive 100 ms windows agree within 0.5 % (at most 10 s). since_warm_s: seconds since
+ * the GPU last ran timing blocks (a previous workload, in this process or another worker of
+ * the run; +inf or NaN: never). The GPU counts as warm within PG_SOAK_WARM_S of that: the
+ * clocks and the power draw are those of steady timing, and the window agreement still has
+ * to hold (docs/performance.md, step 4). */
+#define PG_SOAK_WARM_S 10.0
 pg_status pg_heat_soak(pg_device *dev, const pg_arm *arms, size_t n_arms, double timeout_s,
-                       pg_soak_result *out, pg_diag *d);
+                       double since_warm_s, pg_soak_result *out, pg_diag *d);
 
 /* reference_run.c: the per-operation parts of the correctness stage. */
 /* Fill the inputs of one input set: input tensor i gets N(0,1) samples from seed + i, except
@@ -508,15 +553,14 @@ pg_blaslt_gemm *pg_vendor_gemm(pg_vendor *b);
 pg_buffer *pg_vendor_output(pg_vendor *b, int tensor);
 void pg_vendor_free(pg_vendor *b);
 
-/* stage_correctness.c: the outputs of a task with fp32 reference buffers and host staging
- * sized for the largest output, shared by the correctness and verify stages. */
+/* stage_correctness.c: the outputs of a task with their fp32 reference buffers, shared by the
+ * correctness and verify stages. The comparison runs on the GPU (pg_buffer_compare_accuracy):
+ * nothing is downloaded but its per-block sums. */
 typedef struct {
     int n;                                    /* outputs of the task */
     int tensor[PG_MAX_TENSORS];               /* their task tensor indices */
     const pg_tolerance *tol[PG_MAX_TENSORS];  /* pg_task_output_tolerance */
     pg_buffer *ref[PG_MAX_TENSORS];           /* fp32 references, one per output */
-    void *host_out;                           /* largest output, in its dtype */
-    float *host_ref;                          /* largest output, fp32 */
 } pg_outputs;
 pg_status pg_outputs_setup(pg_wctx *c, pg_outputs *o, pg_diag *d);
 void pg_outputs_release(pg_outputs *o);

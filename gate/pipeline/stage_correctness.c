@@ -33,34 +33,40 @@ pg_status pg_outputs_compare(pg_wctx *c, pg_outputs *o, pg_accuracy *acc, pg_dia
     pg_buffer *refs[PG_MAX_TENSORS] = {NULL};
     for (int i = 0; i < o->n; i++)
         refs[o->tensor[i]] = o->ref[i];
+    double t0 = pg_now_s();
     pg_status st = pg_refrun_outputs(c, refs, d);
+    pg_phase_add(c, PG_PHASE_REFERENCE, t0);
     if (st != PG_OK)
         return st == PG_FAIL_KERNEL ? PG_ERR_INFRA : st;
     for (int i = 0; i < o->n && st == PG_OK; i++) {
         int ti = o->tensor[i];
         size_t count = (size_t)c->plan->tensor_elements[ti];
-        pg_dtype odt = t->tensors[ti].dtype;
-        st = pg_buffer_download(c->tensors[ti], o->host_out, count * pg_dtype_size(odt), d);
-        if (st == PG_OK)
-            st = pg_buffer_download(o->ref[i], o->host_ref, count * sizeof(float), d);
-        if (st != PG_OK)
-            break;
         const pg_tolerance *tol = o->tol[i];
         pg_accuracy_tolerance at = {tol->atol, tol->rtol, tol->max_rel_l2};
-        pg_accuracy_compare(o->host_out, odt, o->host_ref, count, &at, &acc[i]);
+        pg_accuracy_sums sums;
+        t0 = pg_now_s();
+        st = pg_buffer_compare_accuracy(c->tensors[ti], t->tensors[ti].dtype, o->ref[i], count,
+                                        tol->atol, tol->rtol, &sums, d);
+        pg_phase_add(c, PG_PHASE_COMPARE, t0);
+        if (st == PG_OK)
+            pg_accuracy_from_sums(&sums, count, &at, &acc[i]);
     }
     return st;
 }
 
-/* The first run's outputs of the determinism check, one host copy per output. */
+/* The first run's outputs of the determinism check: a device copy per output, and the copy's
+ * checksum, checked again after the second run (a launch that wrote into the copy is a guard
+ * violation, not a way to look deterministic). */
 typedef struct {
-    void *bytes[PG_MAX_TENSORS];
+    pg_buffer *copy[PG_MAX_TENSORS];
+    uint64_t sum[PG_MAX_TENSORS];
 } first_run;
 
 static void first_run_free(first_run *f)
 {
     for (int i = 0; i < PG_MAX_TENSORS; i++)
-        free(f->bytes[i]);
+        if (f->copy[i])
+            pg_buffer_free(f->copy[i]);
 }
 
 static size_t output_bytes(const pg_wctx *c, int tensor)
@@ -69,14 +75,21 @@ static size_t output_bytes(const pg_wctx *c, int tensor)
            pg_dtype_size(c->s->task->tensors[tensor].dtype);
 }
 
-/* Elements of `count` (elem_size bytes each) whose bytes differ between a and b. */
-static long long differing_elements(const unsigned char *a, const unsigned char *b, size_t count,
-                                    size_t elem_size)
+/* Keep a device copy of every output of the run just done, with its checksum. */
+static pg_status keep_first_run(pg_wctx *c, const pg_outputs *o, first_run *f, pg_diag *d)
 {
-    long long n = 0;
-    for (size_t i = 0; i < count; i++)
-        n += memcmp(a + i * elem_size, b + i * elem_size, elem_size) != 0;
-    return n;
+    pg_status st = PG_OK;
+    double t0 = pg_now_s();
+    for (int i = 0; i < o->n && st == PG_OK; i++) {
+        size_t bytes = output_bytes(c, o->tensor[i]);
+        st = pg_buffer_alloc(c->run->dev, bytes ? bytes : 1, &f->copy[i], d);
+        if (st == PG_OK)
+            st = pg_buffer_copy(f->copy[i], c->tensors[o->tensor[i]], bytes, d);
+        if (st == PG_OK)
+            st = pg_buffer_checksum(f->copy[i], &f->sum[i], d);
+    }
+    pg_phase_add(c, PG_PHASE_COMPARE, t0);
+    return st;
 }
 
 /* Launch again on the inputs of the set just run (outputs poisoned, workspaces re-initialized)
@@ -87,20 +100,28 @@ static pg_status run_again(pg_wctx *c, pg_outputs *o, const first_run *f, long l
     const pg_task *t = c->s->task;
     pg_status st = pg_wctx_prepare_launch(c, d);
     if (st == PG_OK)
-        st = pg_wctx_enqueue(c, d);
-    if (st == PG_OK)
-        st = pg_device_sync(c->run->dev, c->run->o->timeout_s, d);
+        st = pg_wctx_run_once(c, d);
     if (st == PG_OK)
         st = pg_wctx_check_guards(c, violation, vlen, d);
     long long n = 0;
+    double t0 = pg_now_s();
     for (int i = 0; i < o->n && st == PG_OK; i++) {
         int ti = o->tensor[i];
-        st = pg_buffer_download(c->tensors[ti], o->host_out, output_bytes(c, ti), d);
+        uint64_t differing = 0, sum = 0;
+        st = pg_buffer_count_differences(f->copy[i], c->tensors[ti],
+                                         (size_t)c->plan->tensor_elements[ti],
+                                         pg_dtype_size(t->tensors[ti].dtype), &differing, d);
         if (st == PG_OK)
-            n += differing_elements(f->bytes[i], o->host_out,
-                                    (size_t)c->plan->tensor_elements[ti],
-                                    pg_dtype_size(t->tensors[ti].dtype));
+            st = pg_buffer_checksum(f->copy[i], &sum, d);
+        if (st == PG_OK && sum != f->sum[i]) {
+            size_t used = strlen(violation);
+            snprintf(violation + used, vlen - used,
+                     "%sthe second run wrote into ptxgate's copy of the first run's output %s",
+                     used ? "; " : "", t->tensors[ti].name);
+        }
+        n += (long long)differing;
     }
+    pg_phase_add(c, PG_PHASE_COMPARE, t0);
     if (st == PG_OK)
         *differ = n;
     return st;
@@ -125,17 +146,11 @@ static pg_status run_set(pg_wctx *c, uint64_t seed, pg_outputs *o, pg_accuracy *
     if (st != PG_OK)
         return st == PG_FAIL_KERNEL ? PG_ERR_INFRA : st;
 
-    st = pg_wctx_enqueue(c, d);
-    if (st == PG_OK)
-        st = pg_device_sync(dev, c->run->o->timeout_s, d);
+    st = pg_wctx_run_once(c, d);
     if (st == PG_OK)
         st = pg_wctx_check_guards(c, violation, vlen, d);
-    for (int i = 0; f && i < o->n && st == PG_OK; i++) {
-        size_t bytes = output_bytes(c, o->tensor[i]);
-        f->bytes[i] = malloc(bytes ? bytes : 1);
-        st = f->bytes[i] ? pg_buffer_download(c->tensors[o->tensor[i]], f->bytes[i], bytes, d)
-                         : pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of host memory");
-    }
+    if (st == PG_OK && f)
+        st = keep_first_run(c, o, f, d);
     if (st == PG_OK)
         st = pg_outputs_compare(c, o, acc, d);
     /* A guard violation makes "the same inputs" untrue: no second run then. */
@@ -201,7 +216,6 @@ static void accumulate(output_acc *o, const pg_accuracy *a, int set)
 pg_status pg_outputs_setup(pg_wctx *c, pg_outputs *o, pg_diag *d)
 {
     const pg_task *t = c->s->task;
-    size_t max_out = 1, max_ref = 1;
     memset(o, 0, sizeof *o);
     for (int i = 0; i < t->n_tensors; i++) {
         if (!t->tensors[i].is_output)
@@ -210,18 +224,11 @@ pg_status pg_outputs_setup(pg_wctx *c, pg_outputs *o, pg_diag *d)
         o->tensor[k] = i;
         o->tol[k] = pg_task_output_tolerance(t, i);
         size_t count = (size_t)c->plan->tensor_elements[i];
-        if (count * pg_dtype_size(t->tensors[i].dtype) > max_out)
-            max_out = count * pg_dtype_size(t->tensors[i].dtype);
-        if (count * sizeof(float) > max_ref)
-            max_ref = count * sizeof(float);
-        pg_status st = pg_buffer_alloc(c->run->dev, count * sizeof(float), &o->ref[k], d);
+        pg_status st = pg_buffer_alloc(c->run->dev, count ? count * sizeof(float) : 1,
+                                       &o->ref[k], d);
         if (st != PG_OK)
             return st;
     }
-    o->host_out = malloc(max_out);
-    o->host_ref = malloc(max_ref);
-    if (!o->host_out || !o->host_ref)
-        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of host memory");
     return PG_OK;
 }
 
@@ -230,8 +237,6 @@ void pg_outputs_release(pg_outputs *o)
     for (int i = 0; i < o->n; i++)
         if (o->ref[i])
             pg_buffer_free(o->ref[i]);
-    free(o->host_out);
-    free(o->host_ref);
     memset(o, 0, sizeof *o);
 }
 
@@ -341,6 +346,7 @@ bool pg_stage_correctness(pg_wctx *c)
     json_t *det = pg_stage_details(stage);
     pg_progress(run, c->s, c->w->name, "correctness", NULL, NULL);
     double t0 = pg_now_s();
+    pg_phases_reset(c);
     pg_outputs o;
     output_acc a[PG_MAX_TENSORS];
     memset(a, 0, sizeof a);
@@ -433,6 +439,7 @@ bool pg_stage_correctness(pg_wctx *c)
                  differ, out_elements);
     json_object_set_new(det, "addresses", pg_wctx_addresses_json(c));
     json_object_set_new(det, "guards", pg_wctx_guards_json(c));
+    json_object_set_new(det, "phases_s", pg_phases_json(c));
 
     const char *ptxbench = "PASSED";
     double dt = pg_now_s() - t0;

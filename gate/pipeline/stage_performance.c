@@ -267,15 +267,20 @@ bool pg_stage_performance(pg_wctx *c)
     memset(&soak, 0, sizeof soak);
     double decision_s = NAN;
 
+    pg_phases_reset(c);
+    double tp = pg_now_s();
     pg_perf_arms *p = calloc(1, sizeof *p);
     pg_status st = p ? pg_perf_arms_setup(p, c, sustained, with_acc, o->timeout_s * 5, &d)
                      : pg_diag_set(&d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    pg_phase_add(c, PG_PHASE_ARMS, tp);
     int n_arms = p ? p->n_arms : 0;
     const char *L = pg_vendor_label(p ? p->baseline : NULL); /* "cuBLASLt" or "cuDNN" */
     double probe[PG_PERF_MAX_ARMS] = {NAN, NAN, NAN, NAN};
+    tp = pg_now_s();
     if (st == PG_OK)
         st = pg_device_time(run->dev, p->arms, (size_t)n_arms, 1, 1, !sustained, o->timeout_s * 5,
                             probe, &d);
+    pg_phase_add(c, PG_PHASE_PROBE, tp);
     if (st == PG_OK) {
         double slowest = 0;
         for (int a = 0; a < n_arms; a++)
@@ -283,7 +288,11 @@ bool pg_stage_performance(pg_wctx *c)
         choose_reps(slowest, o->warmup, o->repetitions, &warmup, &reps);
         for (int a = 0; a < n_arms; a++)
             probe[a] /= p->launches[a];
-        st = pg_heat_soak(run->dev, p->arms, (size_t)n_arms, o->timeout_s * 5, &soak, &d);
+        tp = pg_now_s();
+        double since_warm = run->gpu_warm_t > 0 ? pg_now_s() - run->gpu_warm_t : INFINITY;
+        st = pg_heat_soak(run->dev, p->arms, (size_t)n_arms, o->timeout_s * 5, since_warm,
+                          &soak, &d);
+        pg_phase_add(c, PG_PHASE_SOAK, tp);
     }
     configure(run, c, min_speedup, probe, &k);
     block_ms = calloc((size_t)PG_PERF_MAX_ARMS * PG_BLOCK_MAX_BLOCKS, sizeof *block_ms);
@@ -303,6 +312,7 @@ bool pg_stage_performance(pg_wctx *c)
                         .max_reruns = PG_BLOCK_MAX_BLOCKS / 10};
     static pg_block_data data; /* 8 KiB: kept off the stack; the pipeline is single-threaded */
     pg_block_data_init(&data);
+    tp = pg_now_s();
     for (int look = 0; st == PG_OK && look < k.main.n_looks; look++) {
         st = pg_blocks_run(run->dev, &bp, blocks, k.main.looks[look], block_ms, all_ms, &data, &d);
         if (st != PG_OK)
@@ -323,6 +333,9 @@ bool pg_stage_performance(pg_wctx *c)
         if (pg_cmp_decisive(&main_r) && reg_done && !pg_cmp_canary_rejects(&canary_r))
             break;
     }
+    pg_phase_add(c, PG_PHASE_BLOCKS, tp);
+    if (st == PG_OK)
+        run->gpu_warm_t = pg_now_s();
     decision_s = pg_now_s() - t0;
 
     json_object_set_new(
@@ -372,7 +385,9 @@ bool pg_stage_performance(pg_wctx *c)
     for (int i = 0; i < t->n_tensors; i++)
         bytes += (double)c->plan->tensor_elements[i] * (double)pg_dtype_size(t->tensors[i].dtype);
     pg_diag pd;
+    tp = pg_now_s();
     pg_run_measure_peaks(run, &pd);
+    pg_phase_add(c, PG_PHASE_PEAKS, tp);
     /* The vendor library itself bounds the reachable rate from below: never call it faster than light. */
     double base_best_tflops = flop / (base.min * 1e-3) / 1e12;
     if (isfinite(base_best_tflops) && !(run->peak_tflops >= base_best_tflops))
@@ -384,8 +399,10 @@ bool pg_stage_performance(pg_wctx *c)
     pg_signflip_result faster = pg_signflip_less(d_main, (size_t)blocks, 0.0, k.main.seed,
                                                  pg_cmp_mc_draws(&k.main, main_r.look));
 
-    json_object_set_new(det, "heat_soak", json_pack("{s:f, s:i, s:b}", "seconds", soak.seconds,
-                                                    "windows", soak.windows, "steady", soak.steady));
+    json_object_set_new(det, "heat_soak",
+                        json_pack("{s:f, s:i, s:b, s:b, s:f}", "seconds", soak.seconds, "windows",
+                                  soak.windows, "steady", soak.steady, "warm_start",
+                                  soak.warm_start, "min_seconds", soak.min_s));
     json_object_set_new(det, "block", json_pack("{s:i, s:i, s:i, s:I, s:i}", "warmup", warmup,
                                                 "timed", reps, "blocks", blocks, "seed",
                                                 (json_int_t)k.main.seed, "rotated_copies",
@@ -502,6 +519,7 @@ bool pg_stage_performance(pg_wctx *c)
                         faster.p_value <= k.main.alpha ? "FAST (faster than the library)" : "PASS",
                         numbers, reg);
 done:
+    json_object_set_new(det, "phases_s", pg_phases_json(c));
     free(block_ms);
     free(all_ms);
     free(d_main);

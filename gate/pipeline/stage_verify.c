@@ -61,12 +61,16 @@ static pg_status remake_last_inputs(pg_wctx *c, uint64_t last_seed, pg_diag *d)
     pg_status st = pg_wctx_fill_inputs(c, c->timing_seed, d);
     if (st != PG_OK || c->refills == 0)
         return st;
+    double t0 = pg_now_s();
     st = pg_refrun_refill(c, last_seed, d);
     if (st == PG_OK)
         st = pg_device_sync(c->run->dev, c->run->o->timeout_s, d);
+    pg_phase_add(c, PG_PHASE_FILL, t0);
+    t0 = pg_now_s();
     for (int i = 0; i < t->n_tensors && st == PG_OK; i++)
         if (pg_refrun_refillable(t, i))
             st = pg_buffer_checksum(c->tensors[i], &c->input_sum[i], d);
+    pg_phase_add(c, PG_PHASE_CHECKSUM, t0);
     return st;
 }
 
@@ -79,6 +83,7 @@ bool pg_stage_verify(pg_wctx *c)
     json_t *det = pg_stage_details(stage);
     pg_progress(run, c->s, c->w->name, "verify", NULL, NULL);
     double t0 = pg_now_s();
+    pg_phases_reset(c);
     int wl = c->s->workloads[c->index];
     uint64_t fresh_seed = pg_set_seed(run->o->seed, wl, run->o->correctness_sets + 1);
     pg_outputs o;
@@ -99,9 +104,11 @@ bool pg_stage_verify(pg_wctx *c)
     json_object_set_new(det, "timing_inputs_seed", json_integer((json_int_t)c->timing_seed));
     json_object_set_new(det, "last_inputs_seed",
                         c->refills ? json_integer((json_int_t)last_seed) : json_null());
+    double t1 = pg_now_s();
     for (int i = 0; i < t->n_tensors && st == PG_OK; i++)
         if (!t->tensors[i].is_output)
             st = pg_buffer_checksum(c->tensors[i], &now_sum[i], &d);
+    pg_phase_add(c, PG_PHASE_CHECKSUM, t1);
     if (st == PG_OK)
         st = remake_last_inputs(c, last_seed, &d);
     size_t vused = 0;
@@ -129,9 +136,7 @@ bool pg_stage_verify(pg_wctx *c)
     if (st == PG_OK)
         st = pg_wctx_prepare_launch(c, &d);
     if (st == PG_OK)
-        st = pg_wctx_enqueue(c, &d);
-    if (st == PG_OK)
-        st = pg_device_sync(run->dev, run->o->timeout_s, &d);
+        st = pg_wctx_run_once(c, &d);
     if (st == PG_OK)
         st = pg_wctx_check_guards(c, violation, sizeof violation, &d);
     if (st == PG_OK)
@@ -139,6 +144,7 @@ bool pg_stage_verify(pg_wctx *c)
     if (st == PG_OK)
         json_array_append_new(checks, check_json(c, &o, "new inputs", fresh_seed, acc, violation,
                                                  why, sizeof why, &used));
+    json_object_set_new(det, "phases_s", pg_phases_json(c));
     double dt = pg_now_s() - t0;
     if (st == PG_FAIL_KERNEL) {
         bool timeout = strncmp(d.message, "TIMEOUT", 7) == 0;

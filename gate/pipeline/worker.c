@@ -110,6 +110,10 @@ static void on_progress(wstate *w, json_t *ev)
     snprintf(w->workload, sizeof w->workload, "%s", wl ? wl : "");
     w->stage_open = status == NULL;
     w->step_t = pg_now_s();
+    /* Timing blocks just ended on this device: the next workload's heat soak starts warm. */
+    if (strcmp(stage, "performance") == 0 && status &&
+        (strcmp(status, "pass") == 0 || strcmp(status, "fail") == 0))
+        *(w->slot ? &w->slot->gpu_warm_t : &w->run->gpu_warm_t) = w->step_t;
     if (w->s)
         pg_progress(w->run, w->s, wl, stage, status, msg);
 }
@@ -293,6 +297,7 @@ static pg_status write_job_on(pg_run *run, pg_submission *s, const pg_device_slo
     json_t *peaks = measured ? json_pack("{s:o, s:o}", "tflops", pg_json_real_or_null(tflops),
                                          "write_gbps", pg_json_real_or_null(gbps))
                              : json_null();
+    double warm_t = slot ? slot->gpu_warm_t : run->gpu_warm_t;
     json_t *job = json_pack(
         "{s:s, s:o, s:o, s:s, s:o, s:o, s:o, s:b, s:i, s:o, "
         "s:{s:i, s:i, s:I, s:i, s:i, s:f, s:f, s:f}}",
@@ -303,6 +308,8 @@ static pg_status write_job_on(pg_run *run, pg_submission *s, const pg_device_slo
         "seed", (json_int_t)o->seed, "warmup", o->warmup, "repetitions", o->repetitions,
         "confidence", o->confidence, "timeout_s", o->timeout_s, "min_speedup_override",
         o->min_speedup_override);
+    /* CLOCK_MONOTONIC is one clock for every process of the machine. */
+    json_object_set_new(job, "gpu_warm_monotonic_s", warm_t > 0 ? json_real(warm_t) : json_null());
     json_t *opts = json_object_get(job, "options");
     set_opt_string(opts, "timing_mode", o->timing_mode);
     json_object_set_new(opts, "energy", json_boolean(o->energy));

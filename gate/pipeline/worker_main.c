@@ -327,6 +327,9 @@ pg_status pg_worker_main(const char *job_path, const char *status_path, pg_diag 
     o.progress_ctx = &w;
     run.n_comparisons = (int)f.n_comparisons;
     run.sanitize_mode = f.sanitize;
+    json_t *warm = json_object_get(job, "gpu_warm_monotonic_s");
+    if (json_is_number(warm) && json_number_value(warm) > 0 && json_number_value(warm) <= t_exec)
+        run.gpu_warm_t = json_number_value(warm);
     if (json_is_object(f.peaks)) {
         run.peaks_measured = true;
         json_t *t = json_object_get(f.peaks, "tflops"), *g = json_object_get(f.peaks, "write_gbps");

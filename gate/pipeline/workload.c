@@ -117,6 +117,16 @@ pg_status pg_wctx_enqueue(void *wctx, pg_diag *d)
     return pg_device_launch(c->run->dev, c->launches, (size_t)c->plan->n_launches, d);
 }
 
+pg_status pg_wctx_run_once(pg_wctx *c, pg_diag *d)
+{
+    double t0 = pg_now_s();
+    pg_status st = pg_wctx_enqueue(c, d);
+    if (st == PG_OK)
+        st = pg_device_sync(c->run->dev, c->run->o->timeout_s, d);
+    pg_phase_add(c, PG_PHASE_KERNEL, t0);
+    return st;
+}
+
 uint64_t pg_wctx_refill_seed(const pg_wctx *c)
 {
     return c->timing_seed + 64u * (uint64_t)c->refills;
@@ -140,12 +150,16 @@ pg_status pg_wctx_prepare_launch(void *wctx, pg_diag *d)
 pg_status pg_wctx_fill_inputs(pg_wctx *c, uint64_t seed, pg_diag *d)
 {
     const pg_task *t = c->s->task;
+    double t0 = pg_now_s();
     pg_status st = pg_refrun_fill_inputs(c, seed, d);
     if (st == PG_OK)
         st = pg_device_sync(c->run->dev, c->run->o->timeout_s, d);
+    pg_phase_add(c, PG_PHASE_FILL, t0);
+    t0 = pg_now_s();
     for (int i = 0; i < t->n_tensors && st == PG_OK; i++)
         if (!t->tensors[i].is_output)
             st = pg_buffer_checksum(c->tensors[i], &c->input_sum[i], d);
+    pg_phase_add(c, PG_PHASE_CHECKSUM, t0);
     return st;
 }
 
@@ -178,6 +192,7 @@ pg_status pg_wctx_check_guards(pg_wctx *c, char *why, size_t n, pg_diag *d)
     size_t used = 0;
     why[0] = '\0';
     pg_status st = pg_device_sync(c->run->dev, c->run->o->timeout_s, d);
+    double t0 = pg_now_s();
     for (int i = 0; i < t->n_tensors && st == PG_OK; i++)
         if (!c->borrowed[i])
             st = check_canaries(c->tensors[i], "tensor", t->tensors[i].name, why, n, &used, d);
@@ -196,6 +211,7 @@ pg_status pg_wctx_check_guards(pg_wctx *c, char *why, size_t n, pg_diag *d)
                                      (unsigned long long)sum,
                                      (unsigned long long)c->input_sum[i]);
     }
+    pg_phase_add(c, PG_PHASE_GUARDS, t0);
     return st;
 }
 

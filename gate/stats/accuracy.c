@@ -65,42 +65,74 @@ static bool is_poison(const void *data, size_t esize, size_t i)
     return true;
 }
 
-void pg_accuracy_compare(const void *out, pg_dtype dtype, const float *ref, size_t count,
-                         const pg_accuracy_tolerance *tol, pg_accuracy *r)
+void pg_accuracy_sums_range(const void *out, pg_dtype dtype, const float *ref, size_t begin,
+                            size_t end, const pg_accuracy_tolerance *tol, pg_accuracy_sums *a)
 {
-    memset(r, 0, sizeof *r);
-    r->elements = count;
-    r->first_bad_index = -1;
+    *a = (pg_accuracy_sums){0, 0, 0, 0, 0, 0, 0, -1};
     size_t esize = pg_dtype_size(dtype);
-    double err2 = 0.0, ref2 = 0.0;
-    for (size_t i = 0; i < count; i++) {
+    for (size_t i = begin; i < end; i++) {
         double y = ref[i];
         double x = pg_element_to_float(out, dtype, i);
-        ref2 += y * y;
+        a->ref2 += y * y;
         if (!isfinite(x)) {
-            r->nan_or_inf_elements++;
-            if (is_poison(out, esize, i))
-                r->unwritten_elements++;
-            r->bad_elements++;
-            if (r->first_bad_index < 0)
-                r->first_bad_index = (long long)i;
+            a->nonfinite++;
+            a->unwritten += is_poison(out, esize, i);
+            a->bad++;
+            if (a->first_bad < 0)
+                a->first_bad = (long long)i;
             continue;
         }
         double e = fabs(x - y);
-        err2 += e * e;
-        if (e > r->max_absolute_error)
-            r->max_absolute_error = e;
-        if (y != 0.0 && e / fabs(y) > r->max_relative_error)
-            r->max_relative_error = e / fabs(y);
+        a->err2 += e * e;
+        if (e > a->max_abs)
+            a->max_abs = e;
+        if (y != 0.0 && e / fabs(y) > a->max_rel)
+            a->max_rel = e / fabs(y);
         if (!(e <= tol->atol + tol->rtol * fabs(y))) {
-            r->bad_elements++;
-            if (r->first_bad_index < 0)
-                r->first_bad_index = (long long)i;
+            a->bad++;
+            if (a->first_bad < 0)
+                a->first_bad = (long long)i;
         }
     }
-    if (ref2 > 0.0)
-        r->relative_l2_error = sqrt(err2) / sqrt(ref2);
+}
+
+void pg_accuracy_compare(const void *out, pg_dtype dtype, const float *ref, size_t count,
+                         const pg_accuracy_tolerance *tol, pg_accuracy *r)
+{
+    pg_accuracy_sums a;
+    pg_accuracy_sums_range(out, dtype, ref, 0, count, tol, &a);
+    pg_accuracy_from_sums(&a, count, tol, r);
+}
+
+void pg_accuracy_sums_add(pg_accuracy_sums *a, const pg_accuracy_sums *b)
+{
+    a->err2 += b->err2;
+    a->ref2 += b->ref2;
+    if (b->max_abs > a->max_abs)
+        a->max_abs = b->max_abs;
+    if (b->max_rel > a->max_rel)
+        a->max_rel = b->max_rel;
+    a->bad += b->bad;
+    a->nonfinite += b->nonfinite;
+    a->unwritten += b->unwritten;
+    if (b->first_bad >= 0 && (a->first_bad < 0 || b->first_bad < a->first_bad))
+        a->first_bad = b->first_bad;
+}
+
+void pg_accuracy_from_sums(const pg_accuracy_sums *s, size_t count,
+                           const pg_accuracy_tolerance *tol, pg_accuracy *r)
+{
+    memset(r, 0, sizeof *r);
+    r->elements = count;
+    r->max_absolute_error = s->max_abs;
+    r->max_relative_error = s->max_rel;
+    r->bad_elements = (size_t)s->bad;
+    r->nan_or_inf_elements = (size_t)s->nonfinite;
+    r->unwritten_elements = (size_t)s->unwritten;
+    r->first_bad_index = s->first_bad;
+    if (s->ref2 > 0.0)
+        r->relative_l2_error = sqrt(s->err2) / sqrt(s->ref2);
     else
-        r->relative_l2_error = err2 > 0.0 ? INFINITY : 0.0;
+        r->relative_l2_error = s->err2 > 0.0 ? INFINITY : 0.0;
     r->pass = r->bad_elements == 0 && r->relative_l2_error <= tol->max_rel_l2;
 }

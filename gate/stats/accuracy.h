@@ -40,4 +40,28 @@ float pg_element_to_float(const void *data, pg_dtype dtype, size_t index);
 void pg_accuracy_compare(const void *out, pg_dtype dtype, const float *ref, size_t count,
                          const pg_accuracy_tolerance *tol, pg_accuracy *r);
 
+/* The comparison's running sums over a part of the elements, as the GPU computes them per
+ * block (gate/device/kernels/checks.cuh; the same element rule as pg_accuracy_compare):
+ * Σ(out − ref)² and Σref² over finite outputs (ref² over all), the maxima, the counts and the
+ * smallest bad index (-1: none). */
+typedef struct {
+    double err2, ref2, max_abs, max_rel;
+    unsigned long long bad, nonfinite, unwritten;
+    long long first_bad;
+} pg_accuracy_sums;
+
+/* The sums over elements [begin, end) of out and ref (indices into the whole tensors, so
+ * first_bad is a global index); pg_accuracy_compare is this over all elements, then
+ * pg_accuracy_from_sums. */
+void pg_accuracy_sums_range(const void *out, pg_dtype dtype, const float *ref, size_t begin,
+                            size_t end, const pg_accuracy_tolerance *tol, pg_accuracy_sums *sums);
+/* Fold b into a (sums added, maxima and the first bad index kept): folding the parts in index
+ * order gives a result that does not depend on how the work was split into parts beyond the
+ * order of the double additions. */
+void pg_accuracy_sums_add(pg_accuracy_sums *a, const pg_accuracy_sums *b);
+/* The result for `count` elements from their sums, under tol (the same rules as
+ * pg_accuracy_compare: relative L2 = sqrt(err2) / sqrt(ref2), +inf when ref2 = 0 < err2). */
+void pg_accuracy_from_sums(const pg_accuracy_sums *s, size_t count,
+                           const pg_accuracy_tolerance *tol, pg_accuracy *r);
+
 #endif

@@ -465,6 +465,79 @@ static int run_failing(const char *entry, const char *want)
     return 0;
 }
 
+
+/* The checks that run on the GPU (gate/device/checks.c) against their host definitions: the
+ * tolerance comparison against gate/stats/accuracy.c on a bf16 output with crafted elements
+ * (poison, Inf, NaN, out of tolerance), the keyed checksum's sensitivity to one changed byte,
+ * and the determinism difference count. */
+static void check_gpu_checks(void)
+{
+    const size_t n = (1u << 20) + 17;
+    pg_buffer *out = alloc(n * 2), *ref = alloc(n * 4), *copy = alloc(n * 2);
+    ok(pg_buffer_fill_normal(out, PG_DTYPE_BF16, n, 11, &g_d), "fill out");
+    ok(pg_buffer_fill_normal(ref, PG_DTYPE_FP32, n, 11, &g_d), "fill ref");
+    sync_ok("fills");
+    uint16_t *h = download(out, n * 2);
+    h[5] = 0xFFFF;          /* poison: unwritten */
+    h[77] = 0x7F80;         /* +Inf */
+    h[1000] = 0x7FC1;       /* NaN */
+    h[n - 1] ^= 0x4000;     /* far out of tolerance */
+    ok(pg_buffer_upload(out, h, n * 2, &g_d), "upload");
+    float *r = download(ref, n * 4);
+    pg_accuracy_tolerance tol = {0.01, 0.01, 0.02};
+    pg_accuracy host, gpu;
+    pg_accuracy_compare(h, PG_DTYPE_BF16, r, n, &tol, &host);
+    pg_accuracy_sums sums;
+    ok(pg_buffer_compare_accuracy(out, PG_DTYPE_BF16, ref, n, tol.atol, tol.rtol, &sums, &g_d),
+       "pg_buffer_compare_accuracy");
+    pg_accuracy_from_sums(&sums, n, &tol, &gpu);
+    printf("gpu compare: bad %zu (host %zu), nan/inf %zu (%zu), unwritten %zu (%zu), first bad "
+           "%lld (%lld), max abs %.9g (%.9g), rel L2 %.12g (%.12g)\n",
+           gpu.bad_elements, host.bad_elements, gpu.nan_or_inf_elements, host.nan_or_inf_elements,
+           gpu.unwritten_elements, host.unwritten_elements, gpu.first_bad_index,
+           host.first_bad_index, gpu.max_absolute_error, host.max_absolute_error,
+           gpu.relative_l2_error, host.relative_l2_error);
+    expect(gpu.bad_elements == host.bad_elements && gpu.bad_elements >= 4, "%s", "bad elements");
+    expect(gpu.nan_or_inf_elements == 3 && host.nan_or_inf_elements == 3, "%s", "nan/inf");
+    expect(gpu.unwritten_elements == 1 && host.unwritten_elements == 1, "%s", "unwritten");
+    expect(gpu.first_bad_index == host.first_bad_index, "%s", "first bad index");
+    expect(gpu.max_absolute_error == host.max_absolute_error, "%s", "max abs (exact)");
+    expect(gpu.max_relative_error == host.max_relative_error, "%s", "max rel (exact)");
+    expect(fabs(gpu.relative_l2_error - host.relative_l2_error) <=
+               1e-12 * host.relative_l2_error, "%s", "relative L2 (to 1e-12)");
+    expect(gpu.pass == host.pass, "%s", "pass");
+
+    uint64_t s1 = 0, s2 = 0, s3 = 0;
+    ok(pg_buffer_checksum(out, &s1, &g_d), "checksum");
+    ok(pg_buffer_checksum(out, &s2, &g_d), "checksum again");
+    expect(s1 == s2, "%s", "checksum repeatable");
+    h[n / 2] ^= 1;
+    ok(pg_buffer_upload(out, h, n * 2, &g_d), "upload one changed bit");
+    ok(pg_buffer_checksum(out, &s3, &g_d), "checksum changed");
+    expect(s3 != s1, "%s", "checksum sees one changed bit");
+    h[n / 2] ^= 1;
+    ok(pg_buffer_upload(out, h, n * 2, &g_d), "upload restored");
+    ok(pg_buffer_checksum(out, &s3, &g_d), "checksum restored");
+    expect(s3 == s1, "%s", "checksum restored");
+
+    ok(pg_buffer_copy(copy, out, n * 2, &g_d), "copy");
+    uint64_t differ = 99;
+    ok(pg_buffer_count_differences(copy, out, n, 2, &differ, &g_d), "differences");
+    expect(differ == 0, "%s", "copy identical");
+    h[3] ^= 0x8000;
+    h[n - 2] ^= 1;
+    ok(pg_buffer_upload(out, h, n * 2, &g_d), "upload two changes");
+    ok(pg_buffer_count_differences(copy, out, n, 2, &differ, &g_d), "differences");
+    expect(differ == 2, "%s", "two elements differ");
+    printf("gpu checks: checksum %016llx, differences %llu: ok\n", (unsigned long long)s1,
+           (unsigned long long)differ);
+    free(h);
+    free(r);
+    pg_buffer_free(out);
+    pg_buffer_free(ref);
+    pg_buffer_free(copy);
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -485,6 +558,7 @@ int main(int argc, char **argv)
     check_fill(PG_DTYPE_FP16, 1 << 20);
     check_fill(PG_DTYPE_FP32, 1 << 20);
     check_byte_fills();
+    check_gpu_checks();
     check_modules_and_launches();
     check_reference_small(PG_DTYPE_BF16, 67, 45, 40);
     check_reference_small(PG_DTYPE_FP16, 67, 45, 40);

@@ -88,6 +88,45 @@ static void test_nan_and_unwritten(void **state)
     assert_false(r.pass);
 }
 
+/* Parts folded in order give the whole comparison (the GPU's per-block sums rely on it). */
+static void test_parts_fold_to_whole(void **state)
+{
+    (void)state;
+    enum { N = 1000 };
+    float ref[N];
+    uint16_t out[N];
+    for (int i = 0; i < N; i++) {
+        ref[i] = (float)((i * 37) % 101) / 17.0f - 2.5f;
+        out[i] = f2bf(ref[i] * (1.0f + (float)(i % 7) * 0.001f));
+    }
+    out[311] = 0xFFFF;
+    out[640] = f2bf(99.0f);
+    pg_accuracy_tolerance tol = {0.01, 0.004, 0.05};
+    pg_accuracy whole, folded;
+    pg_accuracy_compare(out, PG_DTYPE_BF16, ref, N, &tol, &whole);
+    pg_accuracy_sums total = {0, 0, 0, 0, 0, 0, 0, -1}, part;
+    const size_t cuts[] = {0, 1, 300, 312, 999, N};
+    for (size_t k = 0; k + 1 < sizeof cuts / sizeof cuts[0]; k++) {
+        pg_accuracy_sums_range(out, PG_DTYPE_BF16, ref, cuts[k], cuts[k + 1], &tol, &part);
+        pg_accuracy_sums_add(&total, &part);
+    }
+    pg_accuracy_from_sums(&total, N, &tol, &folded);
+    assert_int_equal(folded.bad_elements, whole.bad_elements);
+    assert_int_equal(folded.unwritten_elements, 1);
+    assert_int_equal(folded.first_bad_index, whole.first_bad_index);
+    assert_true(folded.max_absolute_error == whole.max_absolute_error);
+    assert_true(folded.max_relative_error == whole.max_relative_error);
+    assert_true(fabs(folded.relative_l2_error - whole.relative_l2_error) <=
+                1e-12 * whole.relative_l2_error);
+    assert_int_equal(folded.pass, whole.pass);
+    /* No elements: nothing bad, relative L2 0, pass. */
+    pg_accuracy_sums none = {0, 0, 0, 0, 0, 0, 0, -1};
+    pg_accuracy empty;
+    pg_accuracy_from_sums(&none, 0, &tol, &empty);
+    assert_int_equal(empty.first_bad_index, -1);
+    assert_true(empty.relative_l2_error == 0.0 && empty.pass);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -96,6 +135,7 @@ int main(void)
         cmocka_unit_test(test_errors_counted),
         cmocka_unit_test(test_rel_l2_threshold),
         cmocka_unit_test(test_nan_and_unwritten),
+        cmocka_unit_test(test_parts_fold_to_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -244,3 +244,4 @@ extern "C" __global__ void spin_ns(unsigned long long ns)
 
 // ---------------------------------------------------------------------------------------------
 #include "attention.cuh"
+#include "checks.cuh"

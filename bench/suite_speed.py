@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Speed of the gate itself: GPU wall time of the PTXBench suite and of batches (issue 18).
+
+Method (printed at the top of every run):
+  * suite: one `ptxgate check --workloads @ptxbench` invocation over the accepted kernels of the
+    five PTXBench tasks (gemm_bf16_nt, mha_fwd_d128, mha_fwd_d128_causal, mha_bwd_d128,
+    mha_bwd_d128_causal) as submissions, default settings. Wall time is the whole invocation
+    (offline stages included: on a GPU runner they are part of what a job pays).
+  * batch (--copies N): N copies of each of those kernels (its examples folder copied, a comment
+    naming the copy added to the source so the files and their hashes differ), all judged in
+    one invocation; items per GPU-hour = judged (submission, workload) items / wall hours.
+  * per submission and workload the stage durations from results.json, the phases of every GPU
+    stage (details.phases_s: where a stage's time went), the worker start, and the reference's
+    effective rate (task FLOPs x reference runs / reference seconds).
+Results are observations of one run on one machine, not guarantees.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+SUITE = [
+    ("gemm_bf16_nt", "wgmma_tma.json"),
+    ("mha_fwd_d128", "flash_fwd.json"),
+    ("mha_fwd_d128_causal", "flash_fwd.json"),
+    ("mha_bwd_d128", "flash_bwd.json"),
+    ("mha_bwd_d128_causal", "flash_bwd.json"),
+]
+GPU_STAGES = ("correctness", "instructions", "performance", "verify")
+
+
+def make_copies(root, dest, copies):
+    """N copies of each suite kernel's examples folder under dest; returns the manifests."""
+    manifests = []
+    shutil.rmtree(dest, ignore_errors=True)
+    for task, manifest in SUITE:
+        src_dir = os.path.join(root, "tasks", task, "examples")
+        with open(os.path.join(src_dir, manifest)) as f:
+            source = json.load(f)["source"]
+        for i in range(copies):
+            d = os.path.join(dest, f"{task}_{i:03d}")
+            shutil.copytree(src_dir, d)
+            path = os.path.join(d, source)
+            with open(path) as f:
+                text = f.read()
+            with open(path, "w") as f:
+                f.write(f"// batch copy {i} of {task} (bench/suite_speed.py)\n" + text)
+            manifests.append(os.path.join(d, manifest))
+    return manifests
+
+
+def reference_runs(stage_name, details):
+    if stage_name == "correctness":
+        return len({s.get("seed") for s in details.get("sets", [])})
+    if stage_name == "verify":
+        return len(details.get("checks", []))
+    return 0
+
+
+def report(results, wall_s, label):
+    rows, totals = [], {}
+    items = 0
+    for s in results["submissions"]:
+        for w in s.get("workloads", []):
+            items += 1
+            stages = {x["stage"]: x for x in w.get("stages", [])}
+            row = {"submission": s.get("name"), "task": s.get("task"), "workload": w["name"]}
+            for name in GPU_STAGES:
+                st = stages.get(name)
+                row[name] = st["duration_s"] if st else 0.0
+                totals[name] = totals.get(name, 0.0) + row[name]
+            ref_s, ref_runs = 0.0, 0
+            phases = {}
+            for name in ("correctness", "performance", "verify"):
+                det = (stages.get(name) or {}).get("details") or {}
+                for k, v in (det.get("phases_s") or {}).items():
+                    phases[f"{name}.{k}"] = v
+                if name != "performance":
+                    ref_s += (det.get("phases_s") or {}).get("reference", 0.0)
+                    ref_runs += reference_runs(name, det)
+            row["phases"] = phases
+            flop = w.get("flop") or 0
+            row["reference_tflops"] = (flop * ref_runs / ref_s / 1e12) if ref_s > 0 else None
+            row["verdict"] = w.get("verdict")
+            rows.append(row)
+    print(f"\n== {label}: {len(results['submissions'])} submissions, {items} items, "
+          f"wall {wall_s:.1f} s, ptxgate duration {results.get('duration_s', 0):.1f} s")
+    hdr = f"{'task':<22}{'workload':<20}{'corr':>7}{'instr':>7}{'perf':>7}{'verify':>7}  ref TFLOP/s  verdict"
+    print(hdr)
+    for r in rows[:40]:
+        tf = f"{r['reference_tflops']:.1f}" if r["reference_tflops"] else "-"
+        print(f"{r['task']:<22}{r['workload']:<20}{r['correctness']:>7.2f}{r['instructions']:>7.2f}"
+              f"{r['performance']:>7.2f}{r['verify']:>7.2f}  {tf:>11}  {r['verdict']}")
+    if len(rows) > 40:
+        print(f"... {len(rows) - 40} more rows")
+    stage_sum = sum(totals.values())
+    print(f"stage totals: " + ", ".join(f"{k} {v:.1f} s" for k, v in totals.items()) +
+          f"; outside the GPU stages {wall_s - stage_sum:.1f} s")
+    phase_tot = {}
+    for r in rows:
+        for k, v in r["phases"].items():
+            phase_tot[k] = phase_tot.get(k, 0.0) + v
+    print("phases (all items): " + ", ".join(f"{k} {v:.2f}" for k, v in sorted(phase_tot.items())))
+    print(f"items per GPU-hour: {items / (wall_s / 3600.0):.0f}")
+    return {"label": label, "wall_s": wall_s, "items": items, "stage_totals_s": totals,
+            "phase_totals_s": phase_tot, "rows": rows}
+
+
+def run(ptxgate, args, out, extra):
+    cmd = [ptxgate, "check", "--output", out] + extra + args
+    print("$ " + " ".join(cmd), flush=True)
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, stdout=subprocess.DEVNULL)
+    wall = time.monotonic() - t0
+    with open(os.path.join(out, "results.json")) as f:
+        return json.load(f), wall, p.returncode
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    ap.add_argument("--ptxgate", default=os.path.join(here, "build", "ptxgate"))
+    ap.add_argument("--root", default=here, help="the ptxgate source tree (tasks/)")
+    ap.add_argument("--out", default=os.path.join(here, "build", "bench-speed"))
+    ap.add_argument("--copies", type=int, default=0,
+                    help="also judge a batch of N copies per PTXBench task (0: suite only)")
+    ap.add_argument("--batch-workloads", default="@ptxbench",
+                    help="--workloads of the batch run (default @ptxbench)")
+    ap.add_argument("--skip-suite", action="store_true")
+    ap.add_argument("--extra", action="append", default=[], help="extra check argument")
+    a = ap.parse_args()
+    print(__doc__)
+    os.makedirs(a.out, exist_ok=True)
+    summary = {}
+    if not a.skip_suite:
+        manifests = [os.path.join(a.root, "tasks", t, "examples", m) for t, m in SUITE]
+        res, wall, rc = run(a.ptxgate, ["--workloads", "@ptxbench"] + manifests,
+                            os.path.join(a.out, "suite"), a.extra)
+        summary["suite"] = report(res, wall, f"PTXBench suite (exit {rc})")
+    if a.copies > 0:
+        manifests = make_copies(a.root, os.path.join(a.root, "build", "bench-copies"), a.copies)
+        res, wall, rc = run(a.ptxgate, ["--workloads", a.batch_workloads] + manifests,
+                            os.path.join(a.out, "batch"), a.extra)
+        summary["batch"] = report(res, wall, f"batch of {len(manifests)} submissions (exit {rc})")
+    with open(os.path.join(a.out, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
