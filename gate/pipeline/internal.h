@@ -507,7 +507,7 @@ typedef struct {
     double min_s;                 /* the minimum the soak ran: 2 s cold, 0.5 s warm */
 } pg_soak_result;
 /* The heat soak: all arms back to back for at least 2 s (0.5 s when warm) and until three
- * consecutive 100 ms windows agree within 0.5 % (at most 10 s). since_warm_s: seconds since
+ * consecutive 100 ms windows agree within 0.5 % (at most 10 s; 3 s when warm). since_warm_s: seconds since
  * the GPU last ran timing blocks (a previous workload, in this process or another worker of
  * the run; +inf or NaN: never). The GPU counts as warm within PG_SOAK_WARM_S of that: the
  * clocks and the power draw are those of steady timing, and the window agreement still has
