@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <pthread.h>
 #include <sys/stat.h>
 
 #include "base/digest.h"
@@ -403,6 +404,34 @@ static json_t *bad_manifest_json(const bad_manifest *b)
     return j;
 }
 
+/* A submission's offline stages, after the manifest was prepared: assemble, the hashes, the
+ * accepted kernel's assembly, the static half of the instructions stage. */
+static void offline_stages(pg_run *run, pg_submission *s)
+{
+    pg_stage_assemble(run, s);
+    record_hashes(s, run->o->max_ptx_bytes);
+    pg_accepted_assemble(run, s);
+    pg_instr_static(run, s);
+}
+
+/* The offline stages of the submission after the one whose worker runs, on their own thread,
+ * holding the run's lock (which the GPU thread gives up while its worker runs). */
+typedef struct {
+    pg_run *run;
+    pg_submission *s;
+    pthread_t thread;
+    bool started;
+} offline_job;
+
+static void *offline_main(void *arg)
+{
+    offline_job *j = arg;
+    pthread_mutex_lock(j->run->lock);
+    offline_stages(j->run, j->s);
+    pthread_mutex_unlock(j->run->lock);
+    return NULL;
+}
+
 pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
                        size_t n_manifests, json_t **results, pg_diag *d)
 {
@@ -446,7 +475,10 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
     char tools_tmp[sizeof run.tmpdir + 8];
     snprintf(tools_tmp, sizeof tools_tmp, "%s/%s", run.tmpdir, PG_TMPDIR_TOOLS_SUBDIR);
     pg_process_set_tmpdir(tools_tmp);
-    size_t prepared = 0;
+    size_t prepared = 0, taken = 0;
+    pg_submission *pre = NULL;
+    pg_status *pre_status = NULL;
+    pg_diag *pre_diag = NULL;
     st = resolve_roots(&run, d);
     if (st != PG_OK)
         goto done;
@@ -461,8 +493,22 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
      * failed "manifest" stage of that submission. One submission, or a sharded run (whose
      * split must see the same valid items in every shard), stops with exit 2 as before. */
     bool keep_going = n_manifests > 1 && o->shard_count == 0;
+    /* Every manifest prepared (and its .cu compiled) side by side, then taken in order. */
+    pre = calloc(n_manifests ? n_manifests : 1, sizeof *pre);
+    pre_status = calloc(n_manifests ? n_manifests : 1, sizeof *pre_status);
+    pre_diag = calloc(n_manifests ? n_manifests : 1, sizeof *pre_diag);
+    if (!pre || !pre_status || !pre_diag) {
+        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+        goto done;
+    }
+    pg_prepare_all(&run, manifests, n_manifests, pre, pre_status, pre_diag);
     for (size_t i = 0; i < n_manifests; i++) {
-        st = pg_submission_prepare(&run, manifests[i], (int)i, &subs[prepared], d);
+        subs[prepared] = pre[i]; /* moved: pre[i] is no longer released below */
+        taken = i + 1;
+        st = pre_status[i];
+        *d = pre_diag[i];
+        if (st == PG_OK)
+            st = pg_accepted_prepare(&run, &subs[prepared], (int)i, d);
         if (st == PG_OK) {
             pos[prepared++] = i;
             continue;
@@ -539,19 +585,51 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
         json_object_set_new(s->json, "stages", json_array());
         json_object_set_new(s->json, "workloads", json_array());
         json_array_append_new(subs_json, s->json);
-        pg_stage_assemble(&run, s);
-        record_hashes(s, o->max_ptx_bytes);
-        pg_accepted_assemble(&run, s);
-        pg_instr_static(&run, s);
+    }
+    /* With isolated workers on one GPU, the next submission's offline stages run while this
+     * one's worker has the GPU (the run's lock passes between the two threads). */
+    bool overlap = o->worker_exe && !pool && !o->sanitize;
+    pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
+    if (overlap) {
+        run.lock = &run_lock;
+        pthread_mutex_lock(run.lock);
+    }
+    offline_job next_job = {.run = &run};
+    for (size_t i = 0; i < n; i++) {
+        if (!active[i])
+            continue;
+        pg_submission *s = &subs[i];
+        if (next_job.s != s)
+            offline_stages(&run, s);
         if (pool)
             continue; /* the GPU stages run on all devices below */
+        size_t j = i + 1;
+        while (j < n && !active[j])
+            j++;
+        next_job.s = NULL;
+        if (overlap && j < n) {
+            next_job.s = &subs[j];
+            next_job.started = pthread_create(&next_job.thread, NULL, offline_main, &next_job) == 0;
+            if (!next_job.started)
+                next_job.s = NULL; /* run inline next round */
+        }
         if (o->worker_exe)
             pg_worker_stages_gpu(&run, s);
         else
             pg_stages_gpu(&run, s);
+        if (next_job.started) {
+            pthread_mutex_unlock(run.lock);
+            pthread_join(next_job.thread, NULL);
+            pthread_mutex_lock(run.lock);
+            next_job.started = false;
+        }
         if (o->sanitize)
             pg_stage_sanitize(&run, s);
         pg_run_submission_done(&run, s);
+    }
+    if (overlap) {
+        pthread_mutex_unlock(run.lock);
+        run.lock = NULL;
     }
     if (pool) {
         pg_worker_pool_run(&run, subs, n, active);
@@ -581,6 +659,11 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
 done:
     for (size_t i = 0; i < prepared; i++)
         pg_submission_release(&subs[i]);
+    for (size_t i = taken; pre && i < n_manifests; i++)
+        pg_submission_release(&pre[i]);
+    free(pre);
+    free(pre_status);
+    free(pre_diag);
     pg_accepted_cache_free(&run);
     free(subs);
     free(bad);

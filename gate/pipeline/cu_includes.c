@@ -85,6 +85,11 @@ static pg_dirset *include_roots(pg_run *run)
     return &run->include_roots;
 }
 
+void pg_cu_include_roots_ready(pg_run *run)
+{
+    include_roots(run);
+}
+
 static bool allowed(const char *path, void *ctx)
 {
     char real[PATH_MAX];

@@ -115,6 +115,8 @@ typedef struct {
     char tasks_root[PG_PATH_MAX]; /* the tasks folder, resolved; "" when it does not resolve */
     pg_dirset include_roots;      /* what a .cu may include (cu_includes.c), built on first use */
     bool include_roots_ready;
+    bool defer_accepted;          /* pg_submission_prepare leaves the accepted kernel out
+                                     (prepare_all.c: the caller prepares it afterwards) */
     pg_device *dev;
     bool dev_tried;
     char gpu_skip_reason[1024];
@@ -363,6 +365,17 @@ bool pg_cmp_result_from_json(const json_t *j, pg_cmp_result *out);
 pg_status pg_cu_check_includes(pg_run *run, pg_submission *s, int index, pg_diag *d);
 pg_status pg_cu_filter_log(pg_run *run, pg_assemble_result *r, int *dropped, pg_diag *d);
 void pg_cu_display_path(const pg_run *run, const char *path, char *out, size_t n);
+/* Build the run's allowed include folders now (otherwise on first use), so that threads that
+ * check includes only read them (prepare_all.c). */
+void pg_cu_include_roots_ready(pg_run *run);
+
+/* --- prepare_all.c: pg_submission_prepare of every manifest, on up to one thread per CPU
+ * core (at most 16), into subs[i] with status[i] and diags[i] (arrays of n, caller-owned;
+ * subs[i] is prepared whatever its status, so the caller releases every one it keeps or drops).
+ * Accepted kernels are left out (run->defer_accepted): the caller prepares them afterwards with
+ * pg_accepted_prepare, in order. */
+void pg_prepare_all(pg_run *run, const char *const *manifests, size_t n, pg_submission *subs,
+                    pg_status *status, pg_diag *diags);
 
 /* Progress helper. */
 void pg_progress(pg_run *run, const pg_submission *s, const char *workload, const char *stage,

@@ -284,7 +284,7 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
     st = select_workloads(run, s, d);
     if (st == PG_OK)
         st = build_plans(s, d);
-    if (st != PG_OK)
+    if (st != PG_OK || run->defer_accepted)
         return st;
     return pg_accepted_prepare(run, s, index, d);
 }

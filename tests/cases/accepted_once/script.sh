@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The accepted kernel is prepared and assembled once per run, not once per submission (also
 # with --no-gpu), and not at all for a candidate that did not assemble (its accepted_kernel
-# record says assemble "skipped" and why).
+# record says assemble "skipped" and why). A submission that is its task's accepted kernel (the
+# same manifest file) is that kernel: compiled and assembled once, SASS-identical by bytes.
 set -uo pipefail
 fail=0
 check() { local what="$1"; shift; if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fail=1; fi; }
@@ -23,6 +24,23 @@ ok &= acc[2]["message"] == "the accepted kernel was not assembled: the candidate
 ok &= subs[2]["stages"][0]["status"] == "fail"
 if not ok:
     print(json.dumps(acc, indent=1))
+sys.exit(0 if ok else 1)
+PY
+
+"$BIN" check --no-gpu --instructions warn --workloads m257_n513_k1000 --output "$OUT/self" \
+  "$ROOT/tasks/gemm_bf16_nt/examples/wgmma_tma.json" >"$OUT/stdout2" 2>"$OUT/stderr2"
+check "self: exit 0" [ $? -eq 0 ]
+check "self: no separate assembly of the accepted kernel" \
+  [ "$(grep -c 'assemble (accepted kernel)' "$OUT/stderr2")" == 0 ]
+check "self: the record" python3 - "$OUT/self/results.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))["submissions"][0]
+a = s["accepted_kernel"]
+ok = a["manifest"] == s["manifest"] and a["assemble"] == "pass"
+ok &= a["cubin_identical"] is True and a["identical_by"] == "bytes"
+ok &= a["message"] == s["stages"][0]["message"]
+if not ok:
+    print(json.dumps(a, indent=1))
 sys.exit(0 if ok else 1)
 PY
 exit $fail
