@@ -140,6 +140,12 @@ def main():
         res, wall, rc = run(a.ptxgate, ["--workloads", "@ptxbench"] + manifests,
                             os.path.join(a.out, "suite"), a.extra)
         summary["suite"] = report(res, wall, f"PTXBench suite (exit {rc})")
+    if not a.skip_suite:
+        res, wall, rc = run(a.ptxgate, ["--workloads", "m8192_n7168_k5120",
+                                        os.path.join(a.root, "tasks", "gemm_bf16_nt", "examples",
+                                                     "wgmma_tma.json")],
+                            os.path.join(a.out, "gemm"), a.extra)
+        summary["gemm"] = report(res, wall, f"GEMM headline, one submission (exit {rc})")
     if a.copies > 0:
         manifests = make_copies(a.root, os.path.join(a.root, "build", "bench-copies"), a.copies)
         res, wall, rc = run(a.ptxgate, ["--workloads", a.batch_workloads] + manifests,
