@@ -36,12 +36,14 @@ def make_copies(root, dest, copies):
     """N copies of each suite kernel's examples folder under dest; returns the manifests."""
     manifests = []
     shutil.rmtree(dest, ignore_errors=True)
+    # The examples include ../../common/*.cuh: the copies sit two levels below a copy of it.
+    shutil.copytree(os.path.join(root, "tasks", "common"), os.path.join(dest, "common"))
     for task, manifest in SUITE:
         src_dir = os.path.join(root, "tasks", task, "examples")
         with open(os.path.join(src_dir, manifest)) as f:
             source = json.load(f)["source"]
         for i in range(copies):
-            d = os.path.join(dest, f"{task}_{i:03d}")
+            d = os.path.join(dest, "copies", f"{task}_{i:03d}")
             shutil.copytree(src_dir, d)
             path = os.path.join(d, source)
             with open(path) as f:

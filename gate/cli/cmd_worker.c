@@ -14,12 +14,13 @@ static pg_option k_options[] = {
     {"status", "FIFO", "The status channel (a FIFO the parent reads).", NULL},
     {"probe", NULL, "Only open the GPU and report its fingerprint.", NULL},
     {"device", "N", "CUDA device ordinal for --probe. Default: 0.", NULL},
+    {"heat", NULL, "With --probe: then keep the GPU busy with bf16 GEMMs until stopped.", NULL},
     {0},
 };
 
 static pg_command_spec k_spec = {
     "worker",
-    "ptxgate worker --status FIFO (--job FILE | --probe [--device N])",
+    "ptxgate worker --status FIFO (--job FILE | --probe [--device N] [--heat])",
     "Run one submission's GPU stages for an isolated 'ptxgate check' (internal).",
     "Started by 'ptxgate check'; see docs/isolation.md for the protocol.",
     NULL,
@@ -46,7 +47,8 @@ int pg_cmd_worker(int argc, char **argv)
         return 2;
     pg_diag d;
     pg_diag_clear(&d);
-    pg_status st = probe ? pg_worker_probe_main((int)device, status, &d)
+    bool heat = pg_option_value(&k_spec, "heat") != NULL;
+    pg_status st = probe ? pg_worker_probe_main((int)device, heat, status, &d)
                          : pg_worker_main(job, status, &d);
     return st == PG_OK ? 0 : pg_cli_fail(&d);
 }

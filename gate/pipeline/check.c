@@ -475,6 +475,9 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
     char tools_tmp[sizeof run.tmpdir + 8];
     snprintf(tools_tmp, sizeof tools_tmp, "%s/%s", run.tmpdir, PG_TMPDIR_TOOLS_SUBDIR);
     pg_process_set_tmpdir(tools_tmp);
+    /* The GPU's fingerprint and a warm GPU while the offline stages run (worker.c). */
+    if (o->worker_exe && !o->no_gpu && !pool && !o->sanitize)
+        pg_heater_start(&run);
     size_t prepared = 0, taken = 0;
     pg_submission *pre = NULL;
     pg_status *pre_status = NULL;
@@ -613,6 +616,11 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
             if (!next_job.started)
                 next_job.s = NULL; /* run inline next round */
         }
+        if (run.heater) {
+            /* Its report first (the fingerprint), then the GPU is this worker's alone. */
+            pg_run_device_info(&run);
+            pg_heater_stop(&run);
+        }
         if (o->worker_exe)
             pg_worker_stages_gpu(&run, s);
         else
@@ -637,6 +645,7 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
             if (active[i])
                 pg_stage_sanitize(&run, &subs[i]); /* on devices[0], after the timing */
     }
+    pg_heater_stop(&run); /* when no submission reached a worker */
     pg_perf_holm_finalize(&run);
     /* Holm's family: m_planned sized each comparison's level, m comparisons were made (merge
      * re-applies Holm over the shards' families from these and each comparison's p_fail_seq). */
@@ -657,6 +666,7 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
     *results = res;
     res = NULL;
 done:
+    pg_heater_stop(&run);
     for (size_t i = 0; i < prepared; i++)
         pg_submission_release(&subs[i]);
     for (size_t i = taken; pre && i < n_manifests; i++)

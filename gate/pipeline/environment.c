@@ -42,6 +42,7 @@ json_t *pg_environment_json(const pg_run *run)
                             i->cublaslt_version ? json_integer(i->cublaslt_version) : json_null());
         json_object_set_new(env, "cudnn_version",
                             i->cudnn_version ? json_integer(i->cudnn_version) : json_null());
+        json_object_set_new(env, "gpu_heater_s", json_real(run->heater_seconds));
     } else {
         json_object_set_new(env, "gpu", json_null());
         json_object_set_new(env, "gpu_skip_reason",

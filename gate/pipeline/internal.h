@@ -103,8 +103,10 @@ typedef struct {
     double peak_tflops;           /* measured dense bf16 matrix rate, TFLOP/s (peaks.c), raised
                                      to any faster cuBLASLt launch seen later in the run */
     double peak_write_gbps;       /* measured memset write bandwidth, GB/s (10^9 bytes/s) */
-    double gpu_warm_t;            /* pg_now_s() when timing blocks last ended on the run's GPU
-                                     (0: never; a worker's job carries its age) */
+    double gpu_warm_t;            /* pg_now_s() when timing blocks (or the heater) last ended
+                                     on the run's GPU (0: never; a worker's job carries it) */
+    struct pg_heater *heater;     /* worker.c: running from the run's start, NULL otherwise */
+    double heater_seconds;        /* how long it kept the GPU busy (results: environment) */
     json_t **perf_stages;         /* performance stages of the recorded comparisons, in order */
     int *perf_cmp_index;          /* index of each in its stage's "comparisons" */
     pg_cmp_result *perf_results;
@@ -305,8 +307,18 @@ bool pg_gpu_stage_load(pg_run *run, pg_submission *s);
 void pg_gpu_run_workload(pg_run *run, pg_submission *s, int i, json_t *wj);
 
 /* --- worker.c: the parent side of process isolation (docs/isolation.md) */
-/* Open the GPU in a probe worker: fills run->info, or run->gpu_skip_reason. */
+/* Open the GPU in a probe worker: fills run->info, or run->gpu_skip_reason (from the heater's
+ * report when one runs). */
 bool pg_worker_probe(pg_run *run);
+/* The heater (worker.c): the probe worker with --heat, started on a thread of its own when the
+ * run begins, so that the GPU's fingerprint and a warm GPU are there when the offline stages are
+ * done (docs/performance.md, step 4). Start: false when no thread could be made (the run goes on
+ * without). Stop: kill and join it before the first submission's worker; when it heated for at
+ * least PG_HEATER_MIN_S, run->gpu_warm_t = the moment it stopped. Returns the seconds it heated
+ * (also run->heater_seconds); 0 without a heater. */
+#define PG_HEATER_MIN_S 1.0
+bool pg_heater_start(pg_run *run);
+double pg_heater_stop(pg_run *run);
 /* Probe device `ordinal`: *info on success (true), else why in reason[n]. */
 bool pg_worker_probe_device(pg_run *run, int ordinal, pg_device_info *info, char *reason,
                             size_t n);

@@ -4,6 +4,8 @@
  * fresh worker. Also the probe worker that reads the GPU's fingerprint once per run, so this
  * process never creates a CUDA context. */
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +45,11 @@ typedef struct {
     int new_finals;
     json_t *load_record;
     size_t bad_lines;
+    /* The heater (a probe worker with --heat): its own thread, never the run's lock. */
+    bool no_lock;
+    atomic_bool *stop;        /* set: the watchdog deadline has passed (the heater is killed) */
+    atomic_bool *probe_ready; /* set when the probe's device (or unavailable) line arrived */
+    double heating_t;         /* when it reported "heating"; 0: not (yet) */
 } wstate;
 
 static int position_of(const pg_submission *s, int task_index)
@@ -124,11 +131,12 @@ static void on_line_locked(wstate *w, const char *line, size_t len);
 static void on_line(void *ctx, const char *line, size_t len)
 {
     wstate *w = ctx;
-    if (w->run->lock)
-        pthread_mutex_lock(w->run->lock);
+    pthread_mutex_t *lock = w->no_lock ? NULL : w->run->lock;
+    if (lock)
+        pthread_mutex_lock(lock);
     on_line_locked(w, line, len);
-    if (w->run->lock)
-        pthread_mutex_unlock(w->run->lock);
+    if (lock)
+        pthread_mutex_unlock(lock);
 }
 
 static void on_line_locked(wstate *w, const char *line, size_t len)
@@ -153,6 +161,13 @@ static void on_line_locked(wstate *w, const char *line, size_t len)
             w->run->info = info;
             w->run->have_info = true;
         }
+        if (w->probe_ready)
+            atomic_store(w->probe_ready, true);
+    } else if (strcmp(kind, "heating") == 0) {
+        w->heating_t = pg_now_s();
+    } else if (strcmp(kind, "heat_failed") == 0) {
+        const char *r = json_string_value(json_object_get(ev, "reason"));
+        snprintf(w->reason, sizeof w->reason, "%s", r ? r : "no reason given");
     } else if (strcmp(kind, "unavailable") == 0 || strcmp(kind, "stopped") == 0) {
         const char *r = json_string_value(json_object_get(ev, "reason"));
         snprintf(w->reason, sizeof w->reason, "%s", r ? r : "no reason given");
@@ -160,6 +175,8 @@ static void on_line_locked(wstate *w, const char *line, size_t len)
             w->unavailable = true;
         else
             w->stopped = true;
+        if (w->probe_ready)
+            atomic_store(w->probe_ready, true);
     } else if (strcmp(kind, "progress") == 0) {
         on_progress(w, ev);
     } else if (strcmp(kind, "stage") == 0 && w->s) {
@@ -181,6 +198,8 @@ static double deadline(void *ctx)
 {
     wstate *w = ctx;
     const pg_watchdog *wd = &w->run->o->watchdog;
+    if (w->stop && atomic_load(w->stop))
+        return pg_now_s() - 1.0; /* passed: the heater is stopped */
     if (w->done)
         return w->step_t + wd->exit_s;
     if (!w->ready)
@@ -208,10 +227,10 @@ static pg_status supervise(wstate *w, const char *const *argv, const char *fifo,
 {
     w->spawn_t = w->step_t = pg_now_s();
     pg_supervise_hooks h = {on_line, deadline, w};
-    if (w->run->lock)
+    if (w->run->lock && !w->no_lock)
         pthread_mutex_unlock(w->run->lock);
     pg_status st = pg_supervise_run(argv, fifo, &h, PG_WORKER_MAX_OUTPUT, r, d);
-    if (w->run->lock)
+    if (w->run->lock && !w->no_lock)
         pthread_mutex_lock(w->run->lock);
     unlink(fifo);
     return st;
@@ -243,8 +262,102 @@ bool pg_worker_probe_device(pg_run *run, int ordinal, pg_device_info *info, char
     return st == PG_OK && !w.unavailable && w.probe_have;
 }
 
+/* The heater: the probe worker with --heat, followed on a thread of its own. */
+struct pg_heater {
+    pg_run *run;
+    pthread_t thread;
+    atomic_bool stop, ready, ended;
+    char fifo[PG_PATH_MAX + 64];
+    pg_device_info info;
+    bool have_info;
+    char reason[1024];
+    double heating_t, end_t;
+};
+
+static void *heater_main(void *arg)
+{
+    struct pg_heater *h = arg;
+    char device[16];
+    snprintf(device, sizeof device, "%d", h->run->o->device_ordinal);
+    const char *argv[] = {h->run->o->worker_exe, "worker", "--probe", "--heat", "--device",
+                          device, "--status", h->fifo, NULL};
+    wstate w = {.run = h->run, .probe_info = &h->info, .no_lock = true, .stop = &h->stop,
+                .probe_ready = &h->ready};
+    pg_supervise_result r;
+    pg_diag d;
+    pg_diag_clear(&d);
+    pg_status st = supervise(&w, argv, h->fifo, &r, &d);
+    h->have_info = st == PG_OK && w.probe_have;
+    if (st != PG_OK)
+        snprintf(h->reason, sizeof h->reason, "cannot start the GPU probe worker: %s", d.message);
+    else if (w.unavailable)
+        snprintf(h->reason, sizeof h->reason, "%s", w.reason);
+    else if (!w.probe_have)
+        snprintf(h->reason, sizeof h->reason, "the GPU probe worker reported no device: %.*s",
+                 PG_UTF8_CUT(r.output, 300), r.output);
+    h->heating_t = w.heating_t;
+    h->end_t = pg_now_s();
+    pg_supervise_result_free(&r);
+    atomic_store(&h->ready, true);
+    atomic_store(&h->ended, true);
+    return NULL;
+}
+
+bool pg_heater_start(pg_run *run)
+{
+    struct pg_heater *h = calloc(1, sizeof *h);
+    if (!h)
+        return false;
+    h->run = run;
+    atomic_init(&h->stop, false);
+    atomic_init(&h->ready, false);
+    atomic_init(&h->ended, false);
+    snprintf(h->fifo, sizeof h->fifo, "%s/status%d.fifo", run->tmpdir, run->workers++);
+    if (pthread_create(&h->thread, NULL, heater_main, h) != 0) {
+        free(h);
+        return false;
+    }
+    run->heater = h;
+    return true;
+}
+
+/* Wait (bounded by the probe's own watchdog) for the heater's device report. */
+static void heater_wait_device(pg_run *run)
+{
+    struct pg_heater *h = run->heater;
+    while (!atomic_load(&h->ready))
+        usleep(2000);
+    if (h->have_info) {
+        run->info = h->info;
+        run->have_info = true;
+    } else {
+        snprintf(run->gpu_skip_reason, sizeof run->gpu_skip_reason, "%s", h->reason);
+    }
+}
+
+double pg_heater_stop(pg_run *run)
+{
+    struct pg_heater *h = run->heater;
+    if (!h)
+        return 0;
+    atomic_store(&h->stop, true);
+    pthread_join(h->thread, NULL);
+    double heated = h->heating_t > 0 ? h->end_t - h->heating_t : 0;
+    /* The GPU ran GEMMs until a moment ago: the first heat soak starts warm (blocks.c). */
+    if (heated >= PG_HEATER_MIN_S)
+        run->gpu_warm_t = h->end_t;
+    run->heater_seconds = heated;
+    free(h);
+    run->heater = NULL;
+    return heated;
+}
+
 bool pg_worker_probe(pg_run *run)
 {
+    if (run->heater) {
+        heater_wait_device(run);
+        return run->have_info;
+    }
     pg_device_info info;
     if (pg_worker_probe_device(run, run->o->device_ordinal, &info, run->gpu_skip_reason,
                                sizeof run->gpu_skip_reason)) {

@@ -37,6 +37,8 @@
 #ifndef PG_PIPELINE_WORKER_H
 #define PG_PIPELINE_WORKER_H
 
+#include <stdbool.h>
+
 #include "base/diag.h"
 
 /* Run the job at job_path, reporting on the FIFO at status_path. Returns PG_OK when the job ran
@@ -44,8 +46,11 @@
  * PG_ERR_INFRA when the status channel cannot be opened (d says why). */
 pg_status pg_worker_main(const char *job_path, const char *status_path, pg_diag *d);
 
-/* Open device `ordinal`, report "device" (or "unavailable") and "done", close it. PG_ERR_INFRA
- * when the status channel cannot be opened. */
-pg_status pg_worker_probe_main(int ordinal, const char *status_path, pg_diag *d);
+/* Open device `ordinal`, report "device" (or "unavailable") and "done", close it. With heat,
+ * between the two: "heating" once an 8192³ bf16 cuBLASLt GEMM is ready (or "heat_failed" with
+ * a reason), then back-to-back GEMMs until the parent kills the process (the heater that keeps
+ * the GPU warm while the run's offline stages run, docs/performance.md). PG_ERR_INFRA when the
+ * status channel cannot be opened. */
+pg_status pg_worker_probe_main(int ordinal, bool heat, const char *status_path, pg_diag *d);
 
 #endif
