@@ -25,6 +25,8 @@
 #               speed       bench/suite_speed.py: the PTXBench suite in one invocation, its
 #                           per-stage and per-phase breakdown (not in "all": a benchmark, not a
 #                           test; PTXGATE_BENCH_COPIES=N adds a batch of N copies per task)
+#               calibration ptxgate_bench 20 10 50: the timing engine's A/A false-FAIL rate and
+#                           its power at 2 % and 3 % slowdowns (not in "all": a benchmark)
 #   --build   the build folder (default: build/gpu when it exists, else build)
 #   --fresh   forget the rows of earlier calls (OUT_DIR/summary.tsv)
 #   OUT_DIR   default build/gpu-suite (inside the ignored build/ folder, so it outlives a call on
@@ -49,9 +51,9 @@ if [[ "${1:-}" == --prepare ]]; then
   set -e
   scripts/build.sh
   cmake --build build -j "$(nproc)" --target device_smoke timing_smoke rangeprof_calibration \
-    tma_smoke attention_baseline
+    tma_smoke attention_baseline ptxgate_bench
   rm -rf build/gpu && mkdir -p build/gpu/tests build/gpu/package
-  cp build/ptxgate build/gpu/
+  cp build/ptxgate build/ptxgate_bench build/gpu/
   printf '%s\n' "$root" >build/gpu/ptxgate-source-root
   for p in device_smoke timing_smoke rangeprof_calibration tma_smoke attention_baseline tma_probe.cubin; do
     cp "build/tests/$p" build/gpu/tests/
@@ -181,6 +183,7 @@ part_speed() {
   step speed suite_speed python3 bench/suite_speed.py --ptxgate "$bin" --root "$root" \
     --out "$out/speed" --copies "${PTXGATE_BENCH_COPIES:-0}"
 }
+part_calibration() { step calibration ptxgate_bench "$build/ptxgate_bench" 20 10 50; }
 part_main1() {
   step main1 fixtures_fail main_fixtures
   step main1 main_job_shard_1 main_shard 1
@@ -226,7 +229,7 @@ head -2 "$out/nvidia-smi.txt"
 t_all=$(date +%s)
 IFS=, read -ra wanted <<<"$parts"
 for p in "${wanted[@]}"; do
-  if [[ " ${all_parts[*]} speed " != *" $p "* ]]; then
+  if [[ " ${all_parts[*]} speed calibration " != *" $p "* ]]; then
     echo "gpu-suite.sh: unknown part '$p' (parts: ${all_parts[*]})" >&2; exit 2
   fi
   echo "== part $p"

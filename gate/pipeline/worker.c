@@ -45,12 +45,39 @@ typedef struct {
     int new_finals;
     json_t *load_record;
     size_t bad_lines;
-    /* The heater (a probe worker with --heat): its own thread, never the run's lock. */
-    bool no_lock;
-    atomic_bool *stop;        /* set: the watchdog deadline has passed (the heater is killed) */
-    atomic_bool *probe_ready; /* set when the probe's device (or unavailable) line arrived */
+    /* The heater (a probe worker with --heat): its own thread, never the run's lock; its
+     * device report goes to the heater's record at once. */
+    struct pg_heater *heater;
     double heating_t;         /* when it reported "heating"; 0: not (yet) */
 } wstate;
+
+/* The heater: the probe worker with --heat, followed on a thread of its own. ready is set once
+ * info/have_info or reason hold its device report; stop makes the watchdog kill it. */
+struct pg_heater {
+    pg_run *run;
+    pthread_t thread;
+    atomic_bool stop, ready;
+    char fifo[PG_PATH_MAX + 64];
+    pg_device_info info;
+    bool have_info;
+    char reason[1024];
+    double heating_t, end_t;
+};
+
+/* The probe's report reached a heater: hand it to the thread waiting for it. */
+static void heater_report(wstate *w, const pg_device_info *info, const char *reason)
+{
+    struct pg_heater *h = w->heater;
+    if (!h || atomic_load(&h->ready))
+        return;
+    if (info) {
+        h->info = *info;
+        h->have_info = true;
+    } else {
+        snprintf(h->reason, sizeof h->reason, "%s", reason);
+    }
+    atomic_store(&h->ready, true);
+}
 
 static int position_of(const pg_submission *s, int task_index)
 {
@@ -131,7 +158,7 @@ static void on_line_locked(wstate *w, const char *line, size_t len);
 static void on_line(void *ctx, const char *line, size_t len)
 {
     wstate *w = ctx;
-    pthread_mutex_t *lock = w->no_lock ? NULL : w->run->lock;
+    pthread_mutex_t *lock = w->heater ? NULL : w->run->lock;
     if (lock)
         pthread_mutex_lock(lock);
     on_line_locked(w, line, len);
@@ -161,8 +188,8 @@ static void on_line_locked(wstate *w, const char *line, size_t len)
             w->run->info = info;
             w->run->have_info = true;
         }
-        if (w->probe_ready)
-            atomic_store(w->probe_ready, true);
+        if (w->probe_info && w->probe_have)
+            heater_report(w, w->probe_info, NULL);
     } else if (strcmp(kind, "heating") == 0) {
         w->heating_t = pg_now_s();
     } else if (strcmp(kind, "heat_failed") == 0) {
@@ -175,8 +202,8 @@ static void on_line_locked(wstate *w, const char *line, size_t len)
             w->unavailable = true;
         else
             w->stopped = true;
-        if (w->probe_ready)
-            atomic_store(w->probe_ready, true);
+        if (kind[0] == 'u')
+            heater_report(w, NULL, w->reason);
     } else if (strcmp(kind, "progress") == 0) {
         on_progress(w, ev);
     } else if (strcmp(kind, "stage") == 0 && w->s) {
@@ -198,7 +225,7 @@ static double deadline(void *ctx)
 {
     wstate *w = ctx;
     const pg_watchdog *wd = &w->run->o->watchdog;
-    if (w->stop && atomic_load(w->stop))
+    if (w->heater && atomic_load(&w->heater->stop))
         return pg_now_s() - 1.0; /* passed: the heater is stopped */
     if (w->done)
         return w->step_t + wd->exit_s;
@@ -227,10 +254,10 @@ static pg_status supervise(wstate *w, const char *const *argv, const char *fifo,
 {
     w->spawn_t = w->step_t = pg_now_s();
     pg_supervise_hooks h = {on_line, deadline, w};
-    if (w->run->lock && !w->no_lock)
+    if (w->run->lock && !w->heater)
         pthread_mutex_unlock(w->run->lock);
     pg_status st = pg_supervise_run(argv, fifo, &h, PG_WORKER_MAX_OUTPUT, r, d);
-    if (w->run->lock && !w->no_lock)
+    if (w->run->lock && !w->heater)
         pthread_mutex_lock(w->run->lock);
     unlink(fifo);
     return st;
@@ -262,18 +289,6 @@ bool pg_worker_probe_device(pg_run *run, int ordinal, pg_device_info *info, char
     return st == PG_OK && !w.unavailable && w.probe_have;
 }
 
-/* The heater: the probe worker with --heat, followed on a thread of its own. */
-struct pg_heater {
-    pg_run *run;
-    pthread_t thread;
-    atomic_bool stop, ready, ended;
-    char fifo[PG_PATH_MAX + 64];
-    pg_device_info info;
-    bool have_info;
-    char reason[1024];
-    double heating_t, end_t;
-};
-
 static void *heater_main(void *arg)
 {
     struct pg_heater *h = arg;
@@ -281,25 +296,22 @@ static void *heater_main(void *arg)
     snprintf(device, sizeof device, "%d", h->run->o->device_ordinal);
     const char *argv[] = {h->run->o->worker_exe, "worker", "--probe", "--heat", "--device",
                           device, "--status", h->fifo, NULL};
-    wstate w = {.run = h->run, .probe_info = &h->info, .no_lock = true, .stop = &h->stop,
-                .probe_ready = &h->ready};
+    pg_device_info info;
+    wstate w = {.run = h->run, .probe_info = &info, .heater = h};
     pg_supervise_result r;
     pg_diag d;
     pg_diag_clear(&d);
     pg_status st = supervise(&w, argv, h->fifo, &r, &d);
-    h->have_info = st == PG_OK && w.probe_have;
+    char why[1024];
     if (st != PG_OK)
-        snprintf(h->reason, sizeof h->reason, "cannot start the GPU probe worker: %s", d.message);
-    else if (w.unavailable)
-        snprintf(h->reason, sizeof h->reason, "%s", w.reason);
-    else if (!w.probe_have)
-        snprintf(h->reason, sizeof h->reason, "the GPU probe worker reported no device: %.*s",
+        snprintf(why, sizeof why, "cannot start the GPU probe worker: %s", d.message);
+    else
+        snprintf(why, sizeof why, "the GPU probe worker reported no device: %.*s",
                  PG_UTF8_CUT(r.output, 300), r.output);
+    heater_report(&w, NULL, why); /* nothing when it reported already */
     h->heating_t = w.heating_t;
     h->end_t = pg_now_s();
     pg_supervise_result_free(&r);
-    atomic_store(&h->ready, true);
-    atomic_store(&h->ended, true);
     return NULL;
 }
 
@@ -311,7 +323,6 @@ bool pg_heater_start(pg_run *run)
     h->run = run;
     atomic_init(&h->stop, false);
     atomic_init(&h->ready, false);
-    atomic_init(&h->ended, false);
     snprintf(h->fifo, sizeof h->fifo, "%s/status%d.fifo", run->tmpdir, run->workers++);
     if (pthread_create(&h->thread, NULL, heater_main, h) != 0) {
         free(h);
