@@ -645,7 +645,7 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
             if (active[i])
                 pg_stage_sanitize(&run, &subs[i]); /* on devices[0], after the timing */
     }
-    pg_heater_stop(&run); /* when no submission reached a worker */
+    pg_heater_join(&run);
     pg_perf_holm_finalize(&run);
     /* Holm's family: m_planned sized each comparison's level, m comparisons were made (merge
      * re-applies Holm over the shards' families from these and each comparison's p_fail_seq). */
@@ -666,7 +666,7 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
     *results = res;
     res = NULL;
 done:
-    pg_heater_stop(&run);
+    pg_heater_join(&run);
     for (size_t i = 0; i < prepared; i++)
         pg_submission_release(&subs[i]);
     for (size_t i = taken; pre && i < n_manifests; i++)

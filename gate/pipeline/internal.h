@@ -313,12 +313,14 @@ bool pg_worker_probe(pg_run *run);
 /* The heater (worker.c): the probe worker with --heat, started on a thread of its own when the
  * run begins, so that the GPU's fingerprint and a warm GPU are there when the offline stages are
  * done (docs/performance.md, step 4). Start: false when no thread could be made (the run goes on
- * without). Stop: kill and join it before the first submission's worker; when it heated for at
- * least PG_HEATER_MIN_S, run->gpu_warm_t = the moment it stopped. Returns the seconds it heated
- * (also run->heater_seconds); 0 without a heater. */
+ * without). Stop: have it killed (without waiting) right before the first submission's worker;
+ * when it heated for at least PG_HEATER_MIN_S, run->gpu_warm_t = that moment. Returns the seconds
+ * it heated (also run->heater_seconds); 0 without a heater. Join: stop, then wait for its thread
+ * and free it (the end of the run; a no-op without a heater). */
 #define PG_HEATER_MIN_S 1.0
 bool pg_heater_start(pg_run *run);
 double pg_heater_stop(pg_run *run);
+void pg_heater_join(pg_run *run);
 /* Probe device `ordinal`: *info on success (true), else why in reason[n]. */
 bool pg_worker_probe_device(pg_run *run, int ordinal, pg_device_info *info, char *reason,
                             size_t n);

@@ -61,7 +61,8 @@ struct pg_heater {
     pg_device_info info;
     bool have_info;
     char reason[1024];
-    double heating_t, end_t;
+    _Atomic double heating_t; /* when it reported "heating"; 0: not (yet) */
+    bool stopped;             /* pg_heater_stop ran (the GPU thread's own flag) */
 };
 
 /* The probe's report reached a heater: hand it to the thread waiting for it. */
@@ -192,6 +193,8 @@ static void on_line_locked(wstate *w, const char *line, size_t len)
             heater_report(w, w->probe_info, NULL);
     } else if (strcmp(kind, "heating") == 0) {
         w->heating_t = pg_now_s();
+        if (w->heater)
+            atomic_store(&w->heater->heating_t, w->heating_t);
     } else if (strcmp(kind, "heat_failed") == 0) {
         const char *r = json_string_value(json_object_get(ev, "reason"));
         snprintf(w->reason, sizeof w->reason, "%s", r ? r : "no reason given");
@@ -309,8 +312,6 @@ static void *heater_main(void *arg)
         snprintf(why, sizeof why, "the GPU probe worker reported no device: %.*s",
                  PG_UTF8_CUT(r.output, 300), r.output);
     heater_report(&w, NULL, why); /* nothing when it reported already */
-    h->heating_t = w.heating_t;
-    h->end_t = pg_now_s();
     pg_supervise_result_free(&r);
     return NULL;
 }
@@ -323,6 +324,7 @@ bool pg_heater_start(pg_run *run)
     h->run = run;
     atomic_init(&h->stop, false);
     atomic_init(&h->ready, false);
+    atomic_init(&h->heating_t, 0.0);
     snprintf(h->fifo, sizeof h->fifo, "%s/status%d.fifo", run->tmpdir, run->workers++);
     if (pthread_create(&h->thread, NULL, heater_main, h) != 0) {
         free(h);
@@ -349,18 +351,31 @@ static void heater_wait_device(pg_run *run)
 double pg_heater_stop(pg_run *run)
 {
     struct pg_heater *h = run->heater;
-    if (!h)
-        return 0;
+    if (!h || h->stopped)
+        return run->heater_seconds;
+    /* Killed within one watchdog poll (100 ms); its context is torn down while the next worker
+     * starts and runs its untimed stages, long before any timing (the performance stage also
+     * refuses to time next to another compute process). */
     atomic_store(&h->stop, true);
-    pthread_join(h->thread, NULL);
-    double heated = h->heating_t > 0 ? h->end_t - h->heating_t : 0;
-    /* The GPU ran GEMMs until a moment ago: the first heat soak starts warm (blocks.c). */
+    h->stopped = true;
+    double now = pg_now_s(), since = atomic_load(&h->heating_t);
+    double heated = since > 0 ? now - since : 0;
+    /* The GPU ran GEMMs until this moment: the first heat soak starts warm (blocks.c). */
     if (heated >= PG_HEATER_MIN_S)
-        run->gpu_warm_t = h->end_t;
+        run->gpu_warm_t = now;
     run->heater_seconds = heated;
+    return heated;
+}
+
+void pg_heater_join(pg_run *run)
+{
+    struct pg_heater *h = run->heater;
+    if (!h)
+        return;
+    pg_heater_stop(run);
+    pthread_join(h->thread, NULL);
     free(h);
     run->heater = NULL;
-    return heated;
 }
 
 bool pg_worker_probe(pg_run *run)
