@@ -5,6 +5,7 @@
 #define PG_MODEL_MANIFEST_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "../base/diag.h"
 #include "task.h"
@@ -20,7 +21,10 @@ typedef enum {
     PG_PARAM_VALUE,     /* {"value": expr, "type": "u32"}: an integer expression */
     PG_PARAM_SCALAR,    /* {"scalar": 1.0, "type": "f32"}: a floating-point constant */
     PG_PARAM_WORKSPACE, /* {"workspace": "ws"}: device address of a declared workspace */
-    PG_PARAM_TENSOR_MAP /* {"tensor_map": {...}}: a TMA tensor map passed by value (128 bytes) */
+    PG_PARAM_TENSOR_MAP,/* {"tensor_map": {...}}: a TMA tensor map passed by value (128 bytes) */
+    PG_PARAM_STRUCT,    /* {"struct": {"size", "align", "fields"}}: a by-value struct whose
+                           fields are bindings of the kinds above at byte offsets */
+    PG_PARAM_ZERO       /* struct fields only: {"offset": 24, "zero": 8}, explicit zero bytes */
 } pg_param_kind;
 
 typedef enum {
@@ -31,14 +35,27 @@ typedef enum {
     PG_PTYPE_F32,
     PG_PTYPE_F64,
     PG_PTYPE_PTR, /* tensor and workspace addresses: 8 bytes */
-    PG_PTYPE_TMAP /* tensor map: 128 bytes */
+    PG_PTYPE_TMAP, /* tensor map: 128 bytes */
+    PG_PTYPE_BYTES /* struct and zero padding: the binding's `bytes` */
 } pg_param_type;
 
-/* One kernel parameter. Which members are meaningful depends on kind:
+/* Largest by-value struct: 32764 bytes, the kernel parameter limit of CUDA 12.1 and later on
+ * Volta and newer (CUDA C++ Programming Guide, "Function Parameters"); most fields in one. */
+#define PG_MAX_STRUCT_BYTES 32764
+#define PG_MAX_STRUCT_FIELDS 256
+/* Alignment a tensor map needs wherever it lies (CUtensorMap is declared 64-byte aligned). */
+#define PG_TMAP_FIELD_ALIGN 64
+
+/* One kernel parameter, or one field of a struct parameter. Which members are meaningful
+ * depends on kind:
  * TENSOR: ref = tensor name, type PTR. WORKSPACE: ref = workspace name, type PTR.
  * VALUE: expr, type U32/S32/U64/S64. SCALAR: scalar, type F32/F64.
- * TENSOR_MAP: tmap (its tensor names the task tensor), type TMAP. */
-typedef struct {
+ * TENSOR_MAP: tmap (its tensor names the task tensor), type TMAP.
+ * STRUCT: type BYTES, bytes = the struct's size, align = its alignment, fields = n_fields
+ * bindings (owned; none is a STRUCT) in the manifest's order, each with its offset.
+ * ZERO (struct fields only): type BYTES, bytes = how many zero bytes.
+ * offset: byte offset inside the enclosing struct (struct fields only, else 0). */
+typedef struct pg_param_binding {
     pg_param_kind kind;
     char name[64];   /* optional "name" of the manifest; "" when absent */
     char ref[64];
@@ -46,7 +63,12 @@ typedef struct {
     pg_param_type type;
     double scalar;
     pg_tensor_map_spec tmap;
-    char field[160]; /* JSON path, e.g. "launches[0].params[3]" */
+    uint32_t offset;
+    uint32_t bytes;
+    uint32_t align;
+    struct pg_param_binding *fields;
+    int n_fields;
+    char field[160]; /* JSON path, e.g. "launches[0].params[3]", "...params[0].struct.fields[2]" */
 } pg_param_binding;
 
 /* One launch; expressions are text (grid, block, cluster: x, y, z). */
@@ -96,7 +118,14 @@ typedef struct {
  * pg_tensor_map_spec_from_json; fields "launches[i].params[j].tensor_map.<key>"), a param with
  * a "layout", "strides", "stride" or "transpose" key (a manifest cannot choose a layout: tensors
  * are passed as the task declares them), and a declared workspace no launch parameter uses
- * (field "workspaces.<name>"). */
+ * (field "workspaces.<name>").
+ * Struct params ("launches[i].params[j].struct"): size 1..PG_MAX_STRUCT_BYTES, align a power of
+ * two 1..128 dividing size, 1..PG_MAX_STRUCT_FIELDS fields (".struct.fields[k]"), each with an
+ * integer "offset" and one kind key (tensor, value, scalar, workspace, tensor_map, or "zero":
+ * a byte count; never a nested struct); a field that runs past the end, overlaps an earlier
+ * one, sits at an offset that is not a multiple of its natural alignment (its size; 64 for a
+ * tensor map, whose struct must then be 64-byte aligned) is an error naming the field. An
+ * "offset" outside a struct, or "zero" as a parameter of its own, is an error. */
 pg_status pg_manifest_load(const char *path, pg_manifest **out, pg_diag *d);
 
 /* Cross-check m with its task t. Errors (PG_ERR_INPUT, file = m->file, field = the manifest
@@ -110,10 +139,14 @@ pg_status pg_manifest_check_task(const pg_manifest *m, const pg_task *t, pg_diag
 /* Free m and what it owns. m may be NULL. */
 void pg_manifest_free(pg_manifest *m);
 
-/* Size in bytes of a parameter of type t: 4, 4, 8, 8, 4, 8, 8 (ptr), 128 (tensor map). */
+/* Size in bytes of a parameter of type t: 4, 4, 8, 8, 4, 8, 8 (ptr), 128 (tensor map); 0 for
+ * BYTES (the size is the binding's). */
 unsigned pg_param_type_size(pg_param_type t);
 
+/* Size in bytes of binding b: b->bytes for a struct or zero padding, else its type's size. */
+unsigned pg_param_binding_size(const pg_param_binding *b);
+
 /* Manifest name of t: "u32", "s32", "u64", "s64", "f32", "f64", "ptr", "tensor_map". Static. */
-const char *pg_param_type_name(pg_param_type t);
+const char *pg_param_type_name(pg_param_type t);  /* "bytes" for BYTES */
 
 #endif

@@ -59,6 +59,8 @@ static pg_status eval_param(builder *b, const pg_param_binding *p, pg_param_valu
     out->kind = p->kind;
     out->type = p->type;
     out->ref_index = -1;
+    out->offset = p->offset;
+    out->bytes = pg_param_binding_size(p);
     snprintf(f, sizeof f, "%s.value", p->field);
     switch (p->kind) {
     case PG_PARAM_TENSOR:
@@ -103,6 +105,16 @@ static pg_status eval_param(builder *b, const pg_param_binding *p, pg_param_valu
             st = pg_diag_set(b->d, PG_ERR_INPUT, b->m->file, 0, p->field,
                              "type %s is not an integer type", pg_param_type_name(p->type));
         }
+        return st;
+    case PG_PARAM_ZERO:
+        return PG_OK;
+    case PG_PARAM_STRUCT:
+        out->fields = calloc(p->n_fields ? (size_t)p->n_fields : 1, sizeof *out->fields);
+        if (!out->fields)
+            return pg_diag_set(b->d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+        out->n_fields = p->n_fields;
+        for (int i = 0; i < p->n_fields && st == PG_OK; i++)
+            st = eval_param(b, &p->fields[i], &out->fields[i]);
         return st;
     case PG_PARAM_TENSOR_MAP:
         st = pg_tensor_map_spec_build(&p->tmap, b->t, b->w, &b->syms, b->m->file, p->field,
@@ -176,8 +188,11 @@ void pg_plan_free(pg_plan *p)
 {
     if (!p)
         return;
-    for (int i = 0; i < p->n_launches; i++)
+    for (int i = 0; i < p->n_launches; i++) {
+        for (int j = 0; p->launches[i].params && j < p->launches[i].n_params; j++)
+            free(p->launches[i].params[j].fields);
         free(p->launches[i].params);
+    }
     free(p->launches);
     memset(p, 0, sizeof *p);
 }

@@ -15,8 +15,9 @@
  * TENSOR_MAP) or workspace index (WORKSPACE), else -1. v: the member named by type holds the
  * value (u32, s32, u64, s64 for VALUE; f32, f64 for SCALAR); unused for addresses (the caller
  * binds them). tmap (TENSOR_MAP only): the validated map without its address; the device layer
- * encodes it once the tensor's buffer exists. */
-typedef struct {
+ * encodes it once the tensor's buffer exists. A STRUCT holds the values of its fields, each with
+ * its offset; a ZERO field has no value (its bytes stay zero). */
+typedef struct pg_param_value {
     pg_param_kind kind;
     pg_param_type type;
     int ref_index;
@@ -29,6 +30,10 @@ typedef struct {
         double f64;
     } v;
     pg_tensor_map_desc tmap;
+    uint32_t offset;                /* struct fields: byte offset in the struct, else 0 */
+    uint32_t bytes;                 /* STRUCT / ZERO: size in bytes, else the type's size */
+    struct pg_param_value *fields;  /* STRUCT: n_fields values of its fields (owned) */
+    int n_fields;
 } pg_param_value;
 
 /* One launch: geometry in CTAs / threads, cluster {0,0,0} = no cluster; dynamic shared memory in

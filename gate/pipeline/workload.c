@@ -24,11 +24,24 @@ static pg_status alloc(pg_wctx *c, size_t bytes, pg_buffer **out, pg_diag *d)
                                  : pg_buffer_alloc_guarded(c->run->dev, bytes, out, d);
 }
 
+/* Encode the tensor map of p, or of each tensor-map field of struct p, into its bytes at slot. */
+static pg_status encode_tensor_maps(pg_wctx *c, const pg_param_value *p, void *slot, pg_diag *d)
+{
+    if (p->kind == PG_PARAM_TENSOR_MAP)
+        return pg_tensor_map_encode(c->run->dev, &p->tmap, c->tensor_addr[p->ref_index], slot, d);
+    for (int i = 0; p->kind == PG_PARAM_STRUCT && i < p->n_fields; i++) {
+        pg_status st = encode_tensor_maps(c, &p->fields[i],
+                                          (unsigned char *)slot + p->fields[i].offset, d);
+        if (st != PG_OK)
+            return st;
+    }
+    return PG_OK;
+}
+
 pg_status pg_wctx_setup(pg_wctx *c, pg_diag *d)
 {
     const pg_task *t = c->s->task;
     const pg_manifest *m = c->s->manifest;
-    pg_device *dev = c->run->dev;
     pg_status st;
     for (int i = 0; i < t->n_tensors; i++) {
         if (c->inputs_from && !t->tensors[i].is_output) {
@@ -62,11 +75,7 @@ pg_status pg_wctx_setup(pg_wctx *c, pg_diag *d)
         /* Tensor maps hold their tensor's address: encoded here, once the buffers exist, into
          * the argument slot that every launch of this workload passes by value. */
         for (int i = 0; i < lv->n_params; i++) {
-            const pg_param_value *p = &lv->params[i];
-            if (p->kind != PG_PARAM_TENSOR_MAP)
-                continue;
-            st = pg_tensor_map_encode(dev, &p->tmap, c->tensor_addr[p->ref_index],
-                                      c->args[l].args[i], d);
+            st = encode_tensor_maps(c, &lv->params[i], c->args[l].args[i], d);
             if (st != PG_OK)
                 return st;
         }
