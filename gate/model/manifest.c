@@ -700,8 +700,8 @@ pg_status pg_manifest_check_task(const pg_manifest *m, const pg_task *t, pg_diag
             !manifest_binds(m, PG_PARAM_TENSOR_MAP, t->tensors[i].name))
             st = pg_diag_set(d, PG_ERR_INPUT, m->file, 0, "launches",
                              "output tensor '%s' of task '%s' is bound to no kernel parameter, so "
-                             "no launch can write it; add {\"tensor\": \"%s\"} to a launch's "
-                             "params",
+                             "no launch can write it; add {\"tensor\": \"%s\"} (or a tensor_map "
+                             "over it, for TMA stores) to a launch's params",
                              t->tensors[i].name, t->id, t->tensors[i].name);
     }
     return st;

@@ -133,7 +133,8 @@ pg_status pg_manifest_load(const char *path, pg_manifest **out, pg_diag *d);
  * (field "launches[i].params[j].tensor"), an expression using a symbol that is not a task symbol
  * (e.g. field "launches[0].grid[1]", "workspaces.ws.bytes"), a tensor_map that does not fit its
  * tensor (pg_tensor_map_spec_check), an output tensor that no launch parameter binds (field
- * "launches": the kernel could never write it). */
+ * "launches": the kernel could never write it; a tensor or tensor_map binding, also as a struct
+ * field, binds it: an output written only through TMA stores is bound by its map). */
 pg_status pg_manifest_check_task(const pg_manifest *m, const pg_task *t, pg_diag *d);
 
 /* Free m and what it owns. m may be NULL. */

@@ -1,6 +1,7 @@
-/* Unit tests of by-value struct parameters: loading {"struct": {...}} (gate/model/manifest.h),
- * its checks against the task and the PTX (gate/model/binding.h), its evaluated fields
- * (gate/model/plan.h) and its packed bytes (pg_binding_args, pg_binding_pack_struct). Manifests
+/* Unit tests of the manifest bindings that real kernels' launch interfaces need: by-value struct
+ * parameters (loading {"struct": {...}}, gate/model/manifest.h; their checks against the task
+ * and the PTX, gate/model/binding.h; their evaluated fields, gate/model/plan.h; their packed
+ * bytes, pg_binding_args and pg_binding_pack_struct) and outputs bound through tensor maps. Manifests
  * are written to a fresh temporary folder next to an (unread) kernel.ptx, against the task
  * tests/data/model/tasks/gemm_small (workload "tiny": M=4, N=8, K=16). */
 #include <setjmp.h>
@@ -212,6 +213,32 @@ static void test_check_task(void **state)
     pg_task_free(t);
 }
 
+/* An output written only through TMA stores is bound by its tensor map. */
+static void test_output_bound_by_tensor_map(void **state)
+{
+    (void)state;
+    pg_task *t = NULL;
+    pg_diag d;
+    assert_int_equal(pg_task_load(TASKS, "gemm_small", &t, &d), PG_OK);
+    pg_manifest *m = load_ok("[{\"workspace\": \"ws\"}, {\"tensor_map\": {\"tensor\": \"C\", "
+                             "\"box\": [8, 4]}}]");
+    assert_int_equal(pg_manifest_check_task(m, t, &d), PG_OK);
+    pg_manifest_free(m);
+    m = load_ok("[{\"workspace\": \"ws\"}, {\"struct\": {\"size\": 128, \"align\": 64, "
+                "\"fields\": [{\"offset\": 0, \"tensor_map\": {\"tensor\": \"C\", \"box\": [8, "
+                "4]}}]}}]");
+    assert_int_equal(pg_manifest_check_task(m, t, &d), PG_OK);
+    pg_manifest_free(m);
+    m = load_ok("[{\"workspace\": \"ws\"}, {\"tensor_map\": {\"tensor\": \"A\", "
+                "\"box\": [8, 4]}}]");
+    pg_diag_clear(&d);
+    assert_int_equal(pg_manifest_check_task(m, t, &d), PG_ERR_INPUT);
+    assert_string_equal(d.field, "launches");
+    assert_non_null(strstr(d.message, "output tensor 'C'"));
+    pg_manifest_free(m);
+    pg_task_free(t);
+}
+
 static const char *k_ptx_head = ".version 8.0\n.target sm_90a\n.address_size 64\n"
                                 ".visible .entry k(\n";
 
@@ -351,6 +378,7 @@ int main(void)
         cmocka_unit_test(test_load_good),    cmocka_unit_test(test_load_errors),
         cmocka_unit_test(test_check_task),   cmocka_unit_test(test_binding_check),
         cmocka_unit_test(test_plan_and_pack), cmocka_unit_test(test_slots_after_struct),
+        cmocka_unit_test(test_output_bound_by_tensor_map),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
