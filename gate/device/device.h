@@ -100,6 +100,9 @@ pg_status pg_buffer_fill_poison(pg_buffer *b, pg_diag *d);
 pg_status pg_buffer_zero(pg_buffer *b, pg_diag *d);
 /* Synchronous copy of `bytes` from the start of b into host memory. */
 pg_status pg_buffer_download(pg_buffer *b, void *host, size_t bytes, pg_diag *d);
+/* Synchronous copy of `bytes` of host memory into the start of b (bytes <= the buffer's size,
+ * else PG_ERR_INPUT); waits for the work before it with the same deadline as a download. */
+pg_status pg_buffer_upload(pg_buffer *b, const void *host, size_t bytes, pg_diag *d);
 
 /* Encode the tiled TMA tensor map m (validated with pg_tensor_map_validate) for the tensor at
  * device address `address` with cuTensorMapEncodeTiled, writing the 128-byte opaque map to out

@@ -144,7 +144,9 @@ static void put_value(const pg_param_value *p, const uint64_t *tensor_addr,
         break;
     case PG_PARAM_TENSOR_MAP:
     case PG_PARAM_ZERO:
-        break; /* left zeroed: the device layer encodes a map in place */
+    case PG_PARAM_DEVICE_STRUCT:
+        break; /* left zeroed: the device layer encodes a map in place, and writes a device
+                  struct's buffer address */
     case PG_PARAM_STRUCT:
         pg_binding_pack_struct(p, tensor_addr, ws_addr, dst);
         break;

@@ -36,12 +36,14 @@ typedef struct {
  * encodes each map (pg_tensor_map_encode) straight into args[i], a 128-byte, 128-byte-aligned
  * slot that cuLaunchKernel copies by value; a tensor-map field of a struct parameter likewise
  * into args[i] + the field's offset (64-byte aligned, as the struct's checks ensure). A struct
- * is packed with pg_binding_pack_struct. Returns PG_ERR_INFRA on out-of-memory. */
+ * is packed with pg_binding_pack_struct. A device_struct slot is left zeroed too: the caller
+ * packs the struct (pg_binding_pack_struct) into a device buffer and writes the buffer's 8-byte
+ * address into args[i]. Returns PG_ERR_INFRA on out-of-memory. */
 pg_status pg_binding_args(const pg_launch_values *lv, const uint64_t *tensor_addr,
                           const uint64_t *ws_addr, pg_arg_block *out);
 void pg_arg_block_free(pg_arg_block *b);
 
-/* Write struct value sv (kind STRUCT) into out[0 .. sv->bytes): zero first, then each field at
+/* Write struct value sv (kind STRUCT or DEVICE_STRUCT) into out[0 .. sv->bytes): zero first, then each field at
  * its offset (tensor and workspace fields as 8-byte device addresses from tensor_addr /
  * ws_addr, values in their type's size, little-endian as the host stores them). Tensor-map
  * fields and zero padding stay zero; the caller encodes each map at out + its offset. */

@@ -271,14 +271,15 @@ static pg_status parse_param(const pg_manifest *m, pg_param_binding *p, const js
                              const pg_jctx *ctx, bool in_struct, pg_diag *d)
 {
     static const char *const all_keys[] = {"tensor", "value", "scalar", "workspace",
-                                           "tensor_map", "struct", "zero", "name", "type",
-                                           "offset", NULL};
+                                           "tensor_map", "struct", "zero", "device_struct",
+                                           "name", "type", "offset", NULL};
     /* kinds[] follows pg_param_kind's order */
-    static const char *const kinds[] = {"tensor", "value", "scalar", "workspace",
-                                        "tensor_map", "struct", "zero"};
+    static const char *const kinds[] = {"tensor",     "value",  "scalar", "workspace",
+                                        "tensor_map", "struct", "zero",   "device_struct"};
     static const char *const ref_keys[] = {"tensor", "workspace", "name", "offset", NULL};
     const char *one_of = in_struct ? "tensor, value, scalar, workspace, tensor_map, zero"
-                                   : "tensor, value, scalar, workspace, tensor_map, struct";
+                                   : "tensor, value, scalar, workspace, tensor_map, struct, "
+                                     "device_struct";
     char f[300];
     snprintf(p->field, sizeof p->field, "%s", ctx->path);
     if (!json_is_object(obj))
@@ -309,7 +310,7 @@ static pg_status parse_param(const pg_manifest *m, pg_param_binding *p, const js
                            "only a field of a struct parameter has an offset");
     }
     int found = -1;
-    for (int k = 0; k < 7; k++) {
+    for (int k = 0; k < 8; k++) {
         if (!json_object_get(obj, kinds[k]))
             continue;
         if (found >= 0)
@@ -322,6 +323,11 @@ static pg_status parse_param(const pg_manifest *m, pg_param_binding *p, const js
         return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, ctx->path, "expected exactly one of %s",
                            one_of);
     p->kind = (pg_param_kind)found;
+    if (p->kind == PG_PARAM_DEVICE_STRUCT && in_struct)
+        return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0,
+                           pg_jctx_field(ctx, "device_struct", f, sizeof f),
+                           "a struct field cannot be a device_struct: pass the device struct as "
+                           "a parameter of its own");
     if (p->kind == PG_PARAM_STRUCT && in_struct)
         return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, "struct", f, sizeof f),
                            "a struct field cannot be a struct: give the inner struct's fields "
@@ -332,13 +338,15 @@ static pg_status parse_param(const pg_manifest *m, pg_param_binding *p, const js
                            "\"zero\" is padding inside a struct parameter, not a parameter of "
                            "its own");
     if ((p->kind == PG_PARAM_STRUCT || p->kind == PG_PARAM_ZERO ||
+         p->kind == PG_PARAM_DEVICE_STRUCT ||
          p->kind == PG_PARAM_TENSOR_MAP) && json_object_get(obj, "type"))
         return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, "type", f, sizeof f),
                            "a %s %s takes no type (%s)", kinds[found],
                            in_struct ? "field" : "parameter",
                            p->kind == PG_PARAM_TENSOR_MAP ? "it is always a 128-byte tensor map"
                            : p->kind == PG_PARAM_ZERO     ? "it is raw zero bytes"
-                                                          : "its size is the struct's");
+                           : p->kind == PG_PARAM_STRUCT   ? "its size is the struct's"
+                                                          : "it is always an 8-byte address");
     switch (p->kind) {
     case PG_PARAM_TENSOR_MAP: {
         static const char *const tmap_keys[] = {"tensor_map", "name", "offset", NULL};
@@ -357,6 +365,16 @@ static pg_status parse_param(const pg_manifest *m, pg_param_binding *p, const js
             return st;
         pg_jctx sc = pg_jctx_member(ctx, "struct");
         return parse_struct(m, p, json_object_get(obj, "struct"), &sc, d);
+    }
+    case PG_PARAM_DEVICE_STRUCT: {
+        static const char *const dstruct_keys[] = {"device_struct", "name", NULL};
+        st = pg_jcheck_keys(obj, ctx, dstruct_keys, d);
+        if (st != PG_OK)
+            return st;
+        pg_jctx sc = pg_jctx_member(ctx, "device_struct");
+        st = parse_struct(m, p, json_object_get(obj, "device_struct"), &sc, d);
+        p->type = PG_PTYPE_PTR; /* the kernel gets the buffer's address */
+        return st;
     }
     case PG_PARAM_ZERO: {
         static const char *const zero_keys[] = {"zero", "name", "offset", NULL};
@@ -532,7 +550,7 @@ static pg_status parse_header(pg_manifest *m, const json_t *root, const pg_jctx 
  * tensor). */
 static bool binding_names(const pg_param_binding *p, pg_param_kind kind, const char *name)
 {
-    if (p->kind == PG_PARAM_STRUCT) {
+    if (p->kind == PG_PARAM_STRUCT || p->kind == PG_PARAM_DEVICE_STRUCT) {
         for (int i = 0; i < p->n_fields; i++)
             if (binding_names(&p->fields[i], kind, name))
                 return true;
@@ -550,6 +568,20 @@ static bool manifest_binds(const pg_manifest *m, pg_param_kind kind, const char 
             if (binding_names(&m->launches[l].params[p], kind, name))
                 return true;
     return false;
+}
+
+/* Each device_struct is a device buffer per workload: a bounded number of them. */
+static pg_status check_device_struct_count(const pg_manifest *m, pg_diag *d)
+{
+    int n = 0;
+    for (int l = 0; l < m->n_launches; l++)
+        for (int p = 0; p < m->launches[l].n_params; p++)
+            if (m->launches[l].params[p].kind == PG_PARAM_DEVICE_STRUCT &&
+                ++n > PG_MAX_DEVICE_STRUCTS)
+                return pg_diag_set(d, PG_ERR_INPUT, m->file, 0, m->launches[l].params[p].field,
+                                   "expected at most %d device_struct parameters in one "
+                                   "manifest", PG_MAX_DEVICE_STRUCTS);
+    return PG_OK;
 }
 
 /* Every declared workspace is passed to at least one launch: one that is not is a mistake (a
@@ -604,6 +636,8 @@ pg_status pg_manifest_load(const char *path, pg_manifest **out, pg_diag *d)
     if (st == PG_OK)
         st = parse_launches(m, root, &ctx, d);
     if (st == PG_OK)
+        st = check_device_struct_count(m, d);
+    if (st == PG_OK)
         st = check_workspaces_used(m, d);
 done:
     json_decref(root);
@@ -630,7 +664,7 @@ static pg_status check_binding(const pg_manifest *m, const pg_task *t, const pg_
                                const char *const *names, size_t count, pg_diag *d)
 {
     char f[320];
-    if (p->kind == PG_PARAM_STRUCT) {
+    if (p->kind == PG_PARAM_STRUCT || p->kind == PG_PARAM_DEVICE_STRUCT) {
         for (int i = 0; i < p->n_fields; i++) {
             pg_status st = check_binding(m, t, &p->fields[i], names, count, d);
             if (st != PG_OK)

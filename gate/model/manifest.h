@@ -24,7 +24,9 @@ typedef enum {
     PG_PARAM_TENSOR_MAP,/* {"tensor_map": {...}}: a TMA tensor map passed by value (128 bytes) */
     PG_PARAM_STRUCT,    /* {"struct": {"size", "align", "fields"}}: a by-value struct whose
                            fields are bindings of the kinds above at byte offsets */
-    PG_PARAM_ZERO       /* struct fields only: {"offset": 24, "zero": 8}, explicit zero bytes */
+    PG_PARAM_ZERO,      /* struct fields only: {"offset": 24, "zero": 8}, explicit zero bytes */
+    PG_PARAM_DEVICE_STRUCT /* {"device_struct": {...as struct...}}: the struct's bytes in a
+                              device buffer ptxgate owns; the parameter is its 8-byte address */
 } pg_param_kind;
 
 typedef enum {
@@ -45,6 +47,8 @@ typedef enum {
 #define PG_MAX_STRUCT_FIELDS 256
 /* Alignment a tensor map needs wherever it lies (CUtensorMap is declared 64-byte aligned). */
 #define PG_TMAP_FIELD_ALIGN 64
+/* Most device_struct parameters in one manifest (each is one device buffer per workload). */
+#define PG_MAX_DEVICE_STRUCTS 16
 
 /* One kernel parameter, or one field of a struct parameter. Which members are meaningful
  * depends on kind:
@@ -54,6 +58,8 @@ typedef enum {
  * STRUCT: type BYTES, bytes = the struct's size, align = its alignment, fields = n_fields
  * bindings (owned; none is a STRUCT) in the manifest's order, each with its offset.
  * ZERO (struct fields only): type BYTES, bytes = how many zero bytes.
+ * DEVICE_STRUCT: as STRUCT, but type PTR: the parameter is the address of a device buffer
+ * holding the struct's bytes.
  * offset: byte offset inside the enclosing struct (struct fields only, else 0). */
 typedef struct pg_param_binding {
     pg_param_kind kind;
@@ -125,7 +131,9 @@ typedef struct {
  * a byte count; never a nested struct); a field that runs past the end, overlaps an earlier
  * one, sits at an offset that is not a multiple of its natural alignment (its size; 64 for a
  * tensor map, whose struct must then be 64-byte aligned) is an error naming the field. An
- * "offset" outside a struct, or "zero" as a parameter of its own, is an error. */
+ * "offset" outside a struct, or "zero" as a parameter of its own, is an error.
+ * device_struct params: the same rules under ".device_struct"; never a struct field; at most
+ * PG_MAX_DEVICE_STRUCTS in the manifest (field of the one over). */
 pg_status pg_manifest_load(const char *path, pg_manifest **out, pg_diag *d);
 
 /* Cross-check m with its task t. Errors (PG_ERR_INPUT, file = m->file, field = the manifest

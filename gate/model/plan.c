@@ -60,7 +60,7 @@ static pg_status eval_param(builder *b, const pg_param_binding *p, pg_param_valu
     out->type = p->type;
     out->ref_index = -1;
     out->offset = p->offset;
-    out->bytes = pg_param_binding_size(p);
+    out->bytes = p->kind == PG_PARAM_DEVICE_STRUCT ? p->bytes : pg_param_binding_size(p);
     snprintf(f, sizeof f, "%s.value", p->field);
     switch (p->kind) {
     case PG_PARAM_TENSOR:
@@ -109,6 +109,7 @@ static pg_status eval_param(builder *b, const pg_param_binding *p, pg_param_valu
     case PG_PARAM_ZERO:
         return PG_OK;
     case PG_PARAM_STRUCT:
+    case PG_PARAM_DEVICE_STRUCT:
         out->fields = calloc(p->n_fields ? (size_t)p->n_fields : 1, sizeof *out->fields);
         if (!out->fields)
             return pg_diag_set(b->d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");

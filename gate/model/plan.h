@@ -31,8 +31,9 @@ typedef struct pg_param_value {
     } v;
     pg_tensor_map_desc tmap;
     uint32_t offset;                /* struct fields: byte offset in the struct, else 0 */
-    uint32_t bytes;                 /* STRUCT / ZERO: size in bytes, else the type's size */
-    struct pg_param_value *fields;  /* STRUCT: n_fields values of its fields (owned) */
+    uint32_t bytes;                 /* STRUCT / DEVICE_STRUCT / ZERO: the struct's (padding's)
+                                       size in bytes, else the type's size */
+    struct pg_param_value *fields;  /* STRUCT / DEVICE_STRUCT: its fields' values (owned) */
     int n_fields;
 } pg_param_value;
 

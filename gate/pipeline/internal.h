@@ -377,6 +377,13 @@ struct pg_wctx {
     pg_buffer *ws[PG_MAX_WORKSPACES];
     uint64_t ws_addr[PG_MAX_WORKSPACES];
     pg_arg_block *args;       /* one per launch */
+    /* device_struct parameters: one guarded buffer each, its packed bytes (tensor maps
+     * encoded) kept on the host to be written again before every run, and its field name. */
+    pg_buffer *dstruct[PG_MAX_DEVICE_STRUCTS];
+    unsigned char *dstruct_host[PG_MAX_DEVICE_STRUCTS];
+    size_t dstruct_bytes[PG_MAX_DEVICE_STRUCTS];
+    const char *dstruct_field[PG_MAX_DEVICE_STRUCTS];
+    int n_dstruct;
     pg_launch *launches;
     int a, b, c;              /* gemm_nt operand tensor indices */
     json_t *json;             /* the workload's results object */

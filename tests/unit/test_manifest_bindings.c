@@ -239,6 +239,75 @@ static void test_output_bound_by_tensor_map(void **state)
     pg_task_free(t);
 }
 
+/* A device_struct is a struct in a device buffer: same field rules, an 8-byte address parameter. */
+static void test_device_struct(void **state)
+{
+    (void)state;
+    pg_task *t = NULL;
+    pg_diag d;
+    char buf[4096];
+    pg_plan plan;
+    assert_int_equal(pg_task_load(TASKS, "gemm_small", &t, &d), PG_OK);
+    pg_manifest *m = load_ok(
+        "[{\"workspace\": \"ws\"}, {\"name\": \"maps\", \"device_struct\": {\"size\": 256, "
+        "\"align\": 64, \"fields\": [{\"offset\": 0, \"tensor_map\": {\"tensor\": \"A\", "
+        "\"box\": [16, 4]}}, {\"offset\": 128, \"tensor_map\": {\"tensor\": \"C\", \"box\": "
+        "[8, 4]}}]}}]");
+    const pg_param_binding *p = &m->launches[0].params[1];
+    assert_int_equal(p->kind, PG_PARAM_DEVICE_STRUCT);
+    assert_int_equal(p->type, PG_PTYPE_PTR);
+    assert_int_equal(pg_param_binding_size(p), 8);
+    assert_int_equal(p->bytes, 256);
+    assert_string_equal(p->fields[1].field, "launches[0].params[1].device_struct.fields[1]");
+    /* C bound only through the tensor map in device memory counts as bound. */
+    assert_int_equal(pg_manifest_check_task(m, t, &d), PG_OK);
+    if (pg_plan_build(t, m, &t->workloads[pg_task_find_workload(t, "tiny")], &plan, &d) != PG_OK)
+        fail_msg("%s", pg_diag_format(&d, buf, sizeof buf));
+    const pg_param_value *v = &plan.launches[0].params[1];
+    assert_int_equal(v->kind, PG_PARAM_DEVICE_STRUCT);
+    assert_int_equal(v->bytes, 256);
+    assert_int_equal(v->n_fields, 2);
+    assert_int_equal(v->fields[1].offset, 128);
+    assert_int_equal(v->fields[1].tmap.tensor_index, 2);
+    /* The argument slot stays zero until the device layer writes the buffer's address. */
+    const uint64_t tensor_addr[3] = {0x1000, 0x2000, 0x3000};
+    const uint64_t ws_addr[1] = {0x9000};
+    pg_arg_block ab;
+    assert_int_equal(pg_binding_args(&plan.launches[0], tensor_addr, ws_addr, &ab), PG_OK);
+    uint64_t u64;
+    memcpy(&u64, ab.args[1], 8);
+    assert_int_equal(u64, 0);
+    memcpy(&u64, ab.args[0], 8);
+    assert_int_equal(u64, 0x9000);
+    pg_arg_block_free(&ab);
+    pg_plan_free(&plan);
+    pg_manifest_free(m);
+    pg_task_free(t);
+
+    expect_load_error("[{\"device_struct\": {\"size\": 16, \"align\": 8, \"fields\": ["
+                      "{\"offset\": 4, \"value\": \"M\", \"type\": \"u64\"}]}}]",
+                      "launches[0].params[0].device_struct.fields[0].offset",
+                      "offset 4 is not a multiple of 8");
+    expect_load_error("[{\"struct\": {\"size\": 16, \"align\": 8, \"fields\": ["
+                      "{\"offset\": 0, \"device_struct\": {\"size\": 8, \"align\": 8, "
+                      "\"fields\": []}}]}}]",
+                      "launches[0].params[0].struct.fields[0].device_struct",
+                      "cannot be a device_struct");
+    expect_load_error("[{\"device_struct\": {\"size\": 8, \"align\": 8, \"fields\": ["
+                      "{\"offset\": 0, \"workspace\": \"ws\"}]}, \"type\": \"u64\"}]",
+                      "launches[0].params[0].type", "always an 8-byte address");
+    /* 17 device structs in one manifest are one too many. */
+    char many[8192];
+    size_t used = (size_t)snprintf(many, sizeof many, "[");
+    for (int i = 0; i < 17; i++)
+        used += (size_t)snprintf(many + used, sizeof many - used,
+                                 "%s{\"device_struct\": {\"size\": 8, \"align\": 8, \"fields\": "
+                                 "[{\"offset\": 0, \"workspace\": \"ws\"}]}}",
+                                 i ? ", " : "");
+    snprintf(many + used, sizeof many - used, "]");
+    expect_load_error(many, "launches[0].params[16]", "at most 16 device_struct");
+}
+
 static const char *k_ptx_head = ".version 8.0\n.target sm_90a\n.address_size 64\n"
                                 ".visible .entry k(\n";
 
@@ -269,6 +338,13 @@ static void test_binding_check(void **state)
     assert_int_equal(bind(m, ".param .align 8 .b8 params[256]", &d), PG_ERR_INPUT);
     assert_non_null(strstr(d.message, "struct with align 64"));
     assert_non_null(strstr(d.message, "with .align 8"));
+    pg_manifest_free(m);
+    /* A device_struct is an address: .u64 or .b64, never the struct's bytes. */
+    m = load_ok("[{\"device_struct\": {\"size\": 256, \"align\": 8, \"fields\": ["
+                "{\"offset\": 0, \"workspace\": \"ws\"}]}}]");
+    assert_int_equal(bind(m, ".param .u64 params", &d), PG_OK);
+    assert_int_equal(bind(m, ".param .align 8 .b8 params[256]", &d), PG_ERR_INPUT);
+    assert_non_null(strstr(d.message, "bound as ptr (8 bytes)"));
     pg_manifest_free(m);
 }
 
@@ -378,7 +454,7 @@ int main(void)
         cmocka_unit_test(test_load_good),    cmocka_unit_test(test_load_errors),
         cmocka_unit_test(test_check_task),   cmocka_unit_test(test_binding_check),
         cmocka_unit_test(test_plan_and_pack), cmocka_unit_test(test_slots_after_struct),
-        cmocka_unit_test(test_output_bound_by_tensor_map),
+        cmocka_unit_test(test_output_bound_by_tensor_map), cmocka_unit_test(test_device_struct),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
