@@ -371,3 +371,23 @@ pg_status pg_expr_from_json(const json_t *obj, const pg_jctx *ctx, const char *k
     }
     return pg_expr_from_json_value(v, &c, out, n, d);
 }
+
+bool pg_expr_names_symbol(const char *text, const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; text[i];) {
+        if (!is_ident_start(text[i]) || (i > 0 && is_ident_char(text[i - 1]))) {
+            i++;
+            continue;
+        }
+        size_t start = i;
+        while (is_ident_char(text[i]))
+            i++;
+        size_t j = i;
+        while (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r')
+            j++;
+        if (i - start == n && strncmp(text + start, name, n) == 0 && text[j] != '(')
+            return true;
+    }
+    return false;
+}

@@ -49,6 +49,10 @@ pg_status pg_expr_eval(const char *text, const pg_symtab *syms, int64_t *out, ch
 pg_status pg_expr_check(const char *text, const char *const *names, size_t count, char *err,
                         size_t errlen);
 
+/* Whether text names the symbol name (as a symbol, not as a function name before '('). Text
+ * need not be valid; only its identifiers are looked at. */
+bool pg_expr_names_symbol(const char *text, const char *name);
+
 /* Read the expression field obj[key] (ctx locates obj): a JSON integer (written as its decimal
  * text) or a string. The text (NUL-terminated) goes into out (n bytes). The syntax is checked
  * (symbol names are not: see pg_expr_check). required=false: a missing key leaves out unchanged

@@ -11,6 +11,7 @@
 
 #include "../base/fileio.h"
 #include "../base/jsonget.h"
+#include "device_symbols.h"
 #include "expr.h"
 
 static const char *const k_type_names[] = {"u32", "s32", "u64", "s64",  "f32",
@@ -693,7 +694,7 @@ static pg_status check_binding(const pg_manifest *m, const pg_task *t, const pg_
 
 pg_status pg_manifest_check_task(const pg_manifest *m, const pg_task *t, pg_diag *d)
 {
-    const char *names[PG_MAX_SYMBOLS];
+    const char *names[PG_MAX_SYMBOLS + PG_N_DEVICE_SYMBOLS];
     static const char *const dims[] = {"grid", "block", "cluster"};
     char f[320];
     size_t count = (size_t)t->n_symbols;
@@ -704,6 +705,10 @@ pg_status pg_manifest_check_task(const pg_manifest *m, const pg_task *t, pg_diag
                            t->id);
     for (int i = 0; i < t->n_symbols; i++)
         names[i] = t->symbols[i];
+    /* The device symbols too, unless the task has a symbol of the same name (its own wins). */
+    for (int i = 0; i < PG_N_DEVICE_SYMBOLS; i++)
+        if (pg_task_find_symbol(t, pg_device_symbol_names[i]) < 0)
+            names[count++] = pg_device_symbol_names[i];
     for (int w = 0; w < m->n_ws && st == PG_OK; w++) {
         snprintf(f, sizeof f, "workspaces.%s.bytes", m->ws[w].name);
         st = check_expr(m, m->ws[w].bytes, f, names, count, d);

@@ -138,7 +138,8 @@ pg_status pg_manifest_load(const char *path, pg_manifest **out, pg_diag *d);
 
 /* Cross-check m with its task t. Errors (PG_ERR_INPUT, file = m->file, field = the manifest
  * field): m->task differs from t->id (field "task"), a tensor param naming no task tensor
- * (field "launches[i].params[j].tensor"), an expression using a symbol that is not a task symbol
+ * (field "launches[i].params[j].tensor"), an expression using a symbol that is neither a task
+ * symbol nor a device symbol (device_symbols.h; not in tensor_map expressions)
  * (e.g. field "launches[0].grid[1]", "workspaces.ws.bytes"), a tensor_map that does not fit its
  * tensor (pg_tensor_map_spec_check), an output tensor that no launch parameter binds (field
  * "launches": the kernel could never write it; a tensor or tensor_map binding, also as a struct

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device_symbols.h"
 #include "expr.h"
 
 /* What the plan builder needs at hand for every expression. */
@@ -14,7 +15,8 @@ typedef struct {
     const pg_manifest *m;
     const pg_workload *w;
     pg_symtab syms;
-    const char *names[PG_MAX_SYMBOLS];
+    const char *names[PG_MAX_SYMBOLS + PG_N_DEVICE_SYMBOLS];
+    int64_t values[PG_MAX_SYMBOLS + PG_N_DEVICE_SYMBOLS];
     pg_diag *d;
 } builder;
 
@@ -154,12 +156,28 @@ static pg_status eval_launch(builder *b, const pg_launch_spec *l, pg_launch_valu
 pg_status pg_plan_build(const pg_task *t, const pg_manifest *m, const pg_workload *w, pg_plan *out,
                         pg_diag *d)
 {
+    return pg_plan_build_on(t, m, w, NULL, out, d);
+}
+
+pg_status pg_plan_build_on(const pg_task *t, const pg_manifest *m, const pg_workload *w,
+                           const pg_device_symbols *dev, pg_plan *out, pg_diag *d)
+{
     builder b = {.t = t, .m = m, .w = w, .d = d};
     char f[256];
     int64_t v;
     pg_status st = PG_OK;
     memset(out, 0, sizeof *out);
     pg_task_symtab(t, w, b.names, &b.syms);
+    /* Task symbols first, then the device symbols the task does not shadow. */
+    size_t n = b.syms.count;
+    memcpy(b.values, w->values, n * sizeof *b.values);
+    for (int i = 0; dev && i < PG_N_DEVICE_SYMBOLS; i++)
+        if (pg_task_find_symbol(t, pg_device_symbol_names[i]) < 0) {
+            b.names[n] = pg_device_symbol_names[i];
+            b.values[n++] = dev->values[i];
+        }
+    b.syms.values = b.values;
+    b.syms.count = n;
     st = eval_range(&b, t->file, "flops", t->flops, 0, INT64_MAX, "a non-negative count", &v);
     if (st != PG_OK)
         return st;

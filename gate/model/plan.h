@@ -9,6 +9,7 @@
 #include "../base/diag.h"
 #include "manifest.h"
 #include "task.h"
+#include "device_symbols.h"
 #include "tensor_map.h"
 
 /* One parameter value. kind and type are the binding's. ref_index: tensor index (TENSOR and
@@ -73,6 +74,11 @@ typedef struct {
  * message names the workload. */
 pg_status pg_plan_build(const pg_task *t, const pg_manifest *m, const pg_workload *w, pg_plan *out,
                         pg_diag *d);
+
+/* The same with the device symbols (device_symbols.h) bound to dev's values; dev NULL: none
+ * (an expression naming one is then an unknown symbol). pg_plan_build is this with NULL. */
+pg_status pg_plan_build_on(const pg_task *t, const pg_manifest *m, const pg_workload *w,
+                           const pg_device_symbols *dev, pg_plan *out, pg_diag *d);
 
 /* Free what p owns and zero it. p may be NULL. */
 void pg_plan_free(pg_plan *p);

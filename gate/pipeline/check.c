@@ -531,6 +531,9 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
         json_object_set_new(s->json, "source", pg_jstr(s->manifest->source));
         json_object_set_new(s->json, "task", pg_jstr(s->task->id));
         json_object_set_new(s->json, "arch", pg_jstr(s->arch));
+        if (s->uses_device_symbols)
+            json_object_set_new(s->json, "device_symbols",
+                                pg_device_symbols_json(&s->device_symbols));
         /* The device its GPU work was given to (the pool sets it when a device takes it). */
         s->device = pool ? -1 : o->device_ordinal;
         json_object_set_new(s->json, "device",

@@ -62,6 +62,8 @@ struct pg_submission {
     bool has_targets;             /* the task lists targets for arch (and the policy is not off) */
     pg_target_set targets;
     pg_arch_table *arch_table;    /* the table of arch, when has_targets */
+    bool uses_device_symbols;     /* an expression names num_sms, l2_bytes, ... */
+    pg_device_symbols device_symbols; /* their values, when uses_device_symbols */
     json_t *instr_static;         /* the instructions stage as computed once after assemble
                                      (stage_instructions.c); each workload records a copy */
     int instr_copies;

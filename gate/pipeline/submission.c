@@ -126,6 +126,39 @@ static pg_status resolve_targets(const pg_run *run, pg_submission *s, pg_diag *d
     return st;
 }
 
+/* The values of the device symbols, when the manifest uses them: the GPU's when one is at hand
+ * (not --no-gpu), else the reference part of the arch's table (assumed). An arch without such
+ * a table is an input error naming the manifest's arch. */
+static pg_status resolve_device_symbols(pg_run *run, pg_submission *s, pg_diag *d)
+{
+    s->uses_device_symbols = pg_manifest_uses_device_symbols(s->manifest);
+    if (!s->uses_device_symbols)
+        return PG_OK;
+    const pg_device_info *info = run->o->no_gpu ? NULL : pg_run_device_info(run);
+    if (info) {
+        pg_device_symbols_from_device(info->sm_count, info->l2_bytes,
+                                      info->max_shared_per_block_optin, info->name,
+                                      &s->device_symbols);
+        return PG_OK;
+    }
+    pg_arch_table *t = NULL;
+    pg_status st = run->o->arch_dir ? pg_arch_table_load(run->o->arch_dir, s->arch, &t, d)
+                                    : pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                                                  "no architecture tables are installed");
+    if (st == PG_OK)
+        st = pg_device_symbols_from_arch(t, &s->device_symbols, d);
+    pg_arch_table_free(t);
+    if (st != PG_OK) {
+        char msg[2048];
+        snprintf(msg, sizeof msg, "%s", d->message);
+        return pg_diag_set(d, st, s->manifest->file, 0, "launches",
+                           "the manifest uses device symbols (num_sms, l2_bytes, "
+                           "max_dynamic_shared_bytes) and no GPU is at hand, so they take the "
+                           "values of the %s table's reference_device: %s", s->arch, msg);
+    }
+    return PG_OK;
+}
+
 /* One plan per selected workload. */
 static pg_status build_plans(pg_submission *s, pg_diag *d)
 {
@@ -133,12 +166,20 @@ static pg_status build_plans(pg_submission *s, pg_diag *d)
     if (!s->plans)
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
     for (int i = 0; i < s->n_workloads; i++) {
-        pg_status st = pg_plan_build(s->task, s->manifest, &s->task->workloads[s->workloads[i]],
-                                     &s->plans[i], d);
+        pg_status st = pg_plan_build_on(s->task, s->manifest,
+                                        &s->task->workloads[s->workloads[i]],
+                                        s->uses_device_symbols ? &s->device_symbols : NULL,
+                                        &s->plans[i], d);
         if (st != PG_OK)
             return st; /* the message names the workload */
     }
     return PG_OK;
+}
+
+static pg_status resolve_and_build_plans(pg_run *run, pg_submission *s, pg_diag *d)
+{
+    pg_status st = resolve_device_symbols(run, s, d);
+    return st == PG_OK ? build_plans(s, d) : st;
 }
 
 /* Manifest, its task, and the manifest checked against the task. */
@@ -187,7 +228,7 @@ pg_status pg_submission_prepare_worker(pg_run *run, const char *manifest_path, c
                                s->task->n_workloads);
         s->workloads[s->n_workloads++] = workloads[i];
     }
-    return build_plans(s, d);
+    return resolve_and_build_plans(run, s, d);
 }
 
 pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int index,
@@ -283,7 +324,7 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
 
     st = select_workloads(run, s, d);
     if (st == PG_OK)
-        st = build_plans(s, d);
+        st = resolve_and_build_plans(run, s, d);
     if (st != PG_OK)
         return st;
     return pg_accepted_prepare(run, s, index, d);
