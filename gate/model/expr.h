@@ -2,14 +2,20 @@
  * reading them from JSON, checking their syntax and symbol names, and evaluating them in 64-bit
  * signed arithmetic with every overflow and division by zero reported as an error.
  *
- * Grammar (whitespace between tokens is ignored):
- *   expr    := term (('+' | '-') term)*
- *   term    := unary (('*' | '/') unary)*
- *   unary   := '-' unary | primary
+ * Grammar (whitespace between tokens is ignored), loosest first as in C:
+ *   expr    := and ('||' and)*
+ *   and     := cmp ('&&' cmp)*
+ *   cmp     := sum (('<' | '<=' | '>' | '>=' | '==' | '!=') sum)*
+ *   sum     := term (('+' | '-') term)*
+ *   term    := unary (('*' | '/' | '%') unary)*
+ *   unary   := '-' unary | '!' unary | primary
  *   primary := INTEGER | SYMBOL | FUNC '(' expr (',' expr)* ')' | '(' expr ')'
  *   FUNC    := ceil_div (exactly 2 arguments) | min | max (1 or more arguments)
  * INTEGER is a decimal literal that fits int64; SYMBOL is [A-Za-z_][A-Za-z0-9_]*. '/' truncates
- * toward zero (C semantics); ceil_div(a, b) is the mathematical ceiling of a/b. */
+ * toward zero and '%' is its remainder (C semantics); ceil_div(a, b) is the mathematical ceiling
+ * of a/b. Comparisons, '!', '&&' and '||' give 1 (true) or 0 (false) and take any nonzero value
+ * as true; '&&' and '||' short-circuit as in C (the side not evaluated is still checked for
+ * syntax and symbol names). */
 #ifndef PG_MODEL_EXPR_H
 #define PG_MODEL_EXPR_H
 
