@@ -605,8 +605,9 @@ static pg_status check_workspaces_used(const pg_manifest *m, pg_diag *d)
 
 pg_status pg_manifest_load(const char *path, pg_manifest **out, pg_diag *d)
 {
-    static const char *const keys[] = {"schema_version", "task", "source", "arch", "description",
-                                       "workspaces", "launches", NULL};
+    static const char *const keys[] = {"schema_version", "task",       "source",
+                                       "arch",           "description", "supports",
+                                       "workspaces",     "launches",    NULL};
     json_t *root = NULL;
     pg_manifest *m = NULL;
     pg_jctx ctx = {.file = path, .path = ""};
@@ -630,6 +631,8 @@ pg_status pg_manifest_load(const char *path, pg_manifest **out, pg_diag *d)
     st = pg_jcheck_keys(root, &ctx, keys, d);
     if (st == PG_OK)
         st = parse_header(m, root, &ctx, d);
+    if (st == PG_OK)
+        st = pg_expr_from_json(root, &ctx, "supports", false, m->supports, sizeof m->supports, d);
     if (st == PG_OK)
         st = parse_source(m, root, &ctx, d);
     if (st == PG_OK)
@@ -709,6 +712,10 @@ pg_status pg_manifest_check_task(const pg_manifest *m, const pg_task *t, pg_diag
     for (int i = 0; i < PG_N_DEVICE_SYMBOLS; i++)
         if (pg_task_find_symbol(t, pg_device_symbol_names[i]) < 0)
             names[count++] = pg_device_symbol_names[i];
+    /* supports: task symbols only, so that a workload is declined the same way with a GPU or
+     * without one. */
+    if (m->supports[0])
+        st = check_expr(m, m->supports, "supports", names, (size_t)t->n_symbols, d);
     for (int w = 0; w < m->n_ws && st == PG_OK; w++) {
         snprintf(f, sizeof f, "workspaces.%s.bytes", m->ws[w].name);
         st = check_expr(m, m->ws[w].bytes, f, names, count, d);
@@ -744,6 +751,24 @@ pg_status pg_manifest_check_task(const pg_manifest *m, const pg_task *t, pg_diag
                              t->tensors[i].name, t->id, t->tensors[i].name);
     }
     return st;
+}
+
+pg_status pg_manifest_supports(const pg_manifest *m, const pg_task *t, const pg_workload *w,
+                               bool *out, pg_diag *d)
+{
+    const char *names[PG_MAX_SYMBOLS];
+    pg_symtab syms;
+    char err[1024];
+    int64_t v = 1;
+    *out = true;
+    if (!m->supports[0])
+        return PG_OK;
+    pg_task_symtab(t, w, names, &syms);
+    if (pg_expr_eval(m->supports, &syms, &v, err, sizeof err) != PG_OK)
+        return pg_diag_set(d, PG_ERR_INPUT, m->file, 0, "supports", "workload '%s': %s", w->name,
+                           err);
+    *out = v != 0;
+    return PG_OK;
 }
 
 void pg_manifest_free(pg_manifest *m)

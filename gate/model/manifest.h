@@ -105,6 +105,8 @@ typedef struct {
     char source_field_value[1024]; /* as written */
     char arch[32];     /* "" = the task's default_arch */
     char description[512];
+    char supports[256]; /* "supports": the shape constraint over task symbols; "" = every
+                           workload */
     pg_workspace_spec ws[PG_MAX_WORKSPACES]; /* in the manifest's order */
     int n_ws;
     pg_launch_spec *launches; /* n_launches (>= 1) entries, owned */
@@ -145,6 +147,13 @@ pg_status pg_manifest_load(const char *path, pg_manifest **out, pg_diag *d);
  * "launches": the kernel could never write it; a tensor or tensor_map binding, also as a struct
  * field, binds it: an output written only through TMA stores is bound by its map). */
 pg_status pg_manifest_check_task(const pg_manifest *m, const pg_task *t, pg_diag *d);
+
+/* Whether m supports workload w of t: its "supports" expression (checked with
+ * pg_manifest_check_task) is nonzero for w's symbols; true when m has none.
+ * Errors (PG_ERR_INPUT, file = m->file, field "supports", naming the workload): evaluation
+ * errors (division by zero, overflow). */
+pg_status pg_manifest_supports(const pg_manifest *m, const pg_task *t, const pg_workload *w,
+                               bool *out, pg_diag *d);
 
 /* Free m and what it owns. m may be NULL. */
 void pg_manifest_free(pg_manifest *m);

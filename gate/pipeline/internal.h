@@ -69,6 +69,10 @@ struct pg_submission {
     int instr_copies;
     int *workloads;               /* indices into task->workloads */
     int n_workloads;
+    int *declined;                /* selected workloads the manifest's "supports" declines
+                                     (indices into task->workloads): recorded not_applicable,
+                                     never run */
+    int n_declined;
     pg_plan *plans;               /* one per selected workload */
     json_t *json;                 /* borrowed: this submission's object in the results */
     /* The task's accepted kernel (accepted.c), re-measured next to the candidate: NULL when the

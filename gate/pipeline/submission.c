@@ -49,6 +49,65 @@ static pg_status select_workloads(const pg_run *run, pg_submission *s, pg_diag *
     return PG_OK;
 }
 
+/* " (M=257, N=513, K=1000)": a workload's symbols for messages. */
+static const char *symbols_text(const pg_task *t, const pg_workload *w, char *buf, size_t n)
+{
+    size_t used = (size_t)snprintf(buf, n, " (");
+    for (int k = 0; k < t->n_symbols && used < n; k++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%s=%lld", k ? ", " : "", t->symbols[k],
+                                 (long long)w->values[k]);
+    if (used < n)
+        snprintf(buf + used, n - used, ")");
+    return buf;
+}
+
+/* The manifest's "supports" constraint: a selected workload it declines moves from
+ * s->workloads to s->declined (recorded not_applicable, never run, so a tensor map that
+ * cannot be encoded for it is no error). Declining a required workload of the task (selected
+ * or not) is an input error, and so is declining every selected workload (nothing to judge). */
+static pg_status decline_workloads(pg_submission *s, pg_diag *d)
+{
+    const pg_task *t = s->task;
+    const pg_manifest *m = s->manifest;
+    char syms[512];
+    if (!m->supports[0])
+        return PG_OK;
+    for (int i = 0; i < t->n_workloads; i++) {
+        bool ok = true;
+        pg_status st = pg_manifest_supports(m, t, &t->workloads[i], &ok, d);
+        if (st != PG_OK)
+            return st;
+        if (!ok && t->workloads[i].required)
+            return pg_diag_set(d, PG_ERR_INPUT, m->file, 0, "supports",
+                               "'%s' declines workload '%s'%s, which task '%s' marks required "
+                               "(its headline workload): a submission must support it",
+                               m->supports, t->workloads[i].name,
+                               symbols_text(t, &t->workloads[i], syms, sizeof syms), t->id);
+    }
+    s->declined = calloc((size_t)(s->n_workloads ? s->n_workloads : 1), sizeof(int));
+    if (!s->declined)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    int kept = 0;
+    for (int i = 0; i < s->n_workloads; i++) {
+        bool ok = true;
+        pg_status st = pg_manifest_supports(m, t, &t->workloads[s->workloads[i]], &ok, d);
+        if (st != PG_OK)
+            return st;
+        if (ok)
+            s->workloads[kept++] = s->workloads[i];
+        else
+            s->declined[s->n_declined++] = s->workloads[i];
+    }
+    s->n_workloads = kept;
+    if (kept == 0 && s->n_declined > 0)
+        return pg_diag_set(d, PG_ERR_INPUT, m->file, 0, "supports",
+                           "'%s' declines every selected workload (%d of them, e.g. '%s'%s): "
+                           "nothing would be judged",
+                           m->supports, s->n_declined, t->workloads[s->declined[0]].name,
+                           symbols_text(t, &t->workloads[s->declined[0]], syms, sizeof syms));
+    return PG_OK;
+}
+
 static pg_status compile_cu(pg_run *run, pg_submission *s, int index, pg_diag *d)
 {
     snprintf(s->ptx_path, sizeof s->ptx_path, "%s/submission%d.ptx", run->tmpdir, index);
@@ -324,6 +383,8 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
 
     st = select_workloads(run, s, d);
     if (st == PG_OK)
+        st = decline_workloads(s, d);
+    if (st == PG_OK)
         st = resolve_and_build_plans(run, s, d);
     if (st != PG_OK)
         return st;
@@ -335,6 +396,8 @@ void pg_submission_release(pg_submission *s)
     pg_accepted_release(s);
     free(s->pending);
     s->pending = NULL;
+    free(s->declined);
+    s->declined = NULL;
     if (s->plans)
         for (int i = 0; i < s->n_workloads; i++)
             pg_plan_free(&s->plans[i]);

@@ -1,7 +1,8 @@
 /* Unit tests of the manifest bindings that real kernels' launch interfaces need: by-value struct
  * parameters (loading {"struct": {...}}, gate/model/manifest.h; their checks against the task
  * and the PTX, gate/model/binding.h; their evaluated fields, gate/model/plan.h; their packed
- * bytes, pg_binding_args and pg_binding_pack_struct) and outputs bound through tensor maps. Manifests
+ * bytes, pg_binding_args and pg_binding_pack_struct), outputs bound through tensor maps, and
+ * the "supports" shape constraint (pg_manifest_supports). Manifests
  * are written to a fresh temporary folder next to an (unread) kernel.ptx, against the task
  * tests/data/model/tasks/gemm_small (workload "tiny": M=4, N=8, K=16). */
 #include <setjmp.h>
@@ -50,6 +51,8 @@ static int teardown(void **state)
     return 0;
 }
 
+static const char *g_supports = NULL; /* a "supports" line for write_manifest, or NULL */
+
 /* Write a manifest with one launch of entry k whose params are params_json; return its path. */
 static const char *write_manifest(const char *params_json)
 {
@@ -59,10 +62,12 @@ static const char *write_manifest(const char *params_json)
     assert_non_null(f);
     fprintf(f,
             "{\"schema_version\": 1, \"task\": \"gemm_small\", \"source\": \"kernel.ptx\",\n"
+            "%s%s%s"
             " \"workspaces\": {\"ws\": {\"bytes\": 64}},\n"
             " \"launches\": [{\"entry\": \"k\", \"grid\": [1, 1, 1], \"block\": [128, 1, 1],\n"
             " \"params\": %s}]}\n",
-            params_json);
+            g_supports ? " \"supports\": " : "", g_supports ? g_supports : "",
+            g_supports ? ",\n" : "", params_json);
     fclose(f);
     return path;
 }
@@ -308,6 +313,55 @@ static void test_device_struct(void **state)
     expect_load_error(many, "launches[0].params[16]", "at most 16 device_struct");
 }
 
+static void test_supports(void **state)
+{
+    (void)state;
+    pg_task *t = NULL;
+    pg_diag d;
+    bool ok = false;
+    assert_int_equal(pg_task_load(TASKS, "gemm_small", &t, &d), PG_OK);
+    const pg_workload *tiny = &t->workloads[pg_task_find_workload(t, "tiny")];     /* 4x8x16 */
+    const pg_workload *ragged = &t->workloads[pg_task_find_workload(t, "ragged")]; /* 257x513 */
+    const char *params = "[{\"tensor\": \"C\"}, {\"workspace\": \"ws\"}]";
+    /* No constraint: every workload. */
+    pg_manifest *m = load_ok(params);
+    assert_string_equal(m->supports, "");
+    assert_int_equal(pg_manifest_supports(m, t, ragged, &ok, &d), PG_OK);
+    assert_true(ok);
+    pg_manifest_free(m);
+    g_supports = "\"M % 4 == 0 && N % 8 == 0\"";
+    m = load_ok(params);
+    assert_string_equal(m->supports, "M % 4 == 0 && N % 8 == 0");
+    assert_int_equal(pg_manifest_check_task(m, t, &d), PG_OK);
+    assert_int_equal(pg_manifest_supports(m, t, tiny, &ok, &d), PG_OK);
+    assert_true(ok);
+    assert_int_equal(pg_manifest_supports(m, t, ragged, &ok, &d), PG_OK);
+    assert_false(ok);
+    pg_manifest_free(m);
+    /* Task symbols only (not device symbols: a workload is declined the same way offline). */
+    g_supports = "\"num_sms > 1\"";
+    m = load_ok(params);
+    pg_diag_clear(&d);
+    assert_int_equal(pg_manifest_check_task(m, t, &d), PG_ERR_INPUT);
+    assert_string_equal(d.field, "supports");
+    assert_non_null(strstr(d.message, "unknown symbol 'num_sms' (known: M, N, K)"));
+    pg_manifest_free(m);
+    /* Evaluation errors name the field and the workload. */
+    g_supports = "\"M / (N - 513) > 0\"";
+    m = load_ok(params);
+    pg_diag_clear(&d);
+    assert_int_equal(pg_manifest_supports(m, t, ragged, &ok, &d), PG_ERR_INPUT);
+    assert_string_equal(d.field, "supports");
+    assert_non_null(strstr(d.message, "workload 'ragged': division by zero"));
+    pg_manifest_free(m);
+    g_supports = "\"M %% 2\"";
+    expect_load_error(params, "supports", "syntax error at column 4");
+    g_supports = "true";
+    expect_load_error(params, "supports", "expected an integer expression");
+    g_supports = NULL;
+    pg_task_free(t);
+}
+
 static const char *k_ptx_head = ".version 8.0\n.target sm_90a\n.address_size 64\n"
                                 ".visible .entry k(\n";
 
@@ -455,6 +509,7 @@ int main(void)
         cmocka_unit_test(test_check_task),   cmocka_unit_test(test_binding_check),
         cmocka_unit_test(test_plan_and_pack), cmocka_unit_test(test_slots_after_struct),
         cmocka_unit_test(test_output_bound_by_tensor_map), cmocka_unit_test(test_device_struct),
+        cmocka_unit_test(test_supports),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
