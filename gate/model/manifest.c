@@ -78,6 +78,29 @@ static pg_status parse_source(pg_manifest *m, const json_t *root, const pg_jctx 
     return PG_OK;
 }
 
+/* "compile": nvcc's part only for a .cu (a .ptx is never compiled by nvcc). */
+static pg_status parse_compile(pg_manifest *m, const json_t *root, const pg_jctx *ctx, pg_diag *d)
+{
+    json_t *obj = json_object_get(root, "compile");
+    if (!obj)
+        return PG_OK;
+    pg_jctx c = pg_jctx_member(ctx, "compile");
+    pg_status st = pg_compile_options_from_json(obj, &c, &m->compile, d);
+    if (st != PG_OK || ends_with(m->source, ".cu"))
+        return st;
+    const char *key = m->compile.std[0]          ? "std"
+                      : m->compile.n_flags        ? "flags"
+                      : m->compile.n_include_dirs ? "include_dirs"
+                                                  : NULL;
+    if (key) {
+        char f[300];
+        return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, pg_jctx_field(&c, key, f, sizeof f),
+                           "'%s' is PTX, which nvcc never compiles: only ptxas_flags apply to it",
+                           m->source_field_value);
+    }
+    return PG_OK;
+}
+
 static pg_status parse_workspaces(pg_manifest *m, const json_t *root, const pg_jctx *ctx,
                                   pg_diag *d)
 {
@@ -607,7 +630,8 @@ pg_status pg_manifest_load(const char *path, pg_manifest **out, pg_diag *d)
 {
     static const char *const keys[] = {"schema_version", "task",       "source",
                                        "arch",           "description", "supports",
-                                       "workspaces",     "launches",    NULL};
+                                       "compile",        "workspaces",  "launches",
+                                       NULL};
     json_t *root = NULL;
     pg_manifest *m = NULL;
     pg_jctx ctx = {.file = path, .path = ""};
@@ -635,6 +659,8 @@ pg_status pg_manifest_load(const char *path, pg_manifest **out, pg_diag *d)
         st = pg_expr_from_json(root, &ctx, "supports", false, m->supports, sizeof m->supports, d);
     if (st == PG_OK)
         st = parse_source(m, root, &ctx, d);
+    if (st == PG_OK)
+        st = parse_compile(m, root, &ctx, d);
     if (st == PG_OK)
         st = parse_workspaces(m, root, &ctx, d);
     if (st == PG_OK)

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "../base/diag.h"
+#include "compile_options.h"
 #include "task.h"
 #include "tensor_map_spec.h"
 
@@ -107,6 +108,7 @@ typedef struct {
     char description[512];
     char supports[256]; /* "supports": the shape constraint over task symbols; "" = every
                            workload */
+    pg_compile_options compile; /* "compile"; all empty when absent */
     pg_workspace_spec ws[PG_MAX_WORKSPACES]; /* in the manifest's order */
     int n_ws;
     pg_launch_spec *launches; /* n_launches (>= 1) entries, owned */
@@ -135,7 +137,9 @@ typedef struct {
  * tensor map, whose struct must then be 64-byte aligned) is an error naming the field. An
  * "offset" outside a struct, or "zero" as a parameter of its own, is an error.
  * device_struct params: the same rules under ".device_struct"; never a struct field; at most
- * PG_MAX_DEVICE_STRUCTS in the manifest (field of the one over). */
+ * PG_MAX_DEVICE_STRUCTS in the manifest (field of the one over).
+ * "compile": see pg_compile_options_from_json; std, flags and include_dirs only for a .cu source
+ * (field "compile.std" / ".flags" / ".include_dirs"). */
 pg_status pg_manifest_load(const char *path, pg_manifest **out, pg_diag *d);
 
 /* Cross-check m with its task t. Errors (PG_ERR_INPUT, file = m->file, field = the manifest

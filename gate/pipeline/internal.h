@@ -69,6 +69,13 @@ struct pg_submission {
     int instr_copies;
     int *workloads;               /* indices into task->workloads */
     int n_workloads;
+    /* The manifest's compile options as tool arguments (NULL-terminated; entries point into
+     * the manifest and the storage below): nvcc's std, flags and -I<resolved folder>, and
+     * ptxas's flags. */
+    const char *nvcc_extra[PG_COMPILE_MAX_FLAGS + PG_COMPILE_MAX_INCLUDE_DIRS + 2];
+    const char *ptxas_extra[PG_COMPILE_MAX_FLAGS + 1];
+    char std_arg[16];
+    char include_args[PG_COMPILE_MAX_INCLUDE_DIRS][PG_PATH_MAX + 4];
     int *declined;                /* selected workloads the manifest's "supports" declines
                                      (indices into task->workloads): recorded not_applicable,
                                      never run */

@@ -115,7 +115,8 @@ static pg_status compile_cu(pg_run *run, pg_submission *s, int index, pg_diag *d
     pg_status st = pg_cu_check_includes(run, s, index, d);
     if (st != PG_OK || !s->includes_ok)
         return st;
-    st = pg_compile_cu_to_ptx(s->manifest->source, s->arch, s->ptx_path, run->o->timeout_s,
+    st = pg_compile_cu_to_ptx(s->manifest->source, s->arch, s->ptx_path, s->nvcc_extra,
+                              run->o->timeout_s,
                               &s->cu_result, d);
     if (st == PG_ERR_INPUT)
         return st; /* e.g. a malformed arch string */
@@ -143,6 +144,49 @@ static pg_status check_source_root(const pg_run *run, const pg_submission *s, pg
                        "source '%s' resolves to '%s', outside the submission root '%s' (--root) "
                        "and the tasks folder",
                        s->manifest->source_field_value, real, run->root);
+}
+
+/* The manifest's compile options as tool arguments (s->nvcc_extra, s->ptxas_extra): every
+ * include folder resolved against the manifest's folder, links followed, and inside the
+ * submission root or the tasks folder, else an input error naming compile.include_dirs[i]. */
+static pg_status compile_args(const pg_run *run, pg_submission *s, pg_diag *d)
+{
+    const pg_compile_options *c = &s->manifest->compile;
+    int k = 0;
+    if (c->std[0]) {
+        snprintf(s->std_arg, sizeof s->std_arg, "-std=%s", c->std);
+        s->nvcc_extra[k++] = s->std_arg;
+    }
+    for (int i = 0; i < c->n_flags; i++)
+        s->nvcc_extra[k++] = c->flags[i];
+    for (int i = 0; i < c->n_include_dirs; i++) {
+        char joined[PG_PATH_MAX], real[PG_PATH_MAX], f[64];
+        pg_diag rd;
+        snprintf(f, sizeof f, "compile.include_dirs[%d]", i);
+        pg_path_join(joined, sizeof joined, s->manifest->dir, c->include_dirs[i]);
+        if (pg_path_resolve(joined, real, sizeof real, &rd) != PG_OK)
+            return pg_diag_set(d, PG_ERR_INPUT, s->manifest->file, 0, f,
+                               "include folder '%s' cannot be resolved: %s", c->include_dirs[i],
+                               rd.message);
+        struct stat sb;
+        if (stat(real, &sb) != 0 || !S_ISDIR(sb.st_mode))
+            return pg_diag_set(d, PG_ERR_INPUT, s->manifest->file, 0, f,
+                               "include folder '%s' ('%s') is not a folder", c->include_dirs[i],
+                               real);
+        if (!pg_path_is_inside(run->root, real) &&
+            !(run->tasks_root[0] && pg_path_is_inside(run->tasks_root, real)))
+            return pg_diag_set(d, PG_ERR_INPUT, s->manifest->file, 0, f,
+                               "include folder '%s' resolves to '%s', outside the submission root "
+                               "'%s' (--root) and the tasks folder",
+                               c->include_dirs[i], real, run->root);
+        snprintf(s->include_args[i], sizeof s->include_args[i], "-I%s", real);
+        s->nvcc_extra[k++] = s->include_args[i];
+    }
+    s->nvcc_extra[k] = NULL;
+    for (int i = 0; i < c->n_ptxas_flags; i++)
+        s->ptxas_extra[i] = c->ptxas_flags[i];
+    s->ptxas_extra[c->n_ptxas_flags] = NULL;
+    return PG_OK;
 }
 
 /* The instruction inventory of the PTX and the refusals checked on it (ptx/refusals.h).
@@ -307,6 +351,8 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
         return st;
 
     st = check_source_root(run, s, d);
+    if (st == PG_OK)
+        st = compile_args(run, s, d);
     if (st != PG_OK)
         return st;
     s->from_cu = ends_with(s->manifest->source, ".cu");
