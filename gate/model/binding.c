@@ -91,7 +91,7 @@ pg_status pg_binding_check(const pg_manifest *m, const pg_ptx_module_info *sig, 
                         bool generated, pg_diag *d)
 {
     char at[1200];
-    for (int l = 0; l < m->n_launches; l++) {
+    for (int l = 0; l < m->n_launches + m->n_setup; l++) {
         const pg_launch_spec *ls = &m->launches[l];
         const pg_ptx_entry *e = pg_ptx_find_entry(sig, ls->entry);
         char field[200];

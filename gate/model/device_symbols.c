@@ -33,7 +33,7 @@ bool pg_manifest_uses_device_symbols(const pg_manifest *m)
     for (int w = 0; w < m->n_ws; w++)
         if (names_any(m->ws[w].bytes))
             return true;
-    for (int l = 0; l < m->n_launches; l++) {
+    for (int l = 0; l < m->n_launches + m->n_setup; l++) {
         const pg_launch_spec *ls = &m->launches[l];
         for (int i = 0; i < 3; i++)
             if (names_any(ls->grid[i]) || names_any(ls->block[i]) ||

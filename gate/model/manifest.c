@@ -470,13 +470,13 @@ static pg_status parse_dim3(const json_t *obj, const pg_jctx *ctx, const char *k
     return PG_OK;
 }
 
-static pg_status parse_launch(const pg_manifest *m, int li, pg_launch_spec *l, const json_t *obj,
-                              const pg_jctx *ctx, pg_diag *d)
+static pg_status parse_launch(const pg_manifest *m, const char *key, int li, pg_launch_spec *l,
+                              const json_t *obj, const pg_jctx *ctx, pg_diag *d)
 {
     static const char *const keys[] = {"entry", "grid", "block", "dynamic_shared_bytes",
                                        "cluster", "params", NULL};
     char f[300];
-    snprintf(l->field, sizeof l->field, "launches[%d]", li);
+    snprintf(l->field, sizeof l->field, "%s[%d]", key, li);
     snprintf(l->dynamic_shared_bytes, sizeof l->dynamic_shared_bytes, "0");
     if (!json_is_object(obj))
         return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, ctx->path,
@@ -525,25 +525,80 @@ static pg_status parse_launch(const pg_manifest *m, int li, pg_launch_spec *l, c
 
 static pg_status parse_launches(pg_manifest *m, const json_t *root, const pg_jctx *ctx, pg_diag *d)
 {
-    json_t *arr;
+    json_t *arr, *setup = NULL;
     pg_status st = pg_jget_array(root, ctx, "launches", true, &arr, d);
+    if (st == PG_OK)
+        st = pg_jget_array(root, ctx, "setup", false, &setup, d);
     if (st != PG_OK)
         return st;
-    size_t n = json_array_size(arr);
+    size_t n = json_array_size(arr), k = setup ? json_array_size(setup) : 0;
     if (n < 1 || n > PG_MAX_LAUNCHES)
         return pg_diag_set(d, PG_ERR_INPUT, m->file, 0, "launches",
                            "expected 1 to %d launches, found %zu", PG_MAX_LAUNCHES, n);
-    m->launches = calloc(n, sizeof *m->launches);
+    if (k > PG_MAX_LAUNCHES)
+        return pg_diag_set(d, PG_ERR_INPUT, m->file, 0, "setup",
+                           "expected at most %d setup launches, found %zu", PG_MAX_LAUNCHES, k);
+    m->launches = calloc(n + k, sizeof *m->launches);
     if (!m->launches)
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
     pg_jctx ac = pg_jctx_member(ctx, "launches");
     for (size_t i = 0; i < n; i++) {
         pg_jctx c = pg_jctx_index(&ac, i);
         m->n_launches = (int)i + 1; /* count it now so that pg_manifest_free frees its params */
-        st = parse_launch(m, (int)i, &m->launches[i], json_array_get(arr, i), &c, d);
+        st = parse_launch(m, "launches", (int)i, &m->launches[i], json_array_get(arr, i), &c, d);
         if (st != PG_OK)
             return st;
     }
+    pg_jctx sc = pg_jctx_member(ctx, "setup");
+    for (size_t i = 0; i < k; i++) {
+        pg_jctx c = pg_jctx_index(&sc, i);
+        m->n_setup = (int)i + 1;
+        st = parse_launch(m, "setup", (int)i, &m->launches[n + i], json_array_get(setup, i), &c,
+                          d);
+        if (st != PG_OK)
+            return st;
+    }
+    return PG_OK;
+}
+
+static bool binding_names(const pg_param_binding *p, pg_param_kind kind, const char *name);
+
+/* A setup binding (or a field of it) that names a task tensor: the setup launches see only
+ * symbols, scalars and workspaces, so nothing they compute can depend on the inputs. */
+static pg_status check_setup_binding(const pg_manifest *m, const pg_param_binding *p, pg_diag *d)
+{
+    if (p->kind == PG_PARAM_TENSOR || p->kind == PG_PARAM_TENSOR_MAP) {
+        char f[300];
+        snprintf(f, sizeof f, "%s.%s", p->field,
+                 p->kind == PG_PARAM_TENSOR ? "tensor" : "tensor_map");
+        return pg_diag_set(d, PG_ERR_INPUT, m->file, 0, f,
+                           "a setup launch cannot take task tensor '%s': setup launches see "
+                           "only symbols, scalars and workspaces, so that nothing they compute "
+                           "can depend on the inputs",
+                           p->kind == PG_PARAM_TENSOR ? p->ref : p->tmap.tensor);
+    }
+    for (int i = 0; i < p->n_fields; i++) {
+        pg_status st = check_setup_binding(m, &p->fields[i], d);
+        if (st != PG_OK)
+            return st;
+    }
+    return PG_OK;
+}
+
+/* Setup launches name no task tensor; the workspaces they bind are marked setup. */
+static pg_status check_setup(pg_manifest *m, pg_diag *d)
+{
+    for (int l = m->n_launches; l < m->n_launches + m->n_setup; l++)
+        for (int p = 0; p < m->launches[l].n_params; p++) {
+            pg_status st = check_setup_binding(m, &m->launches[l].params[p], d);
+            if (st != PG_OK)
+                return st;
+        }
+    for (int w = 0; w < m->n_ws; w++)
+        for (int l = m->n_launches; l < m->n_launches + m->n_setup; l++)
+            for (int p = 0; p < m->launches[l].n_params; p++)
+                if (binding_names(&m->launches[l].params[p], PG_PARAM_WORKSPACE, m->ws[w].name))
+                    m->ws[w].setup = true;
     return PG_OK;
 }
 
@@ -587,7 +642,7 @@ static bool binding_names(const pg_param_binding *p, pg_param_kind kind, const c
 
 static bool manifest_binds(const pg_manifest *m, pg_param_kind kind, const char *name)
 {
-    for (int l = 0; l < m->n_launches; l++)
+    for (int l = 0; l < m->n_launches + m->n_setup; l++)
         for (int p = 0; p < m->launches[l].n_params; p++)
             if (binding_names(&m->launches[l].params[p], kind, name))
                 return true;
@@ -598,7 +653,7 @@ static bool manifest_binds(const pg_manifest *m, pg_param_kind kind, const char 
 static pg_status check_device_struct_count(const pg_manifest *m, pg_diag *d)
 {
     int n = 0;
-    for (int l = 0; l < m->n_launches; l++)
+    for (int l = 0; l < m->n_launches + m->n_setup; l++)
         for (int p = 0; p < m->launches[l].n_params; p++)
             if (m->launches[l].params[p].kind == PG_PARAM_DEVICE_STRUCT &&
                 ++n > PG_MAX_DEVICE_STRUCTS)
@@ -631,7 +686,7 @@ pg_status pg_manifest_load(const char *path, pg_manifest **out, pg_diag *d)
     static const char *const keys[] = {"schema_version", "task",       "source",
                                        "arch",           "description", "supports",
                                        "compile",        "workspaces",  "launches",
-                                       NULL};
+                                       "setup",          NULL};
     json_t *root = NULL;
     pg_manifest *m = NULL;
     pg_jctx ctx = {.file = path, .path = ""};
@@ -665,6 +720,8 @@ pg_status pg_manifest_load(const char *path, pg_manifest **out, pg_diag *d)
         st = parse_workspaces(m, root, &ctx, d);
     if (st == PG_OK)
         st = parse_launches(m, root, &ctx, d);
+    if (st == PG_OK)
+        st = check_setup(m, d);
     if (st == PG_OK)
         st = check_device_struct_count(m, d);
     if (st == PG_OK)
@@ -746,7 +803,7 @@ pg_status pg_manifest_check_task(const pg_manifest *m, const pg_task *t, pg_diag
         snprintf(f, sizeof f, "workspaces.%s.bytes", m->ws[w].name);
         st = check_expr(m, m->ws[w].bytes, f, names, count, d);
     }
-    for (int li = 0; li < m->n_launches && st == PG_OK; li++) {
+    for (int li = 0; li < m->n_launches + m->n_setup && st == PG_OK; li++) {
         const pg_launch_spec *l = &m->launches[li];
         for (int k = 0; k < 3 && st == PG_OK; k++) {
             const char(*v)[128] = k == 0 ? l->grid : k == 1 ? l->block : l->cluster;
@@ -801,7 +858,7 @@ void pg_manifest_free(pg_manifest *m)
 {
     if (!m)
         return;
-    for (int i = 0; i < m->n_launches; i++) {
+    for (int i = 0; i < m->n_launches + m->n_setup; i++) {
         for (int p = 0; p < m->launches[i].n_params; p++)
             free(m->launches[i].params[p].fields);
         free(m->launches[i].params);

@@ -95,6 +95,8 @@ typedef struct {
     char name[64];
     char bytes[256];  /* expression */
     bool poison;      /* init "poison" (else "zero") */
+    bool setup;       /* bound by a setup launch: initialised once, before the setup launches,
+                         then kept for the submission's launches (never re-initialised) */
 } pg_workspace_spec;
 
 typedef struct {
@@ -111,8 +113,10 @@ typedef struct {
     pg_compile_options compile; /* "compile"; all empty when absent */
     pg_workspace_spec ws[PG_MAX_WORKSPACES]; /* in the manifest's order */
     int n_ws;
-    pg_launch_spec *launches; /* n_launches (>= 1) entries, owned */
+    pg_launch_spec *launches; /* n_launches (>= 1) entries, then the n_setup setup launches
+                                 ("setup", fields "setup[i]..."), owned */
     int n_launches;
+    int n_setup;              /* 0..PG_MAX_LAUNCHES; they are launches[n_launches ..] */
 } pg_manifest;
 
 /* Parse and validate the manifest at path on its own. *out is owned by the caller
@@ -138,6 +142,9 @@ typedef struct {
  * "offset" outside a struct, or "zero" as a parameter of its own, is an error.
  * device_struct params: the same rules under ".device_struct"; never a struct field; at most
  * PG_MAX_DEVICE_STRUCTS in the manifest (field of the one over).
+ * "setup": 0..PG_MAX_LAUNCHES launches of the same form (fields "setup[i]..."), whose bindings
+ * (struct fields included) may not name a task tensor (tensor or tensor_map: field of the
+ * binding); a workspace they bind is marked setup.
  * "compile": see pg_compile_options_from_json; std, flags and include_dirs only for a .cu source
  * (field "compile.std" / ".flags" / ".include_dirs"). */
 pg_status pg_manifest_load(const char *path, pg_manifest **out, pg_diag *d);

@@ -193,12 +193,16 @@ pg_status pg_plan_build_on(const pg_task *t, const pg_manifest *m, const pg_work
     }
     if (st != PG_OK)
         return st;
-    out->launches = calloc((size_t)m->n_launches, sizeof *out->launches);
+    out->launches = calloc((size_t)(m->n_launches + m->n_setup), sizeof *out->launches);
     if (!out->launches)
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
     for (int i = 0; i < m->n_launches && st == PG_OK; i++) {
         out->n_launches = i + 1; /* counted first so that pg_plan_free frees its params */
         st = eval_launch(&b, &m->launches[i], &out->launches[i]);
+    }
+    for (int i = 0; i < m->n_setup && st == PG_OK; i++) {
+        out->n_setup = i + 1;
+        st = eval_launch(&b, &m->launches[m->n_launches + i], &out->launches[m->n_launches + i]);
     }
     return st;
 }
@@ -207,7 +211,7 @@ void pg_plan_free(pg_plan *p)
 {
     if (!p)
         return;
-    for (int i = 0; i < p->n_launches; i++) {
+    for (int i = 0; p->launches && i < p->n_launches + p->n_setup; i++) {
         for (int j = 0; p->launches[i].params && j < p->launches[i].n_params; j++)
             free(p->launches[i].params[j].fields);
         free(p->launches[i].params);

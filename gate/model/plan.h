@@ -56,8 +56,9 @@ typedef struct {
  * m->ws[i]. tensor_elements[i]: elements of task tensor i. flop: floating-point operations of one
  * run (the task's flops expression). */
 typedef struct {
-    pg_launch_values *launches;
+    pg_launch_values *launches; /* n_launches, then the n_setup setup launches */
     int n_launches;
+    int n_setup;
     uint64_t workspace_bytes[PG_MAX_WORKSPACES];
     uint64_t tensor_elements[PG_MAX_TENSORS];
     double flop;

@@ -66,6 +66,37 @@ static pg_status setup_device_struct(pg_wctx *c, const pg_param_value *p, const 
     return PG_OK;
 }
 
+static pg_status init_workspace(pg_wctx *c, int i, pg_diag *d)
+{
+    return c->s->manifest->ws[i].poison ? pg_buffer_fill_poison(c->ws[i], d)
+                                        : pg_buffer_zero(c->ws[i], d);
+}
+
+/* The manifest's setup launches, once for this buffer set and outside every timed region: the
+ * workspaces they bind initialised (zero or poison) first, then the launches and a wait with
+ * the run's timeout. A setup launch that faults or hangs is PG_FAIL_KERNEL, like the kernel's
+ * own failure, its message saying it was the setup. */
+static pg_status run_setup(pg_wctx *c, pg_diag *d)
+{
+    const pg_manifest *m = c->s->manifest;
+    pg_status st = PG_OK;
+    for (int i = 0; i < m->n_ws && st == PG_OK; i++)
+        if (m->ws[i].setup)
+            st = init_workspace(c, i, d);
+    if (st == PG_OK)
+        st = pg_device_launch(c->run->dev, c->launches + c->plan->n_launches,
+                              (size_t)c->plan->n_setup, d);
+    if (st == PG_OK)
+        st = pg_device_sync(c->run->dev, c->run->o->timeout_s, d);
+    if (st == PG_FAIL_KERNEL) {
+        char msg[sizeof d->message];
+        snprintf(msg, sizeof msg, "%s", d->message);
+        /* The CUDA error name stays first ("TIMEOUT: ...", "CUDA_ERROR_...: ..."). */
+        pg_diag_set(d, PG_FAIL_KERNEL, NULL, 0, NULL, "%s (in the setup launches)", msg);
+    }
+    return st;
+}
+
 pg_status pg_wctx_setup(pg_wctx *c, pg_diag *d)
 {
     const pg_task *t = c->s->task;
@@ -91,7 +122,8 @@ pg_status pg_wctx_setup(pg_wctx *c, pg_diag *d)
             return st;
         c->ws_addr[i] = pg_buffer_address(c->ws[i]);
     }
-    int n = c->plan->n_launches;
+    /* The submission's launches, then its setup launches (run once below). */
+    int n = c->plan->n_launches + c->plan->n_setup;
     c->args = calloc((size_t)n, sizeof *c->args);
     c->launches = calloc((size_t)n, sizeof *c->launches);
     if (!c->args || !c->launches)
@@ -119,7 +151,7 @@ pg_status pg_wctx_setup(pg_wctx *c, pg_diag *d)
         L->dynamic_shared_bytes = lv->dynamic_shared_bytes;
         L->args = c->args[l].args;
     }
-    return PG_OK;
+    return c->plan->n_setup ? run_setup(c, d) : PG_OK;
 }
 
 void pg_wctx_release(pg_wctx *c)
@@ -141,7 +173,7 @@ void pg_wctx_release(pg_wctx *c)
     }
     c->n_dstruct = 0;
     if (c->args)
-        for (int l = 0; l < c->plan->n_launches; l++)
+        for (int l = 0; l < c->plan->n_launches + c->plan->n_setup; l++)
             pg_arg_block_free(&c->args[l]);
     free(c->args);
     free(c->launches);
@@ -152,8 +184,9 @@ void pg_wctx_release(pg_wctx *c)
 pg_status pg_wctx_init_workspaces(pg_wctx *c, pg_diag *d)
 {
     for (int i = 0; i < c->s->manifest->n_ws; i++) {
-        pg_status st = c->s->manifest->ws[i].poison ? pg_buffer_fill_poison(c->ws[i], d)
-                                                    : pg_buffer_zero(c->ws[i], d);
+        if (c->s->manifest->ws[i].setup)
+            continue; /* a setup launch wrote it once: it keeps its contents */
+        pg_status st = init_workspace(c, i, d);
         if (st != PG_OK)
             return st;
     }

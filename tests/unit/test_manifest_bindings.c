@@ -2,7 +2,7 @@
  * parameters (loading {"struct": {...}}, gate/model/manifest.h; their checks against the task
  * and the PTX, gate/model/binding.h; their evaluated fields, gate/model/plan.h; their packed
  * bytes, pg_binding_args and pg_binding_pack_struct), outputs bound through tensor maps, and
- * the "supports" shape constraint (pg_manifest_supports). Manifests
+ * the "supports" shape constraint (pg_manifest_supports), and setup launches. Manifests
  * are written to a fresh temporary folder next to an (unread) kernel.ptx, against the task
  * tests/data/model/tasks/gemm_small (workload "tiny": M=4, N=8, K=16). */
 #include <setjmp.h>
@@ -362,6 +362,104 @@ static void test_supports(void **state)
     pg_task_free(t);
 }
 
+/* A manifest with setup launches whose params are setup_params, next to a main launch. */
+static pg_manifest *load_setup(const char *setup_params, pg_status want, const char *field,
+                               const char *msg)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/m.json", g_dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "{\"schema_version\": 1, \"task\": \"gemm_small\", \"source\": \"kernel.ptx\",\n"
+            " \"workspaces\": {\"ws\": {\"bytes\": 64}, \"sched\": {\"bytes\": \"M * 8\", "
+            "\"init\": \"poison\"}},\n"
+            " \"setup\": [{\"entry\": \"build\", \"grid\": [\"ceil_div(M, 2)\", 1, 1], "
+            "\"block\": [32, 1, 1], \"params\": %s}],\n"
+            " \"launches\": [{\"entry\": \"k\", \"grid\": [1, 1, 1], \"block\": [128, 1, 1],\n"
+            " \"params\": [{\"tensor\": \"C\"}, {\"workspace\": \"sched\"}, "
+            "{\"workspace\": \"ws\"}]}]}\n",
+            setup_params);
+    fclose(f);
+    pg_manifest *m = (pg_manifest *)1;
+    pg_diag d;
+    pg_diag_clear(&d);
+    pg_status st = pg_manifest_load(path, &m, &d);
+    if (st != want)
+        fail_msg("status %d, expected %d: %s", (int)st, (int)want, d.message);
+    if (field) {
+        assert_null(m);
+        if (strcmp(d.field, field) != 0)
+            fail_msg("field '%s', expected '%s' (message: %s)", d.field, field, d.message);
+        if (!strstr(d.message, msg))
+            fail_msg("message '%s' lacks '%s'", d.message, msg);
+        return NULL;
+    }
+    return m;
+}
+
+static void test_setup(void **state)
+{
+    (void)state;
+    pg_task *t = NULL;
+    pg_diag d;
+    char buf[4096];
+    pg_plan plan;
+    assert_int_equal(pg_task_load(TASKS, "gemm_small", &t, &d), PG_OK);
+    pg_manifest *m = load_setup("[{\"workspace\": \"sched\"}, {\"value\": \"M\", \"type\": "
+                                "\"u32\"}, {\"scalar\": 2.0, \"type\": \"f32\"}]",
+                                PG_OK, NULL, NULL);
+    assert_int_equal(m->n_launches, 1);
+    assert_int_equal(m->n_setup, 1);
+    assert_string_equal(m->launches[1].entry, "build");
+    assert_string_equal(m->launches[1].field, "setup[0]");
+    assert_string_equal(m->launches[1].params[0].field, "setup[0].params[0]");
+    /* sched, bound by the setup launch, keeps its contents; ws does not. */
+    assert_true(m->ws[0].setup != m->ws[1].setup);
+    for (int w = 0; w < m->n_ws; w++)
+        assert_int_equal(m->ws[w].setup, strcmp(m->ws[w].name, "sched") == 0);
+    assert_int_equal(pg_manifest_check_task(m, t, &d), PG_OK);
+    if (pg_plan_build(t, m, &t->workloads[pg_task_find_workload(t, "tiny")], &plan, &d) != PG_OK)
+        fail_msg("%s", pg_diag_format(&d, buf, sizeof buf));
+    assert_int_equal(plan.n_launches, 1);
+    assert_int_equal(plan.n_setup, 1);
+    assert_int_equal(plan.launches[1].grid[0], 2); /* ceil_div(M=4, 2) */
+    assert_int_equal(plan.launches[1].params[1].v.u32, 4);
+    pg_plan_free(&plan);
+    /* The PTX must declare the setup entry, with matching parameters. */
+    pg_ptx_module_info sig;
+    const char *ptx = ".version 8.0\n.target sm_90a\n.address_size 64\n"
+                      ".visible .entry k(.param .u64 c, .param .u64 s, .param .u64 w)\n{ ret; }\n"
+                      ".visible .entry build(.param .u64 s, .param .u32 m)\n{ ret; }\n";
+    assert_int_equal(pg_ptx_parse_signatures(ptx, "k.ptx", &sig, &d), PG_OK);
+    pg_diag_clear(&d);
+    assert_int_equal(pg_binding_check(m, &sig, "k.ptx", false, &d), PG_ERR_INPUT);
+    assert_string_equal(d.field, "setup[0].params");
+    assert_non_null(strstr(d.message, "binds 3 parameters but .entry 'build'"));
+    pg_ptx_module_info_free(&sig);
+    pg_manifest_free(m);
+    /* A misspelt symbol in a setup expression is named at its field. */
+    m = load_setup("[{\"workspace\": \"sched\"}, {\"value\": \"Q\", \"type\": \"u32\"}]", PG_OK,
+                   NULL, NULL);
+    pg_diag_clear(&d);
+    assert_int_equal(pg_manifest_check_task(m, t, &d), PG_ERR_INPUT);
+    assert_string_equal(d.field, "setup[0].params[1].value");
+    pg_manifest_free(m);
+    /* No task tensor reaches a setup launch, not even inside a struct. */
+    load_setup("[{\"tensor\": \"A\"}]", PG_ERR_INPUT, "setup[0].params[0].tensor",
+               "a setup launch cannot take task tensor 'A'");
+    load_setup("[{\"struct\": {\"size\": 16, \"align\": 8, \"fields\": [{\"offset\": 0, "
+               "\"workspace\": \"sched\"}, {\"offset\": 8, \"tensor\": \"B\"}]}}]",
+               PG_ERR_INPUT, "setup[0].params[0].struct.fields[1].tensor",
+               "cannot take task tensor 'B'");
+    load_setup("[{\"device_struct\": {\"size\": 128, \"align\": 64, \"fields\": [{\"offset\": "
+               "0, \"tensor_map\": {\"tensor\": \"A\", \"box\": [8, 4]}}]}}]",
+               PG_ERR_INPUT, "setup[0].params[0].device_struct.fields[0].tensor_map",
+               "cannot take task tensor 'A'");
+    load_setup("{}", PG_ERR_INPUT, "setup[0].params", "array");
+    pg_task_free(t);
+}
+
 static const char *k_ptx_head = ".version 8.0\n.target sm_90a\n.address_size 64\n"
                                 ".visible .entry k(\n";
 
@@ -509,7 +607,7 @@ int main(void)
         cmocka_unit_test(test_check_task),   cmocka_unit_test(test_binding_check),
         cmocka_unit_test(test_plan_and_pack), cmocka_unit_test(test_slots_after_struct),
         cmocka_unit_test(test_output_bound_by_tensor_map), cmocka_unit_test(test_device_struct),
-        cmocka_unit_test(test_supports),
+        cmocka_unit_test(test_supports), cmocka_unit_test(test_setup),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
