@@ -145,6 +145,7 @@ typedef struct {
  * "setup": 0..PG_MAX_LAUNCHES launches of the same form (fields "setup[i]..."), whose bindings
  * (struct fields included) may not name a task tensor (tensor or tensor_map: field of the
  * binding); a workspace they bind is marked setup.
+ * "supports": an optional expression (syntax checked here; symbols by pg_manifest_check_task).
  * "compile": see pg_compile_options_from_json; std, flags and include_dirs only for a .cu source
  * (field "compile.std" / ".flags" / ".include_dirs"). */
 pg_status pg_manifest_load(const char *path, pg_manifest **out, pg_diag *d);

@@ -3,7 +3,8 @@
 # records the others not_applicable (never a pass) in results.json, JUnit (skipped with the
 # reason) and markdown; a tensor map that cannot be encoded for a declined workload (C with 513
 # columns) is no error. Declining a required workload, declining every selected workload and a
-# constraint with a syntax error are exit 2 naming the file and the field, with no reports.
+# constraint with a syntax error are exit 2 naming the file and the field, with no reports; in a
+# batch the required decline is that submission's failed manifest stage.
 set -uo pipefail
 failures=0
 check() { local what="$1"; shift; if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi; }
@@ -47,4 +48,17 @@ rc=$?
 check "declining every selected workload: exit 2 (got $rc)" [ $rc = 2 ]
 check "declining every selected workload: says so" grep -q "field 'supports': 'N % 256 == 0 && K % 64 == 0' declines every selected workload (1 of them, e.g. 'm257_n513_k1000'" "$OUT/every.stdout"
 check "declining every selected workload: no reports" [ ! -e "$OUT/every/results.json" ]
+# In a batch, declining a required workload is that submission's failed manifest stage.
+"$BIN" check --no-gpu --instructions warn --quiet --output "$OUT/batch" "$CASE/required.json" "$CASE/m.json" >"$OUT/batch.stdout" 2>&1
+rc=$?
+check "batch: exit 1 (got $rc)" [ $rc = 1 ]
+check "batch: the required decline is a failed manifest stage" python3 - "$OUT/batch/results.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+a, b = r["submissions"]
+assert a["name"] == "required" and a["verdict"] == "fail", a["verdict"]
+assert a["stages"][0]["stage"] == "manifest" and a["stages"][0]["status"] == "fail"
+assert "marks required" in a["stages"][0]["message"] and a["stages"][0]["details"]["field"] == "supports"
+assert b["name"] == "m" and b["verdict"] == "pass", b["verdict"]
+PY
 exit $((failures > 0))
