@@ -165,6 +165,13 @@ static void print_summary(const json_t *res)
             printf("  %-12s %-8s %s\n", json_string_value(json_object_get(st, "stage")),
                    json_string_value(json_object_get(st, "status")), table_message(st, gpu_reason));
         json_array_foreach(json_object_get(sub, "workloads"), j, wl) {
+            json_t *na = json_object_get(wl, "not_applicable");
+            if (na) { /* declined by the manifest's supports: never run */
+                printf("  workload %s: not applicable (supports: %s)\n",
+                       json_string_value(json_object_get(wl, "name")),
+                       json_string_value(json_object_get(na, "constraint")));
+                continue;
+            }
             printf("  workload %s: %s\n", json_string_value(json_object_get(wl, "name")),
                    json_string_value(json_object_get(wl, "verdict")));
             /* Stages that never ran repeat the submission's reason shown above. */

@@ -277,6 +277,29 @@ pg_status pg_buffer_download(pg_buffer *b, void *host, size_t bytes, pg_diag *d)
     return copy_out(dev, b->ptr, host, bytes, d);
 }
 
+pg_status pg_buffer_upload(pg_buffer *b, const void *host, size_t bytes, pg_diag *d)
+{
+    pg_device *dev = b->dev;
+    pg_status st = pg_dev_enter(dev, d);
+    if (st != PG_OK)
+        return st;
+    if (bytes > b->bytes)
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                           "upload of %zu bytes into a buffer of %zu bytes", bytes, b->bytes);
+    if (bytes == 0)
+        return PG_OK;
+    /* Wait first, with a deadline (see copy_out); the copy from pageable memory then runs
+     * alone and is waited for the same way. */
+    double deadline = pg_dev_now() + PG_DEVICE_SAFETY_TIMEOUT_S;
+    st = pg_dev_wait(dev, NULL, deadline, PG_DEVICE_SAFETY_TIMEOUT_S, d);
+    if (st == PG_OK)
+        st = pg_dev_check(dev, dev->cu->MemcpyHtoDAsync(b->ptr, host, bytes, dev->stream),
+                          PG_ERR_INFRA, "cuMemcpyHtoDAsync", d);
+    if (st == PG_OK)
+        st = pg_dev_wait(dev, NULL, deadline, PG_DEVICE_SAFETY_TIMEOUT_S, d);
+    return st;
+}
+
 pg_status pg_buffer_check_canaries(pg_buffer *b, pg_canary_report *r, pg_diag *d)
 {
     memset(r, 0, sizeof *r);

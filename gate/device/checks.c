@@ -203,21 +203,3 @@ pg_status pg_buffer_copy(pg_buffer *dst, pg_buffer *src, size_t bytes, pg_diag *
                                                  bytes, dev->stream),
                         PG_ERR_INFRA, "cuMemcpyDtoDAsync", d);
 }
-
-pg_status pg_buffer_upload(pg_buffer *b, const void *host, size_t bytes, pg_diag *d)
-{
-    pg_device *dev = pg_buffer_device(b);
-    pg_status st = pg_dev_enter(dev, d);
-    if (st != PG_OK)
-        return st;
-    if (bytes > pg_buffer_bytes(b))
-        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
-                           "upload of %zu bytes into a buffer of %zu bytes", bytes,
-                           pg_buffer_bytes(b));
-    st = pg_dev_wait(dev, NULL, pg_dev_now() + PG_DEVICE_SAFETY_TIMEOUT_S,
-                     PG_DEVICE_SAFETY_TIMEOUT_S, d);
-    if (st != PG_OK || bytes == 0)
-        return st;
-    return pg_dev_check(dev, dev->cu->MemcpyHtoD(pg_buffer_address(b), host, bytes),
-                        PG_ERR_INFRA, "cuMemcpyHtoD", d);
-}

@@ -101,6 +101,9 @@ pg_status pg_buffer_fill_poison(pg_buffer *b, pg_diag *d);
 pg_status pg_buffer_zero(pg_buffer *b, pg_diag *d);
 /* Synchronous copy of `bytes` from the start of b into host memory. */
 pg_status pg_buffer_download(pg_buffer *b, void *host, size_t bytes, pg_diag *d);
+/* Synchronous copy of `bytes` of host memory into the start of b (bytes <= the buffer's size,
+ * else PG_ERR_INPUT); waits for the work before it with the same deadline as a download. */
+pg_status pg_buffer_upload(pg_buffer *b, const void *host, size_t bytes, pg_diag *d);
 
 /* Encode the tiled TMA tensor map m (validated with pg_tensor_map_validate) for the tensor at
  * device address `address` with cuTensorMapEncodeTiled, writing the 128-byte opaque map to out
@@ -171,8 +174,7 @@ pg_status pg_buffer_count_differences(pg_buffer *a, pg_buffer *b, size_t count,
                                       size_t elem_size, uint64_t *differ, pg_diag *d);
 /* Copy `bytes` from src to dst on the device (enqueued). */
 pg_status pg_buffer_copy(pg_buffer *dst, pg_buffer *src, size_t bytes, pg_diag *d);
-/* Copy `bytes` of host memory into the start of b, after the stream is idle (synchronous). */
-pg_status pg_buffer_upload(pg_buffer *b, const void *host, size_t bytes, pg_diag *d);
+
 
 /* ---- Launch hygiene ----
  * pg_device_open sets CU_LIMIT_PRINTF_FIFO_SIZE to PG_PRINTF_FIFO_BYTES (device printf output

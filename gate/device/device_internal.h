@@ -46,7 +46,7 @@
     X(MemsetD32Async, cuMemsetD32Async, PFN_cuMemsetD32Async_v3020)                            \
     X(MemcpyDtoHAsync, cuMemcpyDtoHAsync, PFN_cuMemcpyDtoHAsync_v3020)                         \
     X(MemcpyDtoDAsync, cuMemcpyDtoDAsync, PFN_cuMemcpyDtoDAsync_v3020)                         \
-    X(MemcpyHtoD, cuMemcpyHtoD, PFN_cuMemcpyHtoD_v3020)                                        \
+    X(MemcpyHtoDAsync, cuMemcpyHtoDAsync, PFN_cuMemcpyHtoDAsync_v3020)                         \
     X(EventCreate, cuEventCreate, PFN_cuEventCreate_v2000)                                     \
     X(EventDestroy, cuEventDestroy, PFN_cuEventDestroy_v4000)                                  \
     X(EventRecord, cuEventRecord, PFN_cuEventRecord_v2000)                                     \

@@ -171,10 +171,38 @@ static pg_status parse_launch_limits(const json_t *root, const pg_jctx *ctx,
     return PG_OK;
 }
 
+static pg_status parse_reference_device(const json_t *root, const pg_jctx *ctx,
+                                        pg_arch_reference_device *r, pg_diag *d)
+{
+    static const char *const keys[] = {"name", "source", "num_sms", "l2_bytes", NULL};
+    json_t *obj = NULL;
+    int64_t l2 = 0;
+    char fld[300];
+    pg_status st = pg_jget_object(root, ctx, "reference_device", false, &obj, d);
+    if (st != PG_OK || !obj)
+        return st;
+    pg_jctx c = pg_jctx_member(ctx, "reference_device");
+    if ((st = pg_jcheck_keys(obj, &c, keys, d)) != PG_OK ||
+        (st = pg_jget_string_copy(obj, &c, "name", true, true, r->name, sizeof r->name, d)) !=
+            PG_OK ||
+        (st = pg_jget_string_copy(obj, &c, "source", true, true, r->source, sizeof r->source,
+                                  d)) != PG_OK ||
+        (st = parse_limit(json_object_get(obj, "num_sms"), &c, "num_sms", &r->num_sms, d)) !=
+            PG_OK ||
+        (st = pg_jget_int(obj, &c, "l2_bytes", true, &l2, d)) != PG_OK)
+        return st;
+    if (l2 < 1 || l2 > ((int64_t)1 << 40))
+        return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, pg_jctx_field(&c, "l2_bytes", fld, sizeof fld),
+                           "expected an integer from 1 to 2^40, found %lld", (long long)l2);
+    r->l2_bytes = l2;
+    r->present = true;
+    return PG_OK;
+}
+
 pg_status pg_arch_table_load_file(const char *path, pg_arch_table **out, pg_diag *d)
 {
     static const char *const keys[] = {"schema_version", "arch", "description", "source",
-                                       "families", "launch_limits", NULL};
+                                       "families", "launch_limits", "reference_device", NULL};
     json_t *root = NULL;
     pg_arch_table *t = NULL;
     pg_jctx ctx = {.file = path, .path = ""};
@@ -237,6 +265,8 @@ pg_status pg_arch_table_load_file(const char *path, pg_arch_table **out, pg_diag
     }
     if (st == PG_OK)
         st = parse_launch_limits(root, &ctx, &t->launch, d);
+    if (st == PG_OK)
+        st = parse_reference_device(root, &ctx, &t->ref, d);
 done:
     json_decref(root);
     if (st != PG_OK) {

@@ -11,6 +11,7 @@
 #define PG_MODEL_ARCH_TABLE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "../base/diag.h"
 #include "../ptx/pattern.h"
@@ -44,6 +45,17 @@ typedef struct {
     int max_cluster_blocks;          /* with the non-portable opt-in, which ptxgate sets (16) */
 } pg_arch_launch_limits;
 
+/* The part whose numbers stand in for a GPU when none is at hand ("reference_device"; present
+ * false when the file has none): the device symbols of manifest expressions take them, marked
+ * assumed (device_symbols.h). */
+typedef struct {
+    bool present;
+    char name[64];      /* "H200 SXM" */
+    char source[512];   /* where the numbers come from */
+    int num_sms;        /* 132 */
+    int64_t l2_bytes;   /* 62914560 */
+} pg_arch_reference_device;
+
 typedef struct {
     char file[1024];              /* path as loaded */
     char arch[32];                /* "sm_90a"; equals the file name without .json */
@@ -51,6 +63,7 @@ typedef struct {
     pg_arch_family *families;     /* n_families, in file order, owned */
     int n_families;
     pg_arch_launch_limits launch; /* "launch_limits" */
+    pg_arch_reference_device ref; /* "reference_device" */
 } pg_arch_table;
 
 /* Load and validate one table file. *out is owned by the caller (pg_arch_table_free); NULL on
@@ -60,7 +73,9 @@ typedef struct {
  * pattern (pattern.h) not repeated in the file, "sass" 0..PG_ARCH_MAX_SASS unique names of
  * [A-Z][A-Z0-9_]*, optional "group" ([a-z][a-z0-9_]*) and "note"; optional "launch_limits"
  * (pg_arch_launch_limits: all its keys, "source" a non-empty string, the others integers 1 to
- * 2^31 - 1, dimensions arrays of 3, max_cluster_blocks >= max_cluster_blocks_portable). */
+ * 2^31 - 1, dimensions arrays of 3, max_cluster_blocks >= max_cluster_blocks_portable);
+ * optional "reference_device" (all of "name", "source", "num_sms" 1 to 2^31 - 1, "l2_bytes"
+ * 1 to 2^40). */
 pg_status pg_arch_table_load_file(const char *path, pg_arch_table **out, pg_diag *d);
 
 /* Load dir/<arch>.json. A missing file is PG_ERR_INPUT ("no instruction table for sm_89 in

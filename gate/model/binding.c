@@ -42,8 +42,27 @@ static pg_status check_param(const pg_manifest *m, const pg_param_binding *b,
                              bool generated, pg_diag *d)
 {
     char at[1200];
-    unsigned want = pg_param_type_size(b->type);
+    unsigned want = pg_param_binding_size(b);
     const char *label = b->name[0] ? b->name : p->name;
+    if (b->kind == PG_PARAM_STRUCT) {
+        if (p->size_bytes != want)
+            return pg_diag_set(d, PG_ERR_INPUT, m->file, 0, b->field,
+                               "parameter %d ('%s') is bound as a struct of %u bytes but %s "
+                               "declares '%s' as %s%s (%u bytes)",
+                               index, label, want,
+                               ptx_at(ptx_file, generated, p->line, at, sizeof at), p->name,
+                               p->type, p->array_len ? "[]" : "", p->size_bytes);
+        if (p->align_bytes < b->align)
+            return pg_diag_set(d, PG_ERR_INPUT, m->file, 0, b->field,
+                               "parameter %d ('%s') is bound as a struct with align %u but %s "
+                               "declares '%s' with .align %u (the kernel's struct is less "
+                               "aligned than the manifest says: check alignas and the field "
+                               "types)",
+                               index, label, b->align,
+                               ptx_at(ptx_file, generated, p->line, at, sizeof at), p->name,
+                               p->align_bytes);
+        return PG_OK;
+    }
     if (p->size_bytes != want)
         return pg_diag_set(d, PG_ERR_INPUT, m->file, 0, b->field,
                            "parameter %d ('%s') is bound as %s (%u bytes) but %s declares "
@@ -72,7 +91,7 @@ pg_status pg_binding_check(const pg_manifest *m, const pg_ptx_module_info *sig, 
                         bool generated, pg_diag *d)
 {
     char at[1200];
-    for (int l = 0; l < m->n_launches; l++) {
+    for (int l = 0; l < m->n_launches + m->n_setup; l++) {
         const pg_launch_spec *ls = &m->launches[l];
         const pg_ptx_entry *e = pg_ptx_find_entry(sig, ls->entry);
         char field[200];
@@ -101,38 +120,73 @@ pg_status pg_binding_check(const pg_manifest *m, const pg_ptx_module_info *sig, 
     return PG_OK;
 }
 
+/* Bytes of parameter slot p: 128 for every parameter up to a tensor map, a struct's size
+ * rounded up to 128 above that, so that every slot starts 128-byte aligned. */
+static size_t slot_bytes(const pg_param_value *p)
+{
+    size_t n = p->kind == PG_PARAM_STRUCT ? p->bytes : 128;
+    return (n + 127) / 128 * 128;
+}
+
+/* One scalar, address or value at dst (the tensor-map slot and zero padding stay zero). */
+static void put_value(const pg_param_value *p, const uint64_t *tensor_addr,
+                      const uint64_t *ws_addr, unsigned char *dst)
+{
+    uint64_t addr;
+    switch (p->kind) {
+    case PG_PARAM_TENSOR:
+        addr = tensor_addr[p->ref_index];
+        memcpy(dst, &addr, 8);
+        break;
+    case PG_PARAM_WORKSPACE:
+        addr = ws_addr[p->ref_index];
+        memcpy(dst, &addr, 8);
+        break;
+    case PG_PARAM_TENSOR_MAP:
+    case PG_PARAM_ZERO:
+    case PG_PARAM_DEVICE_STRUCT:
+        break; /* left zeroed: the device layer encodes a map in place, and writes a device
+                  struct's buffer address */
+    case PG_PARAM_STRUCT:
+        pg_binding_pack_struct(p, tensor_addr, ws_addr, dst);
+        break;
+    default:
+        memcpy(dst, &p->v, pg_param_type_size(p->type) <= 8 ? pg_param_type_size(p->type) : 8);
+        break;
+    }
+}
+
+void pg_binding_pack_struct(const pg_param_value *sv, const uint64_t *tensor_addr,
+                            const uint64_t *ws_addr, unsigned char *out)
+{
+    memset(out, 0, sv->bytes);
+    for (int i = 0; i < sv->n_fields; i++)
+        put_value(&sv->fields[i], tensor_addr, ws_addr, out + sv->fields[i].offset);
+}
+
 pg_status pg_binding_args(const pg_launch_values *lv, const uint64_t *tensor_addr,
                        const uint64_t *ws_addr, pg_arg_block *out)
 {
-    /* Every slot is 128 bytes and 128-byte aligned: big enough for a tensor map and aligned
-     * for any PTX .param. */
-    out->storage = aligned_alloc(128, (size_t)(lv->n_params ? lv->n_params : 1) * 128);
+    /* Every slot is 128-byte aligned and at least 128 bytes: big enough for a tensor map and
+     * aligned for any PTX .param. */
+    size_t total = 0;
+    for (int i = 0; i < lv->n_params; i++)
+        total += slot_bytes(&lv->params[i]);
+    if (total == 0)
+        total = 128;
+    out->storage = aligned_alloc(128, total);
     out->args = calloc((size_t)lv->n_params + 1, sizeof(void *));
     if (!out->storage || !out->args) {
         pg_arg_block_free(out);
         return PG_ERR_INFRA;
     }
-    memset(out->storage, 0, (size_t)(lv->n_params ? lv->n_params : 1) * 128);
+    memset(out->storage, 0, total);
+    size_t at = 0;
     for (int i = 0; i < lv->n_params; i++) {
-        const pg_param_value *p = &lv->params[i];
-        unsigned char *slot = out->storage + (size_t)i * 128;
-        uint64_t addr;
-        switch (p->kind) {
-        case PG_PARAM_TENSOR:
-            addr = tensor_addr[p->ref_index];
-            memcpy(slot, &addr, 8);
-            break;
-        case PG_PARAM_WORKSPACE:
-            addr = ws_addr[p->ref_index];
-            memcpy(slot, &addr, 8);
-            break;
-        case PG_PARAM_TENSOR_MAP:
-            break; /* left zeroed: the device layer encodes the map into the slot */
-        default:
-            memcpy(slot, &p->v, pg_param_type_size(p->type) <= 8 ? pg_param_type_size(p->type) : 8);
-            break;
-        }
+        unsigned char *slot = out->storage + at;
+        put_value(&lv->params[i], tensor_addr, ws_addr, slot);
         out->args[i] = slot;
+        at += slot_bytes(&lv->params[i]);
     }
     return PG_OK;
 }

@@ -24,8 +24,8 @@ pg_status pg_binding_check(const pg_manifest *m, const pg_ptx_module_info *sig,
                            const char *ptx_file, bool generated, pg_diag *d);
 
 /* Argument storage for one launch: args[i] points at parameter i's value inside storage (one
- * 128-byte, 128-byte-aligned slot per parameter, large enough for a tensor map). Owned by the
- * holder: release with pg_arg_block_free. */
+ * 128-byte-aligned slot per parameter: 128 bytes, large enough for a tensor map, or a struct's
+ * size rounded up to 128). Owned by the holder: release with pg_arg_block_free. */
 typedef struct {
     unsigned char *storage;
     void **args;
@@ -34,9 +34,20 @@ typedef struct {
 /* Lay out lv's parameter values; tensor and workspace parameters take the device addresses
  * tensor_addr[ref_index] / ws_addr[ref_index]. Tensor-map slots are left zeroed: the caller
  * encodes each map (pg_tensor_map_encode) straight into args[i], a 128-byte, 128-byte-aligned
- * slot that cuLaunchKernel copies by value. Returns PG_ERR_INFRA on out-of-memory. */
+ * slot that cuLaunchKernel copies by value; a tensor-map field of a struct parameter likewise
+ * into args[i] + the field's offset (64-byte aligned, as the struct's checks ensure). A struct
+ * is packed with pg_binding_pack_struct. A device_struct slot is left zeroed too: the caller
+ * packs the struct (pg_binding_pack_struct) into a device buffer and writes the buffer's 8-byte
+ * address into args[i]. Returns PG_ERR_INFRA on out-of-memory. */
 pg_status pg_binding_args(const pg_launch_values *lv, const uint64_t *tensor_addr,
                           const uint64_t *ws_addr, pg_arg_block *out);
 void pg_arg_block_free(pg_arg_block *b);
+
+/* Write struct value sv (kind STRUCT or DEVICE_STRUCT) into out[0 .. sv->bytes): zero first, then each field at
+ * its offset (tensor and workspace fields as 8-byte device addresses from tensor_addr /
+ * ws_addr, values in their type's size, little-endian as the host stores them). Tensor-map
+ * fields and zero padding stay zero; the caller encodes each map at out + its offset. */
+void pg_binding_pack_struct(const pg_param_value *sv, const uint64_t *tensor_addr,
+                            const uint64_t *ws_addr, unsigned char *out);
 
 #endif

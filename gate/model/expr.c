@@ -90,6 +90,11 @@ static pg_status apply(parser *p, int64_t a, char op, int64_t b, int64_t *r)
         else
             *r = a / b;
         break;
+    case '%':
+        if (b == 0)
+            return fail(p, "division by zero in '%s'", p->text);
+        *r = b == -1 ? 0 : a % b; /* INT64_MIN % -1 is 0, but undefined in C */
+        break;
     default: return fail(p, "internal error: operator '%c'", op);
     }
     return ovf ? overflow(p, a, op, b) : PG_OK;
@@ -232,6 +237,13 @@ static pg_status parse_primary(parser *p, int64_t *v)
 static pg_status parse_unary(parser *p, int64_t *v)
 {
     skip_space(p);
+    if (p->text[p->pos] == '!') {
+        p->pos++;
+        int64_t a;
+        pg_status st = parse_unary(p, &a);
+        *v = p->eval && st == PG_OK ? !a : 0;
+        return st;
+    }
     if (p->text[p->pos] != '-')
         return parse_primary(p, v);
     p->pos++;
@@ -248,7 +260,7 @@ static pg_status parse_term(parser *p, int64_t *v)
     while (st == PG_OK) {
         skip_space(p);
         char op = p->text[p->pos];
-        if (op != '*' && op != '/')
+        if (op != '*' && op != '/' && op != '%')
             break;
         p->pos++;
         int64_t b;
@@ -259,7 +271,7 @@ static pg_status parse_term(parser *p, int64_t *v)
     return st;
 }
 
-static pg_status parse_expr(parser *p, int64_t *v)
+static pg_status parse_sum(parser *p, int64_t *v)
 {
     pg_status st = parse_term(p, v);
     while (st == PG_OK) {
@@ -274,6 +286,81 @@ static pg_status parse_expr(parser *p, int64_t *v)
             st = apply(p, *v, op, b, v);
     }
     return st;
+}
+
+/* A comparison operator at p->pos: its length (1 or 2) and kind, 0 when none. */
+static int comparison_at(const parser *p, char kind[3])
+{
+    const char *c = p->text + p->pos;
+    if ((c[0] == '<' || c[0] == '>' || c[0] == '=' || c[0] == '!') && c[1] == '=') {
+        kind[0] = c[0], kind[1] = '=', kind[2] = '\0';
+        return 2;
+    }
+    if (c[0] == '<' || c[0] == '>') {
+        kind[0] = c[0], kind[1] = '\0';
+        return 1;
+    }
+    return 0;
+}
+
+/* sum (('<' | '<=' | '>' | '>=' | '==' | '!=') sum)*: 1 when true, 0 when false. */
+static pg_status parse_comparison(parser *p, int64_t *v)
+{
+    pg_status st = parse_sum(p, v);
+    while (st == PG_OK) {
+        char k[3];
+        skip_space(p);
+        int len = comparison_at(p, k);
+        if (!len)
+            break;
+        p->pos += (size_t)len;
+        int64_t b;
+        st = parse_sum(p, &b);
+        if (st != PG_OK || !p->eval) {
+            *v = 0;
+            continue;
+        }
+        int64_t a = *v;
+        *v = k[0] == '<'   ? (k[1] ? a <= b : a < b)
+             : k[0] == '>' ? (k[1] ? a >= b : a > b)
+             : k[0] == '=' ? a == b
+                           : a != b;
+    }
+    return st;
+}
+
+/* Operands of && / ||, short-circuited as in C: once the left side decides, the right side is
+ * only checked (syntax and names), so "N != 0 && M / N > 2" never divides by zero. */
+static pg_status parse_logic(parser *p, int64_t *v, const char *op,
+                             pg_status (*operand)(parser *, int64_t *))
+{
+    pg_status st = operand(p, v);
+    while (st == PG_OK) {
+        skip_space(p);
+        if (strncmp(p->text + p->pos, op, 2) != 0)
+            break;
+        p->pos += 2;
+        bool was_eval = p->eval;
+        bool decided = was_eval && (op[0] == '&' ? *v == 0 : *v != 0);
+        if (decided)
+            p->eval = false;
+        int64_t b;
+        st = operand(p, &b);
+        p->eval = was_eval;
+        if (was_eval)
+            *v = decided ? (op[0] == '|') : (b != 0);
+    }
+    return st;
+}
+
+static pg_status parse_and(parser *p, int64_t *v)
+{
+    return parse_logic(p, v, "&&", parse_comparison);
+}
+
+static pg_status parse_expr(parser *p, int64_t *v)
+{
+    return parse_logic(p, v, "||", parse_and);
 }
 
 /* Whole-text parse shared by eval and check. */
@@ -370,4 +457,24 @@ pg_status pg_expr_from_json(const json_t *obj, const pg_jctx *ctx, const char *k
                            "required field is missing (an integer expression)");
     }
     return pg_expr_from_json_value(v, &c, out, n, d);
+}
+
+bool pg_expr_names_symbol(const char *text, const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; text[i];) {
+        if (!is_ident_start(text[i]) || (i > 0 && is_ident_char(text[i - 1]))) {
+            i++;
+            continue;
+        }
+        size_t start = i;
+        while (is_ident_char(text[i]))
+            i++;
+        size_t j = i;
+        while (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r')
+            j++;
+        if (i - start == n && strncmp(text + start, name, n) == 0 && text[j] != '(')
+            return true;
+    }
+    return false;
 }

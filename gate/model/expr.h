@@ -2,14 +2,20 @@
  * reading them from JSON, checking their syntax and symbol names, and evaluating them in 64-bit
  * signed arithmetic with every overflow and division by zero reported as an error.
  *
- * Grammar (whitespace between tokens is ignored):
- *   expr    := term (('+' | '-') term)*
- *   term    := unary (('*' | '/') unary)*
- *   unary   := '-' unary | primary
+ * Grammar (whitespace between tokens is ignored), loosest first as in C:
+ *   expr    := and ('||' and)*
+ *   and     := cmp ('&&' cmp)*
+ *   cmp     := sum (('<' | '<=' | '>' | '>=' | '==' | '!=') sum)*
+ *   sum     := term (('+' | '-') term)*
+ *   term    := unary (('*' | '/' | '%') unary)*
+ *   unary   := '-' unary | '!' unary | primary
  *   primary := INTEGER | SYMBOL | FUNC '(' expr (',' expr)* ')' | '(' expr ')'
  *   FUNC    := ceil_div (exactly 2 arguments) | min | max (1 or more arguments)
  * INTEGER is a decimal literal that fits int64; SYMBOL is [A-Za-z_][A-Za-z0-9_]*. '/' truncates
- * toward zero (C semantics); ceil_div(a, b) is the mathematical ceiling of a/b. */
+ * toward zero and '%' is its remainder (C semantics); ceil_div(a, b) is the mathematical ceiling
+ * of a/b. Comparisons, '!', '&&' and '||' give 1 (true) or 0 (false) and take any nonzero value
+ * as true; '&&' and '||' short-circuit as in C (the side not evaluated is still checked for
+ * syntax and symbol names). */
 #ifndef PG_MODEL_EXPR_H
 #define PG_MODEL_EXPR_H
 
@@ -48,6 +54,10 @@ pg_status pg_expr_eval(const char *text, const pg_symtab *syms, int64_t *out, ch
  * use; names == NULL means any symbol name is accepted (syntax-only check). */
 pg_status pg_expr_check(const char *text, const char *const *names, size_t count, char *err,
                         size_t errlen);
+
+/* Whether text names the symbol name (as a symbol, not as a function name before '('). Text
+ * need not be valid; only its identifiers are looked at. */
+bool pg_expr_names_symbol(const char *text, const char *name);
 
 /* Read the expression field obj[key] (ctx locates obj): a JSON integer (written as its decimal
  * text) or a string. The text (NUL-terminated) goes into out (n bytes). The syntax is checked

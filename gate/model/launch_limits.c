@@ -38,7 +38,7 @@ pg_status pg_launch_limits_check(const pg_manifest *m, const pg_workload *w, con
 {
     static const char axis[3] = {'x', 'y', 'z'};
     char msg[512];
-    for (int l = 0; l < p->n_launches; l++) {
+    for (int l = 0; l < p->n_launches + p->n_setup; l++) {
         const pg_launch_values *lv = &p->launches[l];
         const pg_launch_spec *ls = &m->launches[l];
         unsigned long long threads = 1;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device_symbols.h"
 #include "expr.h"
 
 /* What the plan builder needs at hand for every expression. */
@@ -14,7 +15,8 @@ typedef struct {
     const pg_manifest *m;
     const pg_workload *w;
     pg_symtab syms;
-    const char *names[PG_MAX_SYMBOLS];
+    const char *names[PG_MAX_SYMBOLS + PG_N_DEVICE_SYMBOLS];
+    int64_t values[PG_MAX_SYMBOLS + PG_N_DEVICE_SYMBOLS];
     pg_diag *d;
 } builder;
 
@@ -59,6 +61,8 @@ static pg_status eval_param(builder *b, const pg_param_binding *p, pg_param_valu
     out->kind = p->kind;
     out->type = p->type;
     out->ref_index = -1;
+    out->offset = p->offset;
+    out->bytes = p->kind == PG_PARAM_DEVICE_STRUCT ? p->bytes : pg_param_binding_size(p);
     snprintf(f, sizeof f, "%s.value", p->field);
     switch (p->kind) {
     case PG_PARAM_TENSOR:
@@ -104,6 +108,17 @@ static pg_status eval_param(builder *b, const pg_param_binding *p, pg_param_valu
                              "type %s is not an integer type", pg_param_type_name(p->type));
         }
         return st;
+    case PG_PARAM_ZERO:
+        return PG_OK;
+    case PG_PARAM_STRUCT:
+    case PG_PARAM_DEVICE_STRUCT:
+        out->fields = calloc(p->n_fields ? (size_t)p->n_fields : 1, sizeof *out->fields);
+        if (!out->fields)
+            return pg_diag_set(b->d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+        out->n_fields = p->n_fields;
+        for (int i = 0; i < p->n_fields && st == PG_OK; i++)
+            st = eval_param(b, &p->fields[i], &out->fields[i]);
+        return st;
     case PG_PARAM_TENSOR_MAP:
         st = pg_tensor_map_spec_build(&p->tmap, b->t, b->w, &b->syms, b->m->file, p->field,
                                       &out->tmap, b->d);
@@ -141,12 +156,28 @@ static pg_status eval_launch(builder *b, const pg_launch_spec *l, pg_launch_valu
 pg_status pg_plan_build(const pg_task *t, const pg_manifest *m, const pg_workload *w, pg_plan *out,
                         pg_diag *d)
 {
+    return pg_plan_build_on(t, m, w, NULL, out, d);
+}
+
+pg_status pg_plan_build_on(const pg_task *t, const pg_manifest *m, const pg_workload *w,
+                           const pg_device_symbols *dev, pg_plan *out, pg_diag *d)
+{
     builder b = {.t = t, .m = m, .w = w, .d = d};
     char f[256];
     int64_t v;
     pg_status st = PG_OK;
     memset(out, 0, sizeof *out);
     pg_task_symtab(t, w, b.names, &b.syms);
+    /* Task symbols first, then the device symbols the task does not shadow. */
+    size_t n = b.syms.count;
+    memcpy(b.values, w->values, n * sizeof *b.values);
+    for (int i = 0; dev && i < PG_N_DEVICE_SYMBOLS; i++)
+        if (pg_task_find_symbol(t, pg_device_symbol_names[i]) < 0) {
+            b.names[n] = pg_device_symbol_names[i];
+            b.values[n++] = dev->values[i];
+        }
+    b.syms.values = b.values;
+    b.syms.count = n;
     st = eval_range(&b, t->file, "flops", t->flops, 0, INT64_MAX, "a non-negative count", &v);
     if (st != PG_OK)
         return st;
@@ -162,12 +193,16 @@ pg_status pg_plan_build(const pg_task *t, const pg_manifest *m, const pg_workloa
     }
     if (st != PG_OK)
         return st;
-    out->launches = calloc((size_t)m->n_launches, sizeof *out->launches);
+    out->launches = calloc((size_t)(m->n_launches + m->n_setup), sizeof *out->launches);
     if (!out->launches)
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
     for (int i = 0; i < m->n_launches && st == PG_OK; i++) {
         out->n_launches = i + 1; /* counted first so that pg_plan_free frees its params */
         st = eval_launch(&b, &m->launches[i], &out->launches[i]);
+    }
+    for (int i = 0; i < m->n_setup && st == PG_OK; i++) {
+        out->n_setup = i + 1;
+        st = eval_launch(&b, &m->launches[m->n_launches + i], &out->launches[m->n_launches + i]);
     }
     return st;
 }
@@ -176,8 +211,11 @@ void pg_plan_free(pg_plan *p)
 {
     if (!p)
         return;
-    for (int i = 0; i < p->n_launches; i++)
+    for (int i = 0; p->launches && i < p->n_launches + p->n_setup; i++) {
+        for (int j = 0; p->launches[i].params && j < p->launches[i].n_params; j++)
+            free(p->launches[i].params[j].fields);
         free(p->launches[i].params);
+    }
     free(p->launches);
     memset(p, 0, sizeof *p);
 }

@@ -9,14 +9,16 @@
 #include "../base/diag.h"
 #include "manifest.h"
 #include "task.h"
+#include "device_symbols.h"
 #include "tensor_map.h"
 
 /* One parameter value. kind and type are the binding's. ref_index: tensor index (TENSOR and
  * TENSOR_MAP) or workspace index (WORKSPACE), else -1. v: the member named by type holds the
  * value (u32, s32, u64, s64 for VALUE; f32, f64 for SCALAR); unused for addresses (the caller
  * binds them). tmap (TENSOR_MAP only): the validated map without its address; the device layer
- * encodes it once the tensor's buffer exists. */
-typedef struct {
+ * encodes it once the tensor's buffer exists. A STRUCT holds the values of its fields, each with
+ * its offset; a ZERO field has no value (its bytes stay zero). */
+typedef struct pg_param_value {
     pg_param_kind kind;
     pg_param_type type;
     int ref_index;
@@ -29,6 +31,11 @@ typedef struct {
         double f64;
     } v;
     pg_tensor_map_desc tmap;
+    uint32_t offset;                /* struct fields: byte offset in the struct, else 0 */
+    uint32_t bytes;                 /* STRUCT / DEVICE_STRUCT / ZERO: the struct's (padding's)
+                                       size in bytes, else the type's size */
+    struct pg_param_value *fields;  /* STRUCT / DEVICE_STRUCT: its fields' values (owned) */
+    int n_fields;
 } pg_param_value;
 
 /* One launch: geometry in CTAs / threads, cluster {0,0,0} = no cluster; dynamic shared memory in
@@ -49,8 +56,9 @@ typedef struct {
  * m->ws[i]. tensor_elements[i]: elements of task tensor i. flop: floating-point operations of one
  * run (the task's flops expression). */
 typedef struct {
-    pg_launch_values *launches;
+    pg_launch_values *launches; /* n_launches, then the n_setup setup launches */
     int n_launches;
+    int n_setup;
     uint64_t workspace_bytes[PG_MAX_WORKSPACES];
     uint64_t tensor_elements[PG_MAX_TENSORS];
     double flop;
@@ -67,6 +75,11 @@ typedef struct {
  * message names the workload. */
 pg_status pg_plan_build(const pg_task *t, const pg_manifest *m, const pg_workload *w, pg_plan *out,
                         pg_diag *d);
+
+/* The same with the device symbols (device_symbols.h) bound to dev's values; dev NULL: none
+ * (an expression naming one is then an unknown symbol). pg_plan_build is this with NULL. */
+pg_status pg_plan_build_on(const pg_task *t, const pg_manifest *m, const pg_workload *w,
+                           const pg_device_symbols *dev, pg_plan *out, pg_diag *d);
 
 /* Free what p owns and zero it. p may be NULL. */
 void pg_plan_free(pg_plan *p);

@@ -269,7 +269,8 @@ static pg_status check_workload_name(const pg_task *t, int wi, const char *name,
 static pg_status parse_workload(pg_task *t, int wi, const json_t *obj, const pg_jctx *ctx,
                                 pg_diag *d)
 {
-    static const char *const keys[] = {"name", "aliases", "selections", "symbols", NULL};
+    static const char *const keys[] = {"name", "aliases", "selections", "symbols", "required",
+                                       NULL};
     pg_workload *w = &t->workloads[wi];
     char f[300], syms[512];
     if (!json_is_object(obj))
@@ -280,6 +281,9 @@ static pg_status parse_workload(pg_task *t, int wi, const json_t *obj, const pg_
         st = pg_jget_string_copy(obj, ctx, "name", true, true, w->name, sizeof w->name, d);
     if (st == PG_OK)
         st = check_workload_name(t, wi, w->name, pg_jctx_field(ctx, "name", f, sizeof f), d);
+    if (st != PG_OK)
+        return st;
+    st = pg_jget_bool(obj, ctx, "required", false, &w->required, d);
     if (st != PG_OK)
         return st;
     json_t *aliases = NULL;

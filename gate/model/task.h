@@ -40,6 +40,9 @@ typedef struct {
     /* The named selections it belongs to (--workloads @NAME, model/workload_filter.h). */
     char selections[PG_MAX_SELECTIONS][64];
     int n_selections;
+    /* "required": a submission may not decline it ("supports" of a manifest); false when
+     * absent. */
+    bool required;
     int64_t values[PG_MAX_SYMBOLS];
 } pg_workload;
 

@@ -86,6 +86,17 @@ static pg_status fail(const checker *c, const char *sub, const char *fmt, ...)
     return pg_diag_set(c->d, PG_ERR_INPUT, c->file, 0, field, "%s", msg);
 }
 
+/* The field a dimension or stride rule names: "tensor" for a map over the tensor as declared,
+ * "<key>[i]" for a view, whose dims and strides the manifest wrote. */
+static const char *view_key(const pg_tensor_map_desc *m, const char *key, int i, char *buf,
+                            size_t n)
+{
+    if (!m->view)
+        return "tensor";
+    snprintf(buf, n, "%s[%d]", key, i);
+    return buf;
+}
+
 static pg_status check_shape(const checker *c, size_t esize)
 {
     const pg_tensor_map_desc *m = c->m;
@@ -98,9 +109,10 @@ static pg_status check_shape(const checker *c, size_t esize)
                     "interleave %s needs a tensor map of rank 3 or more (cuTensorMapEncodeTiled); "
                     "tensor '%s' gives rank %d", pg_tmap_interleave_name(m->interleave),
                     m->tensor, m->rank);
+    char key[64];
     for (int i = 0; i < m->rank; i++)
         if (m->global_dim[i] < 1 || m->global_dim[i] > PG_TMAP_MAX_GLOBAL_DIM)
-            return fail(c, "tensor",
+            return fail(c, view_key(m, "global_dims", i, key, sizeof key),
                         "dimension %d of tensor '%s' (%s) is %" PRIu64 " elements; a tensor map "
                         "dimension must be 1 to 2^32", i, m->tensor, m->dim_names[i],
                         m->global_dim[i]);
@@ -108,7 +120,7 @@ static pg_status check_shape(const checker *c, size_t esize)
     for (int i = 1; i < m->rank; i++) {
         uint64_t s = m->global_stride[i - 1];
         if (s % align != 0 || s >= PG_TMAP_MAX_GLOBAL_STRIDE)
-            return fail(c, "tensor",
+            return fail(c, view_key(m, "global_strides_bytes", i - 1, key, sizeof key),
                         "the stride of dimension %d of tensor '%s' (%s) is %" PRIu64 " bytes; "
                         "cuTensorMapEncodeTiled needs a multiple of %" PRIu64 " below 2^40%s "
                         "(the inner dimensions hold %" PRIu64 " elements of %zu bytes)",

@@ -83,6 +83,8 @@ typedef struct {
     pg_tmap_l2 l2_promotion;
     pg_tmap_oob oob_fill;
     int tensor_index;          /* index of the task tensor whose address the map describes */
+    bool view;                 /* global dims and strides written in the manifest ("global_dims",
+                                  "global_strides_bytes"), not the tensor's own */
     char field[160];
     char tensor[32];
     char dim_names[PG_TMAP_MAX_RANK][32];
@@ -97,7 +99,9 @@ bool pg_tmap_dtype_is_float(pg_dtype dtype);
  *   rank >= 3 when interleave is not none                             → "<field>.interleave"
  *   interleave 32B requires swizzle 32B                               → "<field>.swizzle"
  *   global_dim[i] in 1..2^32                                          → "<field>.tensor"
+ *                                          (a view: "<field>.global_dims[i]")
  *   global_stride[i] a multiple of 16 (32 with interleave 32B), < 2^40 → "<field>.tensor"
+ *                                          (a view: "<field>.global_strides_bytes[i]")
  *   box_dim[i] in 1..256                                              → "<field>.box[i]"
  *   interleave none: box_dim[0] · element size a multiple of 16 bytes → "<field>.box[0]"
  *   interleave none, swizzle not none: box_dim[0] · element size <= the swizzle span

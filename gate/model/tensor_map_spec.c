@@ -81,14 +81,44 @@ static pg_status parse_arrays(const json_t *obj, const pg_jctx *ctx, pg_tensor_m
         snprintf(out->dims[i], sizeof out->dims[i], "%s", json_string_value(v));
         out->n_dims = (int)i + 1;
     }
+    if (st == PG_OK)
+        st = get_rank_array(obj, ctx, "global_dims", false, &arr, &ac, d);
+    for (size_t i = 0; st == PG_OK && arr && i < json_array_size(arr); i++) {
+        pg_jctx c = pg_jctx_index(&ac, i);
+        st = pg_expr_from_json_value(json_array_get(arr, i), &c, out->global_dims[i],
+                                     sizeof out->global_dims[i], d);
+        out->n_global_dims = (int)i + 1;
+    }
+    arr = NULL;
+    if (st == PG_OK)
+        st = pg_jget_array(obj, ctx, "global_strides_bytes", false, &arr, d);
+    if (st == PG_OK && arr) {
+        ac = pg_jctx_member(ctx, "global_strides_bytes");
+        if (json_array_size(arr) > PG_TMAP_MAX_RANK - 1)
+            return pg_diag_set(d, PG_ERR_INPUT, ac.file, 0, ac.path,
+                               "expected at most %d byte strides (those of dimensions 1 and up, "
+                               "innermost first; dimension 0's is the element size), found %zu",
+                               PG_TMAP_MAX_RANK - 1, json_array_size(arr));
+        for (size_t i = 0; st == PG_OK && i < json_array_size(arr); i++) {
+            pg_jctx c = pg_jctx_index(&ac, i);
+            st = pg_expr_from_json_value(json_array_get(arr, i), &c, out->global_strides[i],
+                                         sizeof out->global_strides[i], d);
+            out->n_global_strides = (int)i + 1;
+        }
+        if (st == PG_OK && !json_object_get(obj, "global_dims"))
+            return pg_diag_set(d, PG_ERR_INPUT, ac.file, 0, ac.path,
+                               "global_strides_bytes needs global_dims (a view gives both)");
+    }
     return st;
 }
 
 pg_status pg_tensor_map_spec_from_json(const json_t *obj, const pg_jctx *ctx,
                                        pg_tensor_map_spec *out, pg_diag *d)
 {
-    static const char *const keys[] = {"tensor", "box", "element_strides", "dims", "interleave",
-                                       "swizzle", "l2_promotion", "oob_fill", NULL};
+    static const char *const keys[] = {"tensor",     "box",          "element_strides",
+                                       "dims",       "global_dims",  "global_strides_bytes",
+                                       "interleave", "swizzle",      "l2_promotion",
+                                       "oob_fill",   NULL};
     memset(out, 0, sizeof *out);
     if (!json_is_object(obj))
         return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, ctx->path,
@@ -153,6 +183,61 @@ static void dims_list(const pg_tensor_spec *ts, char *buf, size_t n)
         used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? ", " : "", ts->dims[i]);
 }
 
+/* An expression array of the map (key at field) uses task symbols only. */
+static pg_status check_exprs(const char (*texts)[128], int n, const char *key,
+                             const char *const *names, const pg_task *t, const char *file,
+                             const char *field, pg_diag *d)
+{
+    char f[320], err[1024];
+    for (int i = 0; i < n; i++)
+        if (pg_expr_check(texts[i], names, (size_t)t->n_symbols, err, sizeof err) != PG_OK) {
+            snprintf(f, sizeof f, "%s.tensor_map.%s[%d]", field, key, i);
+            return pg_diag_set(d, PG_ERR_INPUT, file, 0, f, "%s", err);
+        }
+    return PG_OK;
+}
+
+/* The task cross-check of a view: its rank is that of global_dims, whatever the tensor's. */
+static pg_status check_view(const pg_tensor_map_spec *s, const pg_task *t,
+                            const char *const *names, const char *file, const char *field,
+                            pg_diag *d)
+{
+    char f[320];
+    int rank = s->n_global_dims;
+    if (s->n_dims) {
+        snprintf(f, sizeof f, "%s.tensor_map.dims", field);
+        return pg_diag_set(d, PG_ERR_INPUT, file, 0, f,
+                           "dims reorders the tensor's own dims; a view gives global_dims and "
+                           "global_strides_bytes instead: use one or the other");
+    }
+    if (s->n_global_strides != rank - 1) {
+        snprintf(f, sizeof f, "%s.tensor_map.global_strides_bytes", field);
+        return pg_diag_set(d, PG_ERR_INPUT, file, 0, f,
+                           "expected %d byte strides for the %d global_dims (those of "
+                           "dimensions 1 to %d, innermost first; dimension 0's is the element "
+                           "size), found %d", rank - 1, rank, rank - 1, s->n_global_strides);
+    }
+    if (s->n_box != rank) {
+        snprintf(f, sizeof f, "%s.tensor_map.box", field);
+        return pg_diag_set(d, PG_ERR_INPUT, file, 0, f,
+                           "expected %d box dimensions (one per entry of global_dims), found %d",
+                           rank, s->n_box);
+    }
+    if (s->n_element_strides && s->n_element_strides != rank) {
+        snprintf(f, sizeof f, "%s.tensor_map.element_strides", field);
+        return pg_diag_set(d, PG_ERR_INPUT, file, 0, f,
+                           "expected %d element strides (one per entry of global_dims), found %d",
+                           rank, s->n_element_strides);
+    }
+    pg_status st = check_exprs(s->global_dims, rank, "global_dims", names, t, file, field, d);
+    if (st == PG_OK)
+        st = check_exprs(s->global_strides, rank - 1, "global_strides_bytes", names, t, file,
+                         field, d);
+    if (st == PG_OK)
+        st = check_exprs(s->box, rank, "box", names, t, file, field, d);
+    return st;
+}
+
 pg_status pg_tensor_map_spec_check(const pg_tensor_map_spec *s, const pg_task *t,
                                    const char *file, const char *field, pg_diag *d)
 {
@@ -163,6 +248,11 @@ pg_status pg_tensor_map_spec_check(const pg_tensor_map_spec *s, const pg_task *t
         return pg_diag_set(d, PG_ERR_INPUT, file, 0, f, "unknown tensor '%s' in task '%s'",
                            s->tensor, t->id);
     const pg_tensor_spec *ts = &t->tensors[ti];
+    const char *names[PG_MAX_SYMBOLS];
+    for (int i = 0; i < t->n_symbols; i++)
+        names[i] = t->symbols[i];
+    if (s->n_global_dims)
+        return check_view(s, t, names, file, field, d);
     int rank = ts->ndims;
     dims_list(ts, dims, sizeof dims);
     if (rank < 1 || rank > PG_TMAP_MAX_RANK)
@@ -203,9 +293,6 @@ pg_status pg_tensor_map_spec_check(const pg_tensor_map_spec *s, const pg_task *t
                                s->tensor, dims, ts->dims[rank - 1], s->dims[0]);
         }
     }
-    const char *names[PG_MAX_SYMBOLS];
-    for (int i = 0; i < t->n_symbols; i++)
-        names[i] = t->symbols[i];
     for (int i = 0; i < s->n_box; i++)
         if (pg_expr_check(s->box[i], names, (size_t)t->n_symbols, err, sizeof err) != PG_OK) {
             snprintf(f, sizeof f, "%s.tensor_map.box[%d]", field, i);
@@ -215,6 +302,109 @@ pg_status pg_tensor_map_spec_check(const pg_tensor_map_spec *s, const pg_task *t
 }
 
 /* ---- the map for one workload -------------------------------------------------------------- */
+
+/* Evaluate view expression text (key[i]) into lo..hi. */
+static pg_status eval_view(const char *text, const char *key, int i, int64_t lo, int64_t hi,
+                           const pg_workload *w, const pg_symtab *syms, const char *file,
+                           const pg_tensor_map_desc *out, int64_t *v, pg_diag *d)
+{
+    char f[320], err[1024];
+    snprintf(f, sizeof f, "%s.%s[%d]", out->field, key, i);
+    if (pg_expr_eval(text, syms, v, err, sizeof err) != PG_OK)
+        return pg_diag_set(d, PG_ERR_INPUT, file, 0, f, "workload '%s': %s", w->name, err);
+    if (*v < lo || *v > hi)
+        return pg_diag_set(d, PG_ERR_INPUT, file, 0, f,
+                           "workload '%s': '%s' = %" PRId64 " is out of range (%" PRId64
+                           "..%" PRId64 ")", w->name, text, *v, lo, hi);
+    return PG_OK;
+}
+
+/* The view's last byte at a corner (coordinate i at 0 or global_dim[i] - 1, by bit i of
+ * corner) exceeds `bytes`? *end: one past that byte (saturated at UINT64_MAX). */
+static bool corner_outside(const pg_tensor_map_desc *m, unsigned corner, uint64_t bytes,
+                           uint64_t esize, uint64_t *end)
+{
+    uint64_t off = esize;
+    bool ovf = false;
+    for (int i = 0; i < m->rank; i++) {
+        if (!(corner & (1u << i)))
+            continue;
+        uint64_t stride = i == 0 ? esize : m->global_stride[i - 1], part;
+        ovf |= __builtin_mul_overflow(m->global_dim[i] - 1, stride, &part);
+        ovf |= __builtin_add_overflow(off, part, &off);
+    }
+    *end = ovf ? UINT64_MAX : off;
+    return ovf || off > bytes;
+}
+
+/* A view over tensor out->tensor_index: dims, strides and box from the manifest's expressions,
+ * validated, then proven inside the tensor's buffer. */
+static pg_status build_view(const pg_tensor_map_spec *s, const pg_task *t, const pg_workload *w,
+                            const pg_symtab *syms, const char *file, pg_tensor_map_desc *out,
+                            pg_diag *d)
+{
+    char f[320], err[1024];
+    int rank = s->n_global_dims;
+    uint64_t esize = pg_dtype_size(out->dtype), elements = 0;
+    out->view = true;
+    out->rank = rank;
+    if (s->n_box != rank || s->n_global_strides != rank - 1)
+        return pg_diag_set(d, PG_ERR_INPUT, file, 0, out->field,
+                           "workload '%s': the view does not match its box (the manifest was "
+                           "not checked against the task)", w->name);
+    for (int i = 0; i < rank; i++) {
+        int64_t v;
+        /* Ranges a little wider than the driver's, so that pg_tensor_map_validate names the
+         * driver's rule for values just outside it. */
+        pg_status st = eval_view(s->global_dims[i], "global_dims", i, 1, INT64_MAX, w, syms,
+                                 file, out, &v, d);
+        if (st != PG_OK)
+            return st;
+        out->global_dim[i] = (uint64_t)v;
+        snprintf(out->dim_names[i], sizeof out->dim_names[i], "%s", s->global_dims[i]);
+        if (i > 0) {
+            st = eval_view(s->global_strides[i - 1], "global_strides_bytes", i - 1, 1, INT64_MAX,
+                           w, syms, file, out, &v, d);
+            if (st != PG_OK)
+                return st;
+            out->global_stride[i - 1] = (uint64_t)v;
+        }
+        out->element_stride[i] = s->n_element_strides ? s->element_strides[i] : 1;
+        if (pg_expr_eval(s->box[i], syms, &out->box_dim[i], err, sizeof err) != PG_OK) {
+            snprintf(f, sizeof f, "%s.box[%d]", out->field, i);
+            return pg_diag_set(d, PG_ERR_INPUT, file, 0, f, "workload '%s': %s", w->name, err);
+        }
+    }
+    pg_status st = pg_tensor_map_validate(out, file, w->name, d);
+    if (st != PG_OK)
+        return st;
+    if (pg_task_tensor_elements(t, out->tensor_index, w, &elements, d) != PG_OK)
+        return PG_ERR_INPUT;
+    uint64_t bytes = elements * esize; /* below 2^63: the tensor's strides were checked */
+    /* Corners in order of how many coordinates sit at their far end, fewest first, so that the
+     * corner named is the smallest one that leaves the buffer. */
+    for (int far = 1; far <= rank; far++)
+        for (unsigned corner = 0; corner < (1u << rank); corner++) {
+            uint64_t end;
+            if (__builtin_popcount(corner) != far || !corner_outside(out, corner, bytes, esize,
+                                                                     &end))
+                continue;
+            char at[256];
+            size_t used = 0;
+            for (int i = 0; i < rank && used < sizeof at; i++)
+                used += (size_t)snprintf(at + used, sizeof at - used, "%s%" PRIu64, i ? ", " : "",
+                                         corner & (1u << i) ? out->global_dim[i] - 1 : 0);
+            snprintf(f, sizeof f, "%s.global_dims", out->field);
+            return pg_diag_set(d, PG_ERR_INPUT, file, 0, f,
+                               "workload '%s': the view reaches outside tensor '%s': its element "
+                               "at [%s] (innermost first) ends at byte %s%" PRIu64
+                               " but the tensor holds %" PRIu64 " bytes (%" PRIu64
+                               " elements of %" PRIu64 ")",
+                               w->name, out->tensor, at, end == UINT64_MAX ? "above " : "",
+                               end, bytes, elements, esize);
+        }
+    return PG_OK;
+}
 
 pg_status pg_tensor_map_spec_build(const pg_tensor_map_spec *s, const pg_task *t,
                                    const pg_workload *w, const pg_symtab *syms, const char *file,
@@ -239,6 +429,8 @@ pg_status pg_tensor_map_spec_build(const pg_tensor_map_spec *s, const pg_task *t
     out->swizzle = s->swizzle;
     out->l2_promotion = s->l2_promotion;
     out->oob_fill = s->oob_fill;
+    if (s->n_global_dims)
+        return build_view(s, t, w, syms, file, out, d);
     if (rank < 1 || rank > PG_TMAP_MAX_RANK)
         return pg_tensor_map_validate(out, file, w->name, d); /* fails on the rank rule */
     if (s->n_box != rank || dim_order(s, ts, order) >= 0)

@@ -263,7 +263,8 @@ void pg_accepted_load(pg_run *run, pg_submission *s)
     if (!a || !s->accepted_usable || s->accepted_identical)
         return;
     a->json = NULL;
-    s->accepted_kernels = calloc((size_t)a->manifest->n_launches, sizeof *s->accepted_kernels);
+    s->accepted_kernels = calloc((size_t)(a->manifest->n_launches + a->manifest->n_setup),
+                                 sizeof *s->accepted_kernels);
     char log[4096] = "";
     pg_diag d;
     pg_diag_clear(&d);

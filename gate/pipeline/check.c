@@ -134,8 +134,53 @@ char *pg_progress_format(char *buf, size_t n, size_t items_done, size_t items_to
     return buf;
 }
 
+/* The record of a workload the manifest's "supports" declines: verdict skipped, PTXBench status
+ * NOT_APPLICABLE, one skipped "supports" stage whose message is the reason (JUnit shows it as a
+ * skipped testcase, markdown as a skipped row), and the constraint under not_applicable. */
+static json_t *declined_json(const pg_submission *s, int wi)
+{
+    const pg_task *t = s->task;
+    const pg_workload *w = &t->workloads[wi];
+    json_t *aliases = json_array(), *symbols = json_object();
+    char vals[512];
+    size_t used = 0;
+    vals[0] = '\0';
+    for (int a = 0; a < w->n_aliases; a++)
+        json_array_append_new(aliases, json_string(w->aliases[a]));
+    for (int k = 0; k < t->n_symbols; k++) {
+        json_object_set_new(symbols, t->symbols[k], json_integer(w->values[k]));
+        if (used < sizeof vals)
+            used += (size_t)snprintf(vals + used, sizeof vals - used, "%s%s=%lld", k ? ", " : "",
+                                     t->symbols[k], (long long)w->values[k]);
+    }
+    const char *names[PG_MAX_SYMBOLS];
+    pg_symtab syms;
+    int64_t flop = 0;
+    pg_task_symtab(t, w, names, &syms);
+    if (pg_expr_eval(t->flops, &syms, &flop, NULL, 0) != PG_OK || flop < 0)
+        flop = 0;
+    json_t *st = pg_stage_new("supports");
+    pg_stage_finish(st, "skipped", 0.0,
+                    "not applicable: the manifest supports '%s', which %s does not meet; not run",
+                    s->manifest->supports, vals);
+    json_object_set_new(pg_stage_details(st), "constraint", pg_jstr(s->manifest->supports));
+    json_t *j = json_pack("{s:s, s:o, s:o, s:f, s:s, s:[o], s:s, s:{s:o}, s:n, s:n, s:n, s:n, s:n}",
+                          "name", w->name, "aliases", aliases, "symbols", symbols, "flop",
+                          (double)flop, "verdict", "skipped", "stages", st, "status",
+                          "NOT_APPLICABLE", "not_applicable", "constraint",
+                          pg_jstr(s->manifest->supports), "max_absolute_error",
+                          "max_relative_error", "latency_ms", "reference_latency_ms",
+                          "speedup_factor");
+    return j;
+}
+
 void pg_run_submission_done(pg_run *run, const pg_submission *s)
 {
+    /* Declined workloads go last, after every stage has written the records of the workloads
+     * it ran (those are found by position). A sharded run lists none (each shard would). */
+    json_t *wls = s->json ? json_object_get(s->json, "workloads") : NULL;
+    for (int i = 0; wls && run->o->shard_count == 0 && i < s->n_declined; i++)
+        json_array_append_new(wls, declined_json(s, s->declined[i]));
     run->items_done += (size_t)s->n_workloads;
     run->subs_done++;
     if (run->o->items_progress)
@@ -580,6 +625,9 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
         json_object_set_new(s->json, "source", pg_jstr(s->manifest->source));
         json_object_set_new(s->json, "task", pg_jstr(s->task->id));
         json_object_set_new(s->json, "arch", pg_jstr(s->arch));
+        if (s->uses_device_symbols)
+            json_object_set_new(s->json, "device_symbols",
+                                pg_device_symbols_json(&s->device_symbols));
         /* The device its GPU work was given to (the pool sets it when a device takes it). */
         s->device = pool ? -1 : o->device_ordinal;
         json_object_set_new(s->json, "device",

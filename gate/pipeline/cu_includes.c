@@ -156,7 +156,8 @@ pg_status pg_cu_check_includes(pg_run *run, pg_submission *s, int index, pg_diag
     char dep_path[PG_PATH_MAX];
     snprintf(dep_path, sizeof dep_path, "%s/submission%d.d", run->tmpdir, index);
     pg_assemble_result r;
-    pg_status st = pg_list_cu_includes(s->manifest->source, s->arch, dep_path, run->o->timeout_s,
+    pg_status st = pg_list_cu_includes(s->manifest->source, s->arch, dep_path, s->nvcc_extra,
+                                       run->o->timeout_s,
                                        &r, d);
     if (st == PG_ERR_INPUT) {
         pg_assemble_result_free(&r);

@@ -62,11 +62,24 @@ struct pg_submission {
     bool has_targets;             /* the task lists targets for arch (and the policy is not off) */
     pg_target_set targets;
     pg_arch_table *arch_table;    /* the table of arch, when has_targets */
+    bool uses_device_symbols;     /* an expression names num_sms, l2_bytes, ... */
+    pg_device_symbols device_symbols; /* their values, when uses_device_symbols */
     json_t *instr_static;         /* the instructions stage as computed once after assemble
                                      (stage_instructions.c); each workload records a copy */
     int instr_copies;
     int *workloads;               /* indices into task->workloads */
     int n_workloads;
+    /* The manifest's compile options as tool arguments (NULL-terminated; entries point into
+     * the manifest and the storage below): nvcc's std, flags and -I<resolved folder>, and
+     * ptxas's flags. */
+    const char *nvcc_extra[PG_COMPILE_MAX_FLAGS + PG_COMPILE_MAX_INCLUDE_DIRS + 2];
+    const char *ptxas_extra[PG_COMPILE_MAX_FLAGS + 1];
+    char std_arg[16];
+    char include_args[PG_COMPILE_MAX_INCLUDE_DIRS][PG_PATH_MAX + 4];
+    int *declined;                /* selected workloads the manifest's "supports" declines
+                                     (indices into task->workloads): recorded not_applicable,
+                                     never run */
+    int n_declined;
     pg_plan *plans;               /* one per selected workload */
     json_t *json;                 /* borrowed: this submission's object in the results */
     /* The task's accepted kernel (accepted.c), re-measured next to the candidate: NULL when the
@@ -430,6 +443,13 @@ struct pg_wctx {
     pg_buffer *ws[PG_MAX_WORKSPACES];
     uint64_t ws_addr[PG_MAX_WORKSPACES];
     pg_arg_block *args;       /* one per launch */
+    /* device_struct parameters: one guarded buffer each, its packed bytes (tensor maps
+     * encoded) kept on the host to be written again before every run, and its field name. */
+    pg_buffer *dstruct[PG_MAX_DEVICE_STRUCTS];
+    unsigned char *dstruct_host[PG_MAX_DEVICE_STRUCTS];
+    size_t dstruct_bytes[PG_MAX_DEVICE_STRUCTS];
+    const char *dstruct_field[PG_MAX_DEVICE_STRUCTS];
+    int n_dstruct;
     pg_launch *launches;
     int a, b, c;              /* gemm_nt operand tensor indices */
     json_t *json;             /* the workload's results object */

@@ -164,7 +164,8 @@ void pg_stage_assemble(pg_run *run, pg_submission *s)
     pg_diag d;
     pg_diag_clear(&d);
     memset(&r, 0, sizeof r);
-    pg_status st = pg_assemble_ptx(s->ptx_path, s->arch, s->cubin_path, run->o->timeout_s, &r, &d);
+    pg_status st = pg_assemble_ptx(s->ptx_path, s->arch, s->cubin_path, s->ptxas_extra,
+                                   run->o->timeout_s, &r, &d);
     const char *forced = getenv("PTXGATE_PTXAS");
     if (st != PG_OK && !r.tool_found && forced && forced[0]) {
         pg_stage_finish(stage, "error", pg_now_s() - t0,

@@ -100,7 +100,8 @@ pg_status pg_submission_load_module(pg_run *run, pg_submission *s, pg_module **m
     if (st == PG_OK)
         st = pg_module_load(run->dev, image, len + (s->cubin_path[0] ? 0 : 1), mod, log, log_len,
                             d);
-    for (int l = 0; st == PG_OK && l < s->manifest->n_launches; l++)
+    /* The launches, then the setup launches (kernels has room for both). */
+    for (int l = 0; st == PG_OK && l < s->manifest->n_launches + s->manifest->n_setup; l++)
         st = pg_module_get_kernel(*mod, s->manifest->launches[l].entry, &kernels[l], d);
     free(image);
     return st;
@@ -129,7 +130,8 @@ static pg_status module_load(pg_run *run, pg_submission *s, loaded_module *m, ch
                              size_t log_len, pg_diag *d)
 {
     memset(m, 0, sizeof *m);
-    m->kernels = calloc((size_t)s->manifest->n_launches, sizeof *m->kernels);
+    m->kernels = calloc((size_t)(s->manifest->n_launches + s->manifest->n_setup),
+                        sizeof *m->kernels);
     if (!m->kernels)
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
     pg_status st = pg_submission_load_module(run, s, &m->mod, m->kernels, log, log_len, d);
@@ -216,14 +218,22 @@ void pg_gpu_run_workload(pg_run *run, pg_submission *s, int i, json_t *wj)
     char msg[2400], refused[2000];
     pg_diag d;
     pg_diag_clear(&d);
-    if (phase_open(run, s, i, wj, &m1, &c1, &d) != PG_OK) {
-        pg_record_not_run(run, s, stages, wname, "correctness", "error",
-                          pg_diag_format(&d, msg, sizeof msg));
+    pg_status ost = phase_open(run, s, i, wj, &m1, &c1, &d);
+    if (ost != PG_OK) {
+        /* A setup launch that faulted or hung fails the workload as the kernel would. */
+        bool kernel = ost == PG_FAIL_KERNEL;
+        if (kernel)
+            snprintf(msg, sizeof msg, "kernel failed at run time: %s", d.message);
+        pg_record_not_run(run, s, stages, wname, "correctness", kernel ? "fail" : "error",
+                          kernel ? msg : pg_diag_format(&d, msg, sizeof msg));
         if (!run->sanitize_mode)
             pg_stage_instructions(run, s, stages);
         pg_record_not_run(run, s, stages, wname, "performance", "skipped",
                           "not run: the correctness stage did not pass");
-        json_object_set_new(wj, "status", json_string("INFRA_ERROR"));
+        json_object_set_new(wj, "status",
+                            json_string(!kernel                                 ? "INFRA_ERROR"
+                                        : strncmp(d.message, "TIMEOUT", 7) == 0 ? "TIMEOUT"
+                                                                                : "RUNTIME_ERROR"));
         goto done;
     }
     if (run->sanitize_mode) {

@@ -49,6 +49,65 @@ static pg_status select_workloads(const pg_run *run, pg_submission *s, pg_diag *
     return PG_OK;
 }
 
+/* " (M=257, N=513, K=1000)": a workload's symbols for messages. */
+static const char *symbols_text(const pg_task *t, const pg_workload *w, char *buf, size_t n)
+{
+    size_t used = (size_t)snprintf(buf, n, " (");
+    for (int k = 0; k < t->n_symbols && used < n; k++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%s=%lld", k ? ", " : "", t->symbols[k],
+                                 (long long)w->values[k]);
+    if (used < n)
+        snprintf(buf + used, n - used, ")");
+    return buf;
+}
+
+/* The manifest's "supports" constraint: a selected workload it declines moves from
+ * s->workloads to s->declined (recorded not_applicable, never run, so a tensor map that
+ * cannot be encoded for it is no error). Declining a required workload of the task (selected
+ * or not) is an input error, and so is declining every selected workload (nothing to judge). */
+static pg_status decline_workloads(pg_submission *s, pg_diag *d)
+{
+    const pg_task *t = s->task;
+    const pg_manifest *m = s->manifest;
+    char syms[512];
+    if (!m->supports[0])
+        return PG_OK;
+    for (int i = 0; i < t->n_workloads; i++) {
+        bool ok = true;
+        pg_status st = pg_manifest_supports(m, t, &t->workloads[i], &ok, d);
+        if (st != PG_OK)
+            return st;
+        if (!ok && t->workloads[i].required)
+            return pg_diag_set(d, PG_ERR_INPUT, m->file, 0, "supports",
+                               "'%s' declines workload '%s'%s, which task '%s' marks required "
+                               "(its headline workload): a submission must support it",
+                               m->supports, t->workloads[i].name,
+                               symbols_text(t, &t->workloads[i], syms, sizeof syms), t->id);
+    }
+    s->declined = calloc((size_t)(s->n_workloads ? s->n_workloads : 1), sizeof(int));
+    if (!s->declined)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    int kept = 0;
+    for (int i = 0; i < s->n_workloads; i++) {
+        bool ok = true;
+        pg_status st = pg_manifest_supports(m, t, &t->workloads[s->workloads[i]], &ok, d);
+        if (st != PG_OK)
+            return st;
+        if (ok)
+            s->workloads[kept++] = s->workloads[i];
+        else
+            s->declined[s->n_declined++] = s->workloads[i];
+    }
+    s->n_workloads = kept;
+    if (kept == 0 && s->n_declined > 0)
+        return pg_diag_set(d, PG_ERR_INPUT, m->file, 0, "supports",
+                           "'%s' declines every selected workload (%d of them, e.g. '%s'%s): "
+                           "nothing would be judged",
+                           m->supports, s->n_declined, t->workloads[s->declined[0]].name,
+                           symbols_text(t, &t->workloads[s->declined[0]], syms, sizeof syms));
+    return PG_OK;
+}
+
 static pg_status compile_cu(pg_run *run, pg_submission *s, int index, pg_diag *d)
 {
     snprintf(s->ptx_path, sizeof s->ptx_path, "%s/submission%d.ptx", run->tmpdir, index);
@@ -56,7 +115,8 @@ static pg_status compile_cu(pg_run *run, pg_submission *s, int index, pg_diag *d
     pg_status st = pg_cu_check_includes(run, s, index, d);
     if (st != PG_OK || !s->includes_ok)
         return st;
-    st = pg_compile_cu_to_ptx(s->manifest->source, s->arch, s->ptx_path, run->o->timeout_s,
+    st = pg_compile_cu_to_ptx(s->manifest->source, s->arch, s->ptx_path, s->nvcc_extra,
+                              run->o->timeout_s,
                               &s->cu_result, d);
     if (st == PG_ERR_INPUT)
         return st; /* e.g. a malformed arch string */
@@ -84,6 +144,49 @@ static pg_status check_source_root(const pg_run *run, const pg_submission *s, pg
                        "source '%s' resolves to '%s', outside the submission root '%s' (--root) "
                        "and the tasks folder",
                        s->manifest->source_field_value, real, run->root);
+}
+
+/* The manifest's compile options as tool arguments (s->nvcc_extra, s->ptxas_extra): every
+ * include folder resolved against the manifest's folder, links followed, and inside the
+ * submission root or the tasks folder, else an input error naming compile.include_dirs[i]. */
+static pg_status compile_args(const pg_run *run, pg_submission *s, pg_diag *d)
+{
+    const pg_compile_options *c = &s->manifest->compile;
+    int k = 0;
+    if (c->std[0]) {
+        snprintf(s->std_arg, sizeof s->std_arg, "-std=%s", c->std);
+        s->nvcc_extra[k++] = s->std_arg;
+    }
+    for (int i = 0; i < c->n_flags; i++)
+        s->nvcc_extra[k++] = c->flags[i];
+    for (int i = 0; i < c->n_include_dirs; i++) {
+        char joined[PG_PATH_MAX], real[PG_PATH_MAX], f[64];
+        pg_diag rd;
+        snprintf(f, sizeof f, "compile.include_dirs[%d]", i);
+        pg_path_join(joined, sizeof joined, s->manifest->dir, c->include_dirs[i]);
+        if (pg_path_resolve(joined, real, sizeof real, &rd) != PG_OK)
+            return pg_diag_set(d, PG_ERR_INPUT, s->manifest->file, 0, f,
+                               "include folder '%s' cannot be resolved: %s", c->include_dirs[i],
+                               rd.message);
+        struct stat sb;
+        if (stat(real, &sb) != 0 || !S_ISDIR(sb.st_mode))
+            return pg_diag_set(d, PG_ERR_INPUT, s->manifest->file, 0, f,
+                               "include folder '%s' ('%s') is not a folder", c->include_dirs[i],
+                               real);
+        if (!pg_path_is_inside(run->root, real) &&
+            !(run->tasks_root[0] && pg_path_is_inside(run->tasks_root, real)))
+            return pg_diag_set(d, PG_ERR_INPUT, s->manifest->file, 0, f,
+                               "include folder '%s' resolves to '%s', outside the submission root "
+                               "'%s' (--root) and the tasks folder",
+                               c->include_dirs[i], real, run->root);
+        snprintf(s->include_args[i], sizeof s->include_args[i], "-I%s", real);
+        s->nvcc_extra[k++] = s->include_args[i];
+    }
+    s->nvcc_extra[k] = NULL;
+    for (int i = 0; i < c->n_ptxas_flags; i++)
+        s->ptxas_extra[i] = c->ptxas_flags[i];
+    s->ptxas_extra[c->n_ptxas_flags] = NULL;
+    return PG_OK;
 }
 
 /* The instruction inventory of the PTX and the refusals checked on it (ptx/refusals.h).
@@ -126,6 +229,39 @@ static pg_status resolve_targets(const pg_run *run, pg_submission *s, pg_diag *d
     return st;
 }
 
+/* The values of the device symbols, when the manifest uses them: the GPU's when one is at hand
+ * (not --no-gpu), else the reference part of the arch's table (assumed). An arch without such
+ * a table is an input error naming the manifest's arch. */
+static pg_status resolve_device_symbols(pg_run *run, pg_submission *s, pg_diag *d)
+{
+    s->uses_device_symbols = pg_manifest_uses_device_symbols(s->manifest);
+    if (!s->uses_device_symbols)
+        return PG_OK;
+    const pg_device_info *info = run->o->no_gpu ? NULL : pg_run_device_info(run);
+    if (info) {
+        pg_device_symbols_from_device(info->sm_count, info->l2_bytes,
+                                      info->max_shared_per_block_optin, info->name,
+                                      &s->device_symbols);
+        return PG_OK;
+    }
+    pg_arch_table *t = NULL;
+    pg_status st = run->o->arch_dir ? pg_arch_table_load(run->o->arch_dir, s->arch, &t, d)
+                                    : pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                                                  "no architecture tables are installed");
+    if (st == PG_OK)
+        st = pg_device_symbols_from_arch(t, &s->device_symbols, d);
+    pg_arch_table_free(t);
+    if (st != PG_OK) {
+        char msg[2048];
+        snprintf(msg, sizeof msg, "%s", d->message);
+        return pg_diag_set(d, st, s->manifest->file, 0, "launches",
+                           "the manifest uses device symbols (num_sms, l2_bytes, "
+                           "max_dynamic_shared_bytes) and no GPU is at hand, so they take the "
+                           "values of the %s table's reference_device: %s", s->arch, msg);
+    }
+    return PG_OK;
+}
+
 /* One plan per selected workload. */
 static pg_status build_plans(pg_submission *s, pg_diag *d)
 {
@@ -133,12 +269,20 @@ static pg_status build_plans(pg_submission *s, pg_diag *d)
     if (!s->plans)
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
     for (int i = 0; i < s->n_workloads; i++) {
-        pg_status st = pg_plan_build(s->task, s->manifest, &s->task->workloads[s->workloads[i]],
-                                     &s->plans[i], d);
+        pg_status st = pg_plan_build_on(s->task, s->manifest,
+                                        &s->task->workloads[s->workloads[i]],
+                                        s->uses_device_symbols ? &s->device_symbols : NULL,
+                                        &s->plans[i], d);
         if (st != PG_OK)
             return st; /* the message names the workload */
     }
     return PG_OK;
+}
+
+static pg_status resolve_and_build_plans(pg_run *run, pg_submission *s, pg_diag *d)
+{
+    pg_status st = resolve_device_symbols(run, s, d);
+    return st == PG_OK ? build_plans(s, d) : st;
 }
 
 /* Manifest, its task, and the manifest checked against the task. */
@@ -187,7 +331,7 @@ pg_status pg_submission_prepare_worker(pg_run *run, const char *manifest_path, c
                                s->task->n_workloads);
         s->workloads[s->n_workloads++] = workloads[i];
     }
-    return build_plans(s, d);
+    return resolve_and_build_plans(run, s, d);
 }
 
 pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int index,
@@ -207,6 +351,8 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
         return st;
 
     st = check_source_root(run, s, d);
+    if (st == PG_OK)
+        st = compile_args(run, s, d);
     if (st != PG_OK)
         return st;
     s->from_cu = ends_with(s->manifest->source, ".cu");
@@ -283,7 +429,9 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
 
     st = select_workloads(run, s, d);
     if (st == PG_OK)
-        st = build_plans(s, d);
+        st = decline_workloads(s, d);
+    if (st == PG_OK)
+        st = resolve_and_build_plans(run, s, d);
     if (st != PG_OK || run->defer_accepted)
         return st;
     return pg_accepted_prepare(run, s, index, d);
@@ -294,6 +442,8 @@ void pg_submission_release(pg_submission *s)
     pg_accepted_release(s);
     free(s->pending);
     s->pending = NULL;
+    free(s->declined);
+    s->declined = NULL;
     if (s->plans)
         for (int i = 0; i < s->n_workloads; i++)
             pg_plan_free(&s->plans[i]);

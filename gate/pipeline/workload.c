@@ -24,11 +24,83 @@ static pg_status alloc(pg_wctx *c, size_t bytes, pg_buffer **out, pg_diag *d)
                                  : pg_buffer_alloc_guarded(c->run->dev, bytes, out, d);
 }
 
+/* Encode the tensor map of p, or of each tensor-map field of struct p, into its bytes at slot. */
+static pg_status encode_tensor_maps(pg_wctx *c, const pg_param_value *p, void *slot, pg_diag *d)
+{
+    if (p->kind == PG_PARAM_TENSOR_MAP)
+        return pg_tensor_map_encode(c->run->dev, &p->tmap, c->tensor_addr[p->ref_index], slot, d);
+    bool packed = p->kind == PG_PARAM_STRUCT || p->kind == PG_PARAM_DEVICE_STRUCT;
+    for (int i = 0; packed && i < p->n_fields; i++) {
+        pg_status st = encode_tensor_maps(c, &p->fields[i],
+                                          (unsigned char *)slot + p->fields[i].offset, d);
+        if (st != PG_OK)
+            return st;
+    }
+    return PG_OK;
+}
+
+/* A device_struct parameter: its bytes packed on the host (tensor maps encoded in place), a
+ * guarded device buffer written with them, and its address in the argument slot. */
+static pg_status setup_device_struct(pg_wctx *c, const pg_param_value *p, const char *field,
+                                     void *slot, pg_diag *d)
+{
+    if (c->n_dstruct >= PG_MAX_DEVICE_STRUCTS)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "too many device_struct parameters");
+    int k = c->n_dstruct++;
+    /* 128-byte aligned host copy: tensor maps are encoded into it at 64-byte aligned offsets. */
+    c->dstruct_host[k] = aligned_alloc(128, ((size_t)p->bytes + 127) / 128 * 128);
+    if (!c->dstruct_host[k])
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    c->dstruct_bytes[k] = p->bytes;
+    c->dstruct_field[k] = field;
+    pg_binding_pack_struct(p, c->tensor_addr, c->ws_addr, c->dstruct_host[k]);
+    pg_status st = encode_tensor_maps(c, p, c->dstruct_host[k], d);
+    if (st == PG_OK)
+        st = alloc(c, p->bytes, &c->dstruct[k], d);
+    if (st == PG_OK)
+        st = pg_buffer_upload(c->dstruct[k], c->dstruct_host[k], p->bytes, d);
+    if (st != PG_OK)
+        return st;
+    uint64_t addr = pg_buffer_address(c->dstruct[k]);
+    memcpy(slot, &addr, sizeof addr);
+    return PG_OK;
+}
+
+static pg_status init_workspace(pg_wctx *c, int i, pg_diag *d)
+{
+    return c->s->manifest->ws[i].poison ? pg_buffer_fill_poison(c->ws[i], d)
+                                        : pg_buffer_zero(c->ws[i], d);
+}
+
+/* The manifest's setup launches, once for this buffer set and outside every timed region: the
+ * workspaces they bind initialised (zero or poison) first, then the launches and a wait with
+ * the run's timeout. A setup launch that faults or hangs is PG_FAIL_KERNEL, like the kernel's
+ * own failure, its message saying it was the setup. */
+static pg_status run_setup(pg_wctx *c, pg_diag *d)
+{
+    const pg_manifest *m = c->s->manifest;
+    pg_status st = PG_OK;
+    for (int i = 0; i < m->n_ws && st == PG_OK; i++)
+        if (m->ws[i].setup)
+            st = init_workspace(c, i, d);
+    if (st == PG_OK)
+        st = pg_device_launch(c->run->dev, c->launches + c->plan->n_launches,
+                              (size_t)c->plan->n_setup, d);
+    if (st == PG_OK)
+        st = pg_device_sync(c->run->dev, c->run->o->timeout_s, d);
+    if (st == PG_FAIL_KERNEL) {
+        char msg[sizeof d->message];
+        snprintf(msg, sizeof msg, "%s", d->message);
+        /* The CUDA error name stays first ("TIMEOUT: ...", "CUDA_ERROR_...: ..."). */
+        pg_diag_set(d, PG_FAIL_KERNEL, NULL, 0, NULL, "%s (in the setup launches)", msg);
+    }
+    return st;
+}
+
 pg_status pg_wctx_setup(pg_wctx *c, pg_diag *d)
 {
     const pg_task *t = c->s->task;
     const pg_manifest *m = c->s->manifest;
-    pg_device *dev = c->run->dev;
     pg_status st;
     for (int i = 0; i < t->n_tensors; i++) {
         if (c->inputs_from && !t->tensors[i].is_output) {
@@ -50,7 +122,8 @@ pg_status pg_wctx_setup(pg_wctx *c, pg_diag *d)
             return st;
         c->ws_addr[i] = pg_buffer_address(c->ws[i]);
     }
-    int n = c->plan->n_launches;
+    /* The submission's launches, then its setup launches (run once below). */
+    int n = c->plan->n_launches + c->plan->n_setup;
     c->args = calloc((size_t)n, sizeof *c->args);
     c->launches = calloc((size_t)n, sizeof *c->launches);
     if (!c->args || !c->launches)
@@ -62,11 +135,11 @@ pg_status pg_wctx_setup(pg_wctx *c, pg_diag *d)
         /* Tensor maps hold their tensor's address: encoded here, once the buffers exist, into
          * the argument slot that every launch of this workload passes by value. */
         for (int i = 0; i < lv->n_params; i++) {
-            const pg_param_value *p = &lv->params[i];
-            if (p->kind != PG_PARAM_TENSOR_MAP)
-                continue;
-            st = pg_tensor_map_encode(dev, &p->tmap, c->tensor_addr[p->ref_index],
-                                      c->args[l].args[i], d);
+            if (lv->params[i].kind == PG_PARAM_DEVICE_STRUCT)
+                st = setup_device_struct(c, &lv->params[i], m->launches[l].params[i].field,
+                                         c->args[l].args[i], d);
+            else
+                st = encode_tensor_maps(c, &lv->params[i], c->args[l].args[i], d);
             if (st != PG_OK)
                 return st;
         }
@@ -78,7 +151,7 @@ pg_status pg_wctx_setup(pg_wctx *c, pg_diag *d)
         L->dynamic_shared_bytes = lv->dynamic_shared_bytes;
         L->args = c->args[l].args;
     }
-    return PG_OK;
+    return c->plan->n_setup ? run_setup(c, d) : PG_OK;
 }
 
 void pg_wctx_release(pg_wctx *c)
@@ -91,8 +164,16 @@ void pg_wctx_release(pg_wctx *c)
     for (int i = 0; i < PG_MAX_WORKSPACES; i++)
         if (c->ws[i])
             pg_buffer_free(c->ws[i]);
+    for (int k = 0; k < c->n_dstruct; k++) {
+        if (c->dstruct[k])
+            pg_buffer_free(c->dstruct[k]);
+        free(c->dstruct_host[k]);
+        c->dstruct[k] = NULL;
+        c->dstruct_host[k] = NULL;
+    }
+    c->n_dstruct = 0;
     if (c->args)
-        for (int l = 0; l < c->plan->n_launches; l++)
+        for (int l = 0; l < c->plan->n_launches + c->plan->n_setup; l++)
             pg_arg_block_free(&c->args[l]);
     free(c->args);
     free(c->launches);
@@ -103,8 +184,16 @@ void pg_wctx_release(pg_wctx *c)
 pg_status pg_wctx_init_workspaces(pg_wctx *c, pg_diag *d)
 {
     for (int i = 0; i < c->s->manifest->n_ws; i++) {
-        pg_status st = c->s->manifest->ws[i].poison ? pg_buffer_fill_poison(c->ws[i], d)
-                                                    : pg_buffer_zero(c->ws[i], d);
+        if (c->s->manifest->ws[i].setup)
+            continue; /* a setup launch wrote it once: it keeps its contents */
+        pg_status st = init_workspace(c, i, d);
+        if (st != PG_OK)
+            return st;
+    }
+    /* Device structs are written again with the workspaces: a kernel that changed its
+     * descriptors never sees its own changes in the next run. */
+    for (int k = 0; k < c->n_dstruct; k++) {
+        pg_status st = pg_buffer_upload(c->dstruct[k], c->dstruct_host[k], c->dstruct_bytes[k], d);
         if (st != PG_OK)
             return st;
     }
@@ -198,6 +287,8 @@ pg_status pg_wctx_check_guards(pg_wctx *c, char *why, size_t n, pg_diag *d)
             st = check_canaries(c->tensors[i], "tensor", t->tensors[i].name, why, n, &used, d);
     for (int i = 0; i < m->n_ws && st == PG_OK; i++)
         st = check_canaries(c->ws[i], "workspace", m->ws[i].name, why, n, &used, d);
+    for (int k = 0; k < c->n_dstruct && st == PG_OK; k++)
+        st = check_canaries(c->dstruct[k], "device_struct", c->dstruct_field[k], why, n, &used, d);
     for (int i = 0; i < t->n_tensors && st == PG_OK; i++) {
         if (t->tensors[i].is_output)
             continue;

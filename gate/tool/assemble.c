@@ -14,7 +14,7 @@
 #include "toolchain.h"
 #include "../base/utf8.h"
 
-#define MAX_ARGS 16
+#define MAX_ARGS 96
 
 /* "sm_" + 2 or 3 digits + optional 'a' or 'f'. */
 static bool arch_is_valid(const char *a)
@@ -139,8 +139,26 @@ static void init_result(pg_assemble_result *out)
     out->exit_code = -1;
 }
 
+/* base (NULL-terminated) with extra (NULL-terminated, may be NULL) inserted before its last
+ * `tail` entries, into args (MAX_ARGS + 1 entries). */
+static void with_extra(const char *const *base, int tail, const char *const *extra,
+                       const char **args)
+{
+    int nb = 0, k = 0;
+    while (base[nb])
+        nb++;
+    for (int i = 0; i < nb - tail && k < MAX_ARGS; i++)
+        args[k++] = base[i];
+    for (int i = 0; extra && extra[i] && k < MAX_ARGS; i++)
+        args[k++] = extra[i];
+    for (int i = nb - tail; i < nb && k < MAX_ARGS; i++)
+        args[k++] = base[i];
+    args[k] = NULL;
+}
+
 pg_status pg_assemble_ptx(const char *ptx_path, const char *arch, const char *cubin_path,
-                          double timeout_s, pg_assemble_result *out, pg_diag *d)
+                          const char *const *extra, double timeout_s, pg_assemble_result *out,
+                          pg_diag *d)
 {
     init_result(out);
     pg_status st = check_inputs(ptx_path, arch, cubin_path, d);
@@ -148,13 +166,16 @@ pg_status pg_assemble_ptx(const char *ptx_path, const char *arch, const char *cu
         return st;
     char arch_flag[32];
     snprintf(arch_flag, sizeof arch_flag, "-arch=%s", arch);
-    const char *args[] = {arch_flag, "-v", "-lineinfo", "--warn-on-spills", "-o", cubin_path,
+    const char *base[] = {arch_flag, "-v", "-lineinfo", "--warn-on-spills", "-o", cubin_path,
                           ptx_path, NULL};
+    const char *args[MAX_ARGS + 1];
+    with_extra(base, 3, extra, args);
     return run_tool("ptxas", "PTXGATE_PTXAS", args, cubin_path, timeout_s, out, d);
 }
 
 pg_status pg_compile_cu_to_ptx(const char *cu_path, const char *arch, const char *ptx_path,
-                               double timeout_s, pg_assemble_result *out, pg_diag *d)
+                               const char *const *extra, double timeout_s,
+                               pg_assemble_result *out, pg_diag *d)
 {
     init_result(out);
     pg_status st = check_inputs(cu_path, arch, ptx_path, d);
@@ -162,12 +183,15 @@ pg_status pg_compile_cu_to_ptx(const char *cu_path, const char *arch, const char
         return st;
     char arch_flag[32];
     snprintf(arch_flag, sizeof arch_flag, "-arch=%s", arch);
-    const char *args[] = {"-ptx", arch_flag, "-lineinfo", "-o", ptx_path, cu_path, NULL};
+    const char *base[] = {"-ptx", arch_flag, "-lineinfo", "-o", ptx_path, cu_path, NULL};
+    const char *args[MAX_ARGS + 1];
+    with_extra(base, 3, extra, args);
     return run_tool("nvcc", "PTXGATE_NVCC", args, ptx_path, timeout_s, out, d);
 }
 
 pg_status pg_list_cu_includes(const char *cu_path, const char *arch, const char *dep_path,
-                              double timeout_s, pg_assemble_result *out, pg_diag *d)
+                              const char *const *extra, double timeout_s,
+                              pg_assemble_result *out, pg_diag *d)
 {
     init_result(out);
     pg_status st = check_inputs(cu_path, arch, dep_path, d);
@@ -177,8 +201,10 @@ pg_status pg_list_cu_includes(const char *cu_path, const char *arch, const char 
     snprintf(arch_flag, sizeof arch_flag, "-arch=%s", arch);
     /* The compile's own flags, so the same passes (device and host preprocessing) and macros
      * pick the same headers; -H prints the include tree for naming who included what. */
-    const char *args[] = {"-ptx", arch_flag, "-lineinfo", "-M", "-MF", dep_path,
+    const char *base[] = {"-ptx", arch_flag, "-lineinfo", "-M", "-MF", dep_path,
                           "-Xcompiler", "-H", cu_path, NULL};
+    const char *args[MAX_ARGS + 1];
+    with_extra(base, 6, extra, args);
     return run_tool("nvcc", "PTXGATE_NVCC", args, dep_path, timeout_s, out, d);
 }
 

@@ -192,6 +192,16 @@ static void test_bad_tables(void **state)
                HEAD FAM "\"launch_limits\": {\"source\": \"s\", \"max_threads_per_block\": 1024, "
                     "\"max_block_dim\": [1024, 0, 64]}}",
                "launch_limits.max_block_dim[1]", "expected an integer from 1");
+#define REF(x) FAM "\"reference_device\": {\"name\": \"H200 SXM\", \"source\": \"s\", " x "}}"
+    expect_bad("ref_sms", "sm_90a.json", HEAD REF("\"num_sms\": 0, \"l2_bytes\": 1"),
+               "reference_device.num_sms", "expected an integer from 1");
+    expect_bad("ref_l2", "sm_90a.json", HEAD REF("\"num_sms\": 132, \"l2_bytes\": 0"),
+               "reference_device.l2_bytes", "expected an integer from 1 to 2^40");
+    expect_bad("ref_missing", "sm_90a.json", HEAD REF("\"num_sms\": 132"),
+               "reference_device.l2_bytes", "required");
+    expect_bad("ref_key", "sm_90a.json",
+               HEAD REF("\"num_sms\": 132, \"l2_bytes\": 1, \"clock\": 2"),
+               "reference_device.clock", "unknown field");
     expect_bad("family_key", "sm_90a.json",
                HEAD "\"families\": [{\"ptx\": \"mma.sync\", \"sas\": []}]}", "families[0].sas",
                "unknown field");

@@ -158,7 +158,7 @@ static void test_assemble_ok(void **state)
     require_tool("ptxas");
     pg_assemble_result r;
     pg_diag d;
-    assert_int_equal(pg_assemble_ptx(FIXTURE("multi_entry.ptx"), "sm_90a", TMP("multi.cubin"),
+    assert_int_equal(pg_assemble_ptx(FIXTURE("multi_entry.ptx"), "sm_90a", TMP("multi.cubin"), NULL,
                                      120.0, &r, &d),
                      PG_OK);
     if (!r.ok)
@@ -189,7 +189,7 @@ static void test_assemble_spills(void **state)
     require_tool("ptxas");
     pg_assemble_result r;
     pg_diag d;
-    assert_int_equal(pg_assemble_ptx(FIXTURE("spills.ptx"), "sm_90a", TMP("spills.cubin"),
+    assert_int_equal(pg_assemble_ptx(FIXTURE("spills.ptx"), "sm_90a", TMP("spills.cubin"), NULL,
                                      120.0, &r, &d),
                      PG_OK);
     assert_true(r.ok);
@@ -209,7 +209,7 @@ static void test_assemble_syntax_error(void **state)
     pg_diag d;
     /* a stale cubin from an earlier run must not count as produced */
     assert_int_equal(pg_file_write_atomic(TMP("bad.cubin"), "stale", 5, &d), PG_OK);
-    assert_int_equal(pg_assemble_ptx(FIXTURE("syntax_error.ptx"), "sm_90a", TMP("bad.cubin"),
+    assert_int_equal(pg_assemble_ptx(FIXTURE("syntax_error.ptx"), "sm_90a", TMP("bad.cubin"), NULL,
                                      120.0, &r, &d),
                      PG_OK);
     assert_false(r.ok);
@@ -223,7 +223,7 @@ static void test_assemble_syntax_error(void **state)
     assert_non_null(strstr(r.log.diags[0].message, "frobnicate"));
     pg_assemble_result_free(&r);
 
-    assert_int_equal(pg_assemble_ptx(FIXTURE("unknown_symbol.ptx"), "sm_90a", TMP("bad.cubin"),
+    assert_int_equal(pg_assemble_ptx(FIXTURE("unknown_symbol.ptx"), "sm_90a", TMP("bad.cubin"), NULL,
                                      120.0, &r, &d),
                      PG_OK);
     assert_false(r.ok);
@@ -242,7 +242,7 @@ static void test_bad_inputs_refused(void **state)
     pg_diag d;
     for (int i = 0; bad[i]; i++) {
         pg_diag_clear(&d);
-        assert_int_equal(pg_assemble_ptx(FIXTURE("multi_entry.ptx"), bad[i], TMP("x.cubin"), 10.0,
+        assert_int_equal(pg_assemble_ptx(FIXTURE("multi_entry.ptx"), bad[i], TMP("x.cubin"), NULL, 10.0,
                                          &r, &d),
                          PG_ERR_INPUT);
         assert_false(r.tool_found);
@@ -251,15 +251,15 @@ static void test_bad_inputs_refused(void **state)
         assert_string_equal(d.field, "arch");
         pg_assemble_result_free(&r);
     }
-    assert_int_equal(pg_assemble_ptx(FIXTURE("multi_entry.ptx"), NULL, TMP("x.cubin"), 10.0, &r,
+    assert_int_equal(pg_assemble_ptx(FIXTURE("multi_entry.ptx"), NULL, TMP("x.cubin"), NULL, 10.0, &r,
                                      &d),
                      PG_ERR_INPUT);
-    assert_int_equal(pg_assemble_ptx("-o/etc/passwd", "sm_90a", TMP("x.cubin"), 10.0, &r, &d),
+    assert_int_equal(pg_assemble_ptx("-o/etc/passwd", "sm_90a", TMP("x.cubin"), NULL, 10.0, &r, &d),
                      PG_ERR_INPUT);
     assert_non_null(strstr(d.message, "option"));
-    assert_int_equal(pg_compile_cu_to_ptx(FIXTURE("tiny.cu"), "sm_90a", "", 10.0, &r, &d),
+    assert_int_equal(pg_compile_cu_to_ptx(FIXTURE("tiny.cu"), "sm_90a", "", NULL, 10.0, &r, &d),
                      PG_ERR_INPUT);
-    assert_int_equal(pg_compile_cu_to_ptx(FIXTURE("tiny.cu"), "sm_90a && x", TMP("t.ptx"), 10.0,
+    assert_int_equal(pg_compile_cu_to_ptx(FIXTURE("tiny.cu"), "sm_90a && x", TMP("t.ptx"), NULL, 10.0,
                                           &r, &d),
                      PG_ERR_INPUT);
     pg_assemble_result_free(&r);
@@ -274,7 +274,7 @@ static void test_good_arch_forms_accepted(void **state)
     pg_assemble_result r;
     pg_diag d;
     for (int i = 0; good[i]; i++) {
-        assert_int_equal(pg_assemble_ptx(FIXTURE("multi_entry.ptx"), good[i], TMP("x.cubin"),
+        assert_int_equal(pg_assemble_ptx(FIXTURE("multi_entry.ptx"), good[i], TMP("x.cubin"), NULL,
                                          10.0, &r, &d),
                          PG_ERR_INFRA);
         assert_false(r.tool_found);
@@ -291,7 +291,7 @@ static void test_nvcc_to_ptx(void **state)
     require_tool("nvcc");
     pg_assemble_result r;
     pg_diag d;
-    assert_int_equal(pg_compile_cu_to_ptx(FIXTURE("tiny.cu"), "sm_90a", TMP("tiny.ptx"), 300.0,
+    assert_int_equal(pg_compile_cu_to_ptx(FIXTURE("tiny.cu"), "sm_90a", TMP("tiny.ptx"), NULL, 300.0,
                                           &r, &d),
                      PG_OK);
     if (!r.ok)
@@ -313,7 +313,7 @@ static void test_nvcc_to_ptx(void **state)
     free(text);
     pg_assemble_result_free(&r);
 
-    assert_int_equal(pg_compile_cu_to_ptx(FIXTURE("broken.cu"), "sm_90a", TMP("broken.ptx"),
+    assert_int_equal(pg_compile_cu_to_ptx(FIXTURE("broken.cu"), "sm_90a", TMP("broken.ptx"), NULL,
                                           300.0, &r, &d),
                      PG_OK);
     assert_false(r.ok);
@@ -322,6 +322,30 @@ static void test_nvcc_to_ptx(void **state)
     assert_non_null(strstr(r.log.diags[0].file, "broken.cu"));
     pg_assemble_result_free(&r);
     unlink(TMP("tiny.ptx"));
+}
+
+/* Extra arguments (a manifest's compile options) go before "-o" and reach the tool: a macro
+ * the source needs, and a register limit ptxas reports back in the command. */
+static void test_extra_arguments(void **state)
+{
+    (void)state;
+    require_tool("nvcc");
+    pg_assemble_result r;
+    pg_diag d;
+    const char *nv[] = {"-DPG_SCALE=3", "-std=c++17", NULL};
+    assert_int_equal(pg_compile_cu_to_ptx(FIXTURE("tiny.cu"), "sm_90a", TMP("extra.ptx"), nv,
+                                          300.0, &r, &d),
+                     PG_OK);
+    assert_true(r.ok);
+    assert_non_null(strstr(r.command, "-ptx -arch=sm_90a -lineinfo -DPG_SCALE=3 -std=c++17 -o "));
+    pg_assemble_result_free(&r);
+    const char *px[] = {"-maxrregcount=32", NULL};
+    assert_int_equal(pg_assemble_ptx(FIXTURE("multi_entry.ptx"), "sm_90a", TMP("extra.cubin"), px,
+                                     120.0, &r, &d),
+                     PG_OK);
+    assert_true(r.ok);
+    assert_non_null(strstr(r.command, "--warn-on-spills -maxrregcount=32 -o "));
+    pg_assemble_result_free(&r);
 }
 
 int main(void)
@@ -336,6 +360,7 @@ int main(void)
         cmocka_unit_test(test_bad_inputs_refused),
         cmocka_unit_test(test_good_arch_forms_accepted),
         cmocka_unit_test(test_nvcc_to_ptx),
+        cmocka_unit_test(test_extra_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

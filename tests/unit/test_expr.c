@@ -139,6 +139,46 @@ static void test_unknown_symbol(void **state)
     assert_int_equal(v, 42);
 }
 
+/* Remainder, comparisons and logic (the "supports" constraints of manifests). */
+static void test_comparisons_and_logic(void **state)
+{
+    (void)state;
+    assert_int_equal(eval_ok("7 % 3"), 1);
+    assert_int_equal(eval_ok("-7 % 3"), -1); /* C: the sign of the dividend */
+    assert_int_equal(eval_ok("7 % -3"), 1);
+    assert_int_equal(eval_ok("(-9223372036854775807 - 1) % -1"), 0);
+    assert_int_equal(eval_ok("2 + 7 % 4 * 2"), 8); /* % binds like * */
+    assert_int_equal(eval_ok("1 < 2"), 1);
+    assert_int_equal(eval_ok("2 <= 2"), 1);
+    assert_int_equal(eval_ok("3 > 4"), 0);
+    assert_int_equal(eval_ok("4 >= 5"), 0);
+    assert_int_equal(eval_ok("5 == 5"), 1);
+    assert_int_equal(eval_ok("5 != 5"), 0);
+    assert_int_equal(eval_ok("1 + 1 == 2"), 1); /* arithmetic binds tighter */
+    assert_int_equal(eval_ok("!0"), 1);
+    assert_int_equal(eval_ok("!7"), 0);
+    assert_int_equal(eval_ok("!!7"), 1);
+    assert_int_equal(eval_ok("!(1 == 2)"), 1);
+    assert_int_equal(eval_ok("1 && 0"), 0);
+    assert_int_equal(eval_ok("2 && 3"), 1);
+    assert_int_equal(eval_ok("0 || 0"), 0);
+    assert_int_equal(eval_ok("0 || 5"), 1);
+    assert_int_equal(eval_ok("1 || 0 && 0"), 1); /* && binds tighter than || */
+    assert_int_equal(eval_ok("(1 || 0) && 0"), 0);
+    /* Short-circuit: the side not evaluated cannot divide by zero, but is still checked. */
+    assert_int_equal(eval_ok("0 && 1 / 0"), 0);
+    assert_int_equal(eval_ok("1 || 1 % 0"), 1);
+    eval_err("1 && 1 / 0", "division by zero");
+    eval_err("0 && Q", "unknown symbol 'Q'");
+    eval_err("0 && (", "column 7");
+    eval_err("5 % 0", "division by zero in '5 % 0'");
+    int64_t v;
+    assert_int_equal(pg_expr_check("M % 128 == 0 && !(N < 1) || K >= 2", NULL, 0, NULL, 0),
+                     PG_OK);
+    assert_int_equal(pg_expr_eval("3 != 4", NULL, &v, NULL, 0), PG_OK);
+    assert_int_equal(v, 1);
+}
+
 static void test_syntax_errors(void **state)
 {
     (void)state;
@@ -164,7 +204,10 @@ static void test_syntax_errors(void **state)
     for (const unsigned char *q = (const unsigned char *)small; *q; q++)
         if (*q >= 0xC0) /* every lead byte is followed by its continuation byte */
             assert_int_equal(q[1] & 0xC0, 0x80);
-    eval_err("M % 2", "column 3");
+    eval_err("M # 2", "column 3");
+    eval_err("M = 2", "column 3");       /* '==' compares; a lone '=' is no operator */
+    eval_err("M & 1", "column 3");       /* logical '&&' only */
+    eval_err("M <", "column 4");
     eval_err("min(M N)", "expected an operator, ',' or ')'");
     eval_err("min()", "column 5");
     eval_err("M)", "column 2");
@@ -278,7 +321,7 @@ int main(void)
         cmocka_unit_test(test_overflow),
         cmocka_unit_test(test_division_by_zero),
         cmocka_unit_test(test_unknown_symbol),
-        cmocka_unit_test(test_syntax_errors),
+        cmocka_unit_test(test_syntax_errors), cmocka_unit_test(test_comparisons_and_logic),
         cmocka_unit_test(test_length_limit),
         cmocka_unit_test(test_check),
         cmocka_unit_test(test_from_json),

@@ -218,6 +218,7 @@ static void test_shape_errors(void **state)
 {
     (void)state;
     expect_bad("unknown_key", "workload", "unknown field", "workloads");
+    expect_bad("bad_required", "workloads[0].required", "expected true or false", "string");
     expect_bad("unknown_tensor_key", "tensors[1].shape", "unknown field", "layout");
     expect_bad("wrong_type", "symbols", "expected an array", "found a string");
     expect_bad("unknown_dtype", "tensors[2].dtype", "unknown dtype 'bf17'",
@@ -419,10 +420,41 @@ static void test_arch_names(void **state)
     assert_false(pg_arch_name_valid(""));
 }
 
+/* The PTXBench headline workloads of the shipped tasks are required; the others are not. */
+static void test_required_workloads(void **state)
+{
+    (void)state;
+    static const char *const ids[] = {"gemm_bf16_nt", "mha_fwd_d128", "mha_fwd_d128_causal",
+                                      "mha_bwd_d128", "mha_bwd_d128_causal"};
+    for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++) {
+        pg_task *t = NULL;
+        pg_diag d;
+        assert_int_equal(pg_task_load(SHIPPED, ids[k], &t, &d), PG_OK);
+        int n_required = 0;
+        for (int i = 0; i < t->n_workloads; i++) {
+            bool headline = false;
+            for (int s = 0; s < t->workloads[i].n_selections; s++)
+                headline |= strcmp(t->workloads[i].selections[s], "ptxbench") == 0;
+            if (t->workloads[i].required != headline)
+                fail_msg("%s: workload %s required %d, ptxbench %d", ids[k],
+                         t->workloads[i].name, t->workloads[i].required, headline);
+            n_required += t->workloads[i].required;
+        }
+        assert_int_equal(n_required, 1);
+        pg_task_free(t);
+    }
+    pg_task *t = NULL;
+    pg_diag d;
+    assert_int_equal(pg_task_load(TASKS, "gemm_small", &t, &d), PG_OK);
+    assert_false(t->workloads[0].required); /* absent: false */
+    pg_task_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shipped_tasks),   cmocka_unit_test(test_fixture_task),
+        cmocka_unit_test(test_required_workloads),
         cmocka_unit_test(test_unknown_task),    cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_malformed),       cmocka_unit_test(test_shape_errors),
         cmocka_unit_test(test_semantic_errors), cmocka_unit_test(test_arch_names),

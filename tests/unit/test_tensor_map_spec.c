@@ -232,12 +232,111 @@ static void test_build_errors(void **state)
     has(&d, FIELD ".tensor_map.box[0]", "64-byte span of swizzle 64B");
 }
 
+/* Views: explicit global dims and byte strides over a task tensor ("ragged": A[257, 1000] bf16,
+ * 514000 bytes). */
+static void test_view(void **state)
+{
+    (void)state;
+    pg_tensor_map_desc m;
+    pg_diag d;
+    char buf[4096];
+    /* The rank-3 {64, M, K/64} view of row-major A[M, K]: 64-element column blocks. */
+    const char *r3 = "{\"tensor\": \"A\", \"global_dims\": [64, \"M\", \"K / 64\"], "
+                     "\"global_strides_bytes\": [\"K * 2\", 128], \"box\": [64, 128, 1], "
+                     "\"swizzle\": \"128B\"}";
+    if (build(r3, "ragged", &m, &d) != PG_OK)
+        fail_msg("%s", pg_diag_format(&d, buf, sizeof buf));
+    assert_true(m.view);
+    assert_int_equal(m.rank, 3);
+    assert_int_equal(m.global_dim[0], 64);
+    assert_int_equal(m.global_dim[1], 257);
+    assert_int_equal(m.global_dim[2], 15);
+    assert_int_equal(m.global_stride[0], 2000);
+    assert_int_equal(m.global_stride[1], 128);
+    assert_int_equal(m.box_dim[1], 128);
+    assert_string_equal(m.dim_names[2], "K / 64");
+    /* A rank-1 view of the whole buffer needs no strides. */
+    assert_int_equal(build("{\"tensor\": \"A\", \"global_dims\": [\"M * K\"], \"box\": [256]}",
+                           "ragged", &m, &d),
+                     PG_OK);
+    assert_int_equal(m.rank, 1);
+    /* One column block too many: only the far corner of all three leaves the buffer. */
+    assert_int_equal(build("{\"tensor\": \"A\", \"global_dims\": [64, \"M\", \"ceil_div(K, 64)\"], "
+                           "\"global_strides_bytes\": [\"K * 2\", 128], \"box\": [64, 128, 1]}",
+                           "ragged", &m, &d),
+                     PG_ERR_INPUT);
+    has(&d, FIELD ".tensor_map.global_dims",
+        "workload 'ragged': the view reaches outside tensor 'A': its element at [63, 256, 15] "
+        "(innermost first) ends at byte 514048 but the tensor holds 514000 bytes (257000 "
+        "elements of 2)");
+    /* One row too many: the corner named is the smallest one outside. */
+    assert_int_equal(build("{\"tensor\": \"A\", \"global_dims\": [\"K\", \"M + 1\"], "
+                           "\"global_strides_bytes\": [\"K * 2\"], \"box\": [64, 64]}",
+                           "ragged", &m, &d),
+                     PG_ERR_INPUT);
+    has(&d, FIELD ".tensor_map.global_dims", "its element at [0, 257] (innermost first) ends "
+                                             "at byte 514002");
+    /* Strides so large that the corner's offset overflows 64 bits are outside too. */
+    assert_int_equal(build("{\"tensor\": \"A\", \"global_dims\": [8, 4294967296, 4294967296], "
+                           "\"global_strides_bytes\": [1099511627760, 1099511627760], "
+                           "\"box\": [8, 1, 1]}",
+                           "ragged", &m, &d),
+                     PG_ERR_INPUT);
+    has(&d, FIELD ".tensor_map.global_dims", "ends at byte above");
+    /* Driver rules name the view's own fields. */
+    assert_int_equal(build("{\"tensor\": \"A\", \"global_dims\": [64, \"M\"], "
+                           "\"global_strides_bytes\": [\"K * 2 + 2\"], \"box\": [64, 64]}",
+                           "ragged", &m, &d),
+                     PG_ERR_INPUT);
+    has(&d, FIELD ".tensor_map.global_strides_bytes[0]", "is 2002 bytes");
+    assert_int_equal(build("{\"tensor\": \"A\", \"global_dims\": [64, \"M - 257\"], "
+                           "\"global_strides_bytes\": [\"K * 2\"], \"box\": [64, 64]}",
+                           "ragged", &m, &d),
+                     PG_ERR_INPUT);
+    has(&d, FIELD ".tensor_map.global_dims[1]", "'M - 257' = 0 is out of range");
+    assert_int_equal(build("{\"tensor\": \"A\", \"global_dims\": [64, 8589934592], "
+                           "\"global_strides_bytes\": [16], \"box\": [64, 64]}",
+                           "ragged", &m, &d),
+                     PG_ERR_INPUT);
+    has(&d, FIELD ".tensor_map.global_dims[1]", "must be 1 to 2^32");
+}
+
+static void test_view_errors(void **state)
+{
+    (void)state;
+    expect_parse_error("{\"tensor\": \"A\", \"global_strides_bytes\": [16], \"box\": [8, 8]}",
+                       ".global_strides_bytes", "needs global_dims");
+    expect_parse_error("{\"tensor\": \"A\", \"global_dims\": [1, 1, 1, 1, 1], "
+                       "\"global_strides_bytes\": [16, 16, 16, 16, 16], \"box\": [8, 8]}",
+                       ".global_strides_bytes", "at most 4 byte strides");
+    expect_parse_error("{\"tensor\": \"A\", \"global_dims\": [1, 1, 1, 1, 1, 1], \"box\": [8]}",
+                       ".global_dims", "expected 1 to 5 entries");
+    expect_check_error("{\"tensor\": \"A\", \"global_dims\": [\"K\", \"M\"], \"dims\": [\"K\", "
+                       "\"M\"], \"global_strides_bytes\": [16], \"box\": [8, 8]}",
+                       ".dims", "use one or the other");
+    expect_check_error("{\"tensor\": \"A\", \"global_dims\": [\"K\", \"M\", 1], "
+                       "\"global_strides_bytes\": [16], \"box\": [8, 8, 1]}",
+                       ".global_strides_bytes", "expected 2 byte strides for the 3 global_dims");
+    expect_check_error("{\"tensor\": \"A\", \"global_dims\": [\"K\", \"M\"], "
+                       "\"global_strides_bytes\": [16], \"box\": [8]}",
+                       ".box", "expected 2 box dimensions (one per entry of global_dims)");
+    expect_check_error("{\"tensor\": \"A\", \"global_dims\": [\"K\", \"Q\"], "
+                       "\"global_strides_bytes\": [16], \"box\": [8, 8]}",
+                       ".global_dims[1]", "Q");
+    expect_check_error("{\"tensor\": \"A\", \"global_dims\": [\"K\", \"M\"], "
+                       "\"global_strides_bytes\": [\"Z * 2\"], \"box\": [8, 8]}",
+                       ".global_strides_bytes[0]", "Z");
+    expect_check_error("{\"tensor\": \"Nope\", \"global_dims\": [\"K\"], \"box\": [8]}",
+                       ".tensor", "unknown tensor 'Nope'");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),       cmocka_unit_test(test_parse_errors),
         cmocka_unit_test(test_check),       cmocka_unit_test(test_build),
-        cmocka_unit_test(test_build_errors),
+        cmocka_unit_test(test_build_errors), cmocka_unit_test(test_view),
+        cmocka_unit_test(test_view_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
