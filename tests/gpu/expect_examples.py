@@ -76,6 +76,27 @@ for task, name in (("gemm_bf16_nt", "tiled_mma"), ("gemm_fp16_nt", "tiled_mma"),
         check(c["details"].get("deterministic") is True and c["details"].get("guard_violations") == "",
               f"{task}/{name} {w['name']} deterministic, guards intact")
 
+# The interface examples of issue 15 (struct parameter, maps in device memory, persistent
+# clustered kernel with rank-3 views and TMA stores, setup-built tile table): the same wgmma + TMA
+# tile as wgmma_tma, so correct on every workload they support. persistent_cluster declares
+# "supports": M % 128, N % 256, K % 64 == 0; its other workloads are declined (not_applicable),
+# never passed.
+for name in ("params_struct", "tmap_global", "persistent_cluster", "tile_schedule"):
+    s = subs.get(("gemm_bf16_nt", name))
+    check(s is not None, f"gemm_bf16_nt/{name} present")
+    for w in (s["workloads"] if s else []):
+        sym = next(x["symbols"] for x in json.load(open("tasks/gemm_bf16_nt/task.json"))["workloads"]
+                   if x["name"] == w["name"])
+        applies = name != "persistent_cluster" or (sym["M"] % 128 == 0 and sym["N"] % 256 == 0 and
+                                                   sym["K"] % 64 == 0)
+        c = stage(w["stages"], "correctness")
+        if applies:
+            check(c is not None and c["status"] == "pass",
+                  f"{name} {w['name']} correct: {c['message'] if c else 'no correctness stage'}")
+        else:
+            check((c is None or c["status"] != "pass") and "not_applicable" in json.dumps(w),
+                  f"{name} {w['name']} declined as not_applicable")
+
 # Instruction-stage fixtures: tensor-core instructions present but (almost) never executed; the
 # GEMM itself is FFMA work and must be correct on every workload.
 for name in ("ghost_branch", "token_wgmma"):

@@ -1,0 +1,167 @@
+// gemm_wgmma_tile.cuh — one 128 x 256 tile of C = A·Bᵀ (bf16 in, fp32 accumulation, bf16 out) on
+// wgmma + TMA, for the gemm_bf16_nt interface examples (params_struct.cu, tmap_global.cu,
+// tile_schedule.cu). It is the body of tasks/gemm_bf16_nt/examples/wgmma_tma.cu
+// (gwt::gemm_tile<256>, measured correct on the H200 on every workload of the task) with only
+// its interface changed: the tile's origin (m0, n0) and C's row stride (ldc, elements) are
+// arguments instead of being derived from blockIdx and N, so that each example decides where
+// its tile comes from (a grouped raster, a table in a workspace) and where the maps live (a
+// by-value struct, global memory). The math, the mbarrier pipeline, the shared-memory layout and
+// the epilogue are the proven ones; read wgmma_tma.cu's header comment for why they hold.
+//
+// Contract: block (384, 1, 1), dynamic shared memory GWT2_SMEM_BYTES = 197696 bytes;
+//   tmap_a: A [M, K] bf16, dims (K, M) innermost first, box (64, 128), swizzle 128B, oob zero;
+//   tmap_b: B [N, K] bf16, dims (K, N), box (64, 256), swizzle 128B, oob zero;
+//   m0 < M, n0 < N (every CTA has at least one valid row and column), m0 % 128 == n0 % 256 == 0;
+//   C [M, ldc] bf16 row-major, N <= ldc; ldc even allows the bf16x2 stores.
+//   Maps in global memory (maps_in_global): the producer first acquires them through the
+//   tensormap proxy (fence_tensormap_acquire), see sm90_tma_ext.cuh.
+#ifndef PTXGATE_GEMM_WGMMA_TILE_CUH
+#define PTXGATE_GEMM_WGMMA_TILE_CUH
+
+#include <cuda_bf16.h>
+#include <stdint.h>
+
+#include "sm90_ptx.cuh"
+#include "sm90_tma_ext.cuh"
+
+#define GWT2_BM 128
+#define GWT2_BN 256
+#define GWT2_BK 64
+#define GWT2_STAGES 4
+#define GWT2_THREADS 384
+#define GWT2_TILE_A_BYTES (GWT2_BM * GWT2_BK * 2)                 /* 16384 */
+#define GWT2_TILE_B_BYTES (GWT2_BN * GWT2_BK * 2)                 /* 32768 */
+#define GWT2_STAGE_BYTES (GWT2_TILE_A_BYTES + GWT2_TILE_B_BYTES) /* 49152 */
+#define GWT2_BAR_BYTES (2 * GWT2_STAGES * 8)
+/* 4 · 49152 + 64 + 1024 (alignment of the base to 1024 bytes) = 197696 */
+#define GWT2_SMEM_BYTES (GWT2_STAGES * GWT2_STAGE_BYTES + GWT2_BAR_BYTES + 1024)
+
+namespace gwt2 {
+
+// Grouped rasterisation of wgmma_tma.cu: a bijection of pid in [0, tiles_m · tiles_n) onto the
+// tiles; groups of 8 tile rows walk N together so that A and B tiles are reused from L2.
+__device__ __forceinline__ void grouped_tile(uint32_t pid, uint32_t tiles_m, uint32_t tiles_n,
+                                             uint32_t &m_tile, uint32_t &n_tile)
+{
+    const uint32_t group = 8;
+    const uint32_t per_group = group * tiles_n;
+    const uint32_t first_m = (pid / per_group) * group;
+    const uint32_t group_m = min(tiles_m - first_m, group);
+    m_tile = first_m + (pid % per_group) % group_m;
+    n_tile = (pid % per_group) / group_m;
+}
+
+__device__ __forceinline__ void gemm_tile_128x256(const sm90::TensorMap *tmap_a,
+                                                  const sm90::TensorMap *tmap_b,
+                                                  __nv_bfloat16 *__restrict__ C, uint32_t ldc,
+                                                  uint32_t M, uint32_t N, uint32_t K, uint32_t m0,
+                                                  uint32_t n0, bool maps_in_global)
+{
+    constexpr uint32_t kStageBytes = GWT2_STAGE_BYTES;
+
+    extern __shared__ __align__(1024) unsigned char gwt2_smem[];
+    const uint32_t base = (sm90::smem_addr(gwt2_smem) + 1023u) & ~1023u;
+    const uint32_t full0 = base + GWT2_STAGES * kStageBytes; // full[s] = full0 + 8 s
+    const uint32_t empty0 = full0 + 8u * GWT2_STAGES;         // empty[s] = empty0 + 8 s
+
+    const uint32_t warpgroup = threadIdx.x / 128u;
+    const uint32_t t = threadIdx.x % 128u;
+    const uint32_t k_slices = (K + GWT2_BK - 1) / GWT2_BK;
+
+    if (threadIdx.x == 0) {
+        for (uint32_t s = 0; s < GWT2_STAGES; ++s) {
+            sm90::mbar_init(full0 + 8u * s, 1);
+            sm90::mbar_init(empty0 + 8u * s, 8);
+        }
+        sm90::mbar_fence_init();
+    }
+    __syncthreads();
+
+    if (warpgroup == 0) {
+        // ---- producer ----
+        sm90::setmaxnreg_dec<40>();
+        if (t == 0) {
+            if (maps_in_global) {
+                sm90::fence_tensormap_acquire(tmap_a);
+                sm90::fence_tensormap_acquire(tmap_b);
+            }
+            sm90::tma_prefetch_map(tmap_a);
+            sm90::tma_prefetch_map(tmap_b);
+            for (uint32_t kt = 0; kt < k_slices; ++kt) {
+                const uint32_t s = kt % GWT2_STAGES;
+                if (kt >= GWT2_STAGES)
+                    sm90::mbar_wait(empty0 + 8u * s, ((kt / GWT2_STAGES) - 1u) & 1u);
+                const uint32_t full = full0 + 8u * s;
+                const uint32_t tile = base + s * kStageBytes;
+                sm90::mbar_arrive_expect_tx(full, kStageBytes);
+                sm90::tma_load_2d(tile, tmap_a, (int32_t)(kt * GWT2_BK), (int32_t)m0, full);
+                sm90::tma_load_2d(tile + GWT2_TILE_A_BYTES, tmap_b, (int32_t)(kt * GWT2_BK),
+                                  (int32_t)n0, full);
+            }
+        }
+        return;
+    }
+
+    // ---- consumers ----
+    sm90::setmaxnreg_inc<232>();
+    const uint32_t c = warpgroup - 1u; // rows 64c .. 64c+63 of the CTA tile
+    const uint32_t lane = t % 32u, warp = t / 32u;
+
+    float d[128];
+#pragma unroll
+    for (int i = 0; i < 128; ++i)
+        d[i] = 0.0f;
+
+    for (uint32_t kt = 0; kt < k_slices; ++kt) {
+        const uint32_t s = kt % GWT2_STAGES;
+        sm90::mbar_wait(full0 + 8u * s, (kt / GWT2_STAGES) & 1u);
+        const uint32_t tile = base + s * kStageBytes;
+        const uint64_t da = sm90::wgmma_desc_k128(tile + c * (64u * 128u));
+        const uint64_t db = sm90::wgmma_desc_k128(tile + GWT2_TILE_A_BYTES);
+#pragma unroll
+        for (int i = 0; i < 128; ++i)
+            sm90::reg_fence(d[i]);
+        sm90::wgmma_fence();
+#pragma unroll
+        for (uint32_t k16 = 0; k16 < GWT2_BK / 16; ++k16)
+            sm90::wgmma_m64n256k16(d, da + 2u * k16, db + 2u * k16);
+        sm90::wgmma_commit();
+#pragma unroll
+        for (int i = 0; i < 128; ++i)
+            sm90::reg_fence(d[i]);
+        sm90::wgmma_wait<1>();
+        if (kt > 0 && lane == 0)
+            sm90::mbar_arrive(empty0 + 8u * ((kt - 1u) % GWT2_STAGES));
+    }
+    sm90::wgmma_wait<0>();
+#pragma unroll
+    for (int i = 0; i < 128; ++i)
+        sm90::reg_fence(d[i]);
+
+    // ---- epilogue: d[4j + 2h + e] = D[16 warp + lane/4 + 8h][8j + 2(lane%4) + e] ----
+    const bool pairs = (ldc & 1u) == 0u && (N & 1u) == 0u;
+#pragma unroll
+    for (uint32_t h = 0; h < 2; ++h) {
+        const uint32_t row = m0 + 64u * c + 16u * warp + lane / 4u + 8u * h;
+        if (row >= M)
+            continue;
+        __nv_bfloat16 *crow = C + (size_t)row * ldc;
+#pragma unroll
+        for (uint32_t j = 0; j < GWT2_BN / 8u; ++j) {
+            const uint32_t col = n0 + 8u * j + 2u * (lane % 4u); // even
+            const float lo = d[4 * j + 2 * h], hi = d[4 * j + 2 * h + 1];
+            if (pairs && col + 1u < N) {
+                *reinterpret_cast<__nv_bfloat162 *>(crow + col) = __floats2bfloat162_rn(lo, hi);
+            } else {
+                if (col < N)
+                    crow[col] = __float2bfloat16_rn(lo);
+                if (col + 1u < N)
+                    crow[col + 1u] = __float2bfloat16_rn(hi);
+            }
+        }
+    }
+}
+
+} // namespace gwt2
+
+#endif
