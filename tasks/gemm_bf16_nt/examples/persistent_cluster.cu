@@ -10,8 +10,8 @@
 //
 // PTX signature: .entry gemm_bf16_nt_persistent_cluster(.param .align 64 .b8 tmap_a[128],
 //   .param .align 64 .b8 tmap_b[128], .param .align 64 .b8 tmap_c[128], .param .u32 M, N, K)
-// Launch (persistent_cluster.json): cluster (2, 1, 1), grid (2 · min(num_sms / 2,
-//   max_active_clusters(2, 214064)), 1, 1), block (384, 1, 1), dynamic shared memory 214064 B.
+// Launch (persistent_cluster.json): cluster (2, 1, 1), grid (2 · (num_sms / 2), 1, 1) (the
+//   tile walk strides by %nclusterid, so any cluster count is correct), block (384, 1, 1), dynamic shared memory 214064 B.
 // Supported shapes: M % 128 == 0 && N % 256 == 0 && K % 64 == 0 (declared as "supports"):
 //   no tile is ragged, so neither the loads nor the stores need edge handling, and the rank-3
 //   views below cover A and B exactly.
