@@ -14,6 +14,8 @@
 #               attention   tests/gpu/test_attention_baseline.sh
 #               adversarial tests/gpu/test_adversarial_gpu.sh
 #               shard       tests/gpu/test_shard_merge_gpu.sh
+#               interfaces  tests/gpu/test_interfaces_gpu.sh, then one check of the launch-interface
+#                           examples (issue 15) on every workload, with the per-workload table
 #               installed   the release tarball (build/gpu/package) unpacked into a temporary
 #                           prefix: doctor --gpu, check of the installed wgmma_tma example,
 #                           baseline refresh of one workload, the adversarial test, all from
@@ -45,7 +47,7 @@ root=$PWD
 cuda="${CUDA_HOME:-/usr/local/cuda}"
 export PATH="$cuda/bin:$PATH"
 export LD_LIBRARY_PATH="$cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
-all_parts=(device examples baseline attention adversarial shard installed main1 main2)
+all_parts=(device examples interfaces baseline attention adversarial shard installed main1 main2)
 
 if [[ "${1:-}" == --prepare ]]; then
   set -e
@@ -183,6 +185,17 @@ part_speed() {
   step speed suite_speed python3 bench/suite_speed.py --ptxgate "$bin" --root "$root" \
     --out "$out/speed" --copies "${PTXGATE_BENCH_COPIES:-0}"
 }
+interface_examples() {
+  "$bin" check --output "$out/interfaces" tasks/gemm_bf16_nt/examples/{params_struct,tmap_global,persistent_cluster,tile_schedule}.json \
+    tasks/mha_fwd_d128/examples/flags_include.json
+  local rc=$?
+  main_table "$out/interfaces/results.json"
+  [[ $rc == 0 || $rc == 1 ]] # flags_include uses mma.sync: its instructions stage fails
+}
+part_interfaces() {
+  gpu_test interfaces test_interfaces_gpu
+  step interfaces interface_examples interface_examples
+}
 part_calibration() { step calibration ptxgate_bench "$build/ptxgate_bench" 20 10 50; }
 part_main1() {
   step main1 fixtures_fail main_fixtures
@@ -222,7 +235,7 @@ PY
 }
 
 export bin build root out
-export -f main_fixtures main_shard main_merge installed_unpack installed_check installed_refresh
+export -f interface_examples main_table main_fixtures main_shard main_merge installed_unpack installed_check installed_refresh
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw \
   --format=csv >"$out/nvidia-smi.txt" 2>&1
 head -2 "$out/nvidia-smi.txt"
