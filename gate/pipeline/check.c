@@ -665,9 +665,11 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
                 next_job.s = NULL; /* run inline next round */
         }
         if (run.heater) {
-            /* Its report first (the fingerprint), then the GPU is this worker's alone. */
+            /* Its report first (the fingerprint), then the GPU is this worker's alone: the
+             * heater is gone before the worker starts, so no kernel of it can run next to the
+             * instruction counters or the timing. */
             pg_run_device_info(&run);
-            pg_heater_stop(&run);
+            pg_heater_join(&run);
         }
         if (o->worker_exe)
             pg_worker_stages_gpu(&run, s);

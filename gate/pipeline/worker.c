@@ -353,9 +353,7 @@ double pg_heater_stop(pg_run *run)
     struct pg_heater *h = run->heater;
     if (!h || h->stopped)
         return run->heater_seconds;
-    /* Killed within one watchdog poll (100 ms); its context is torn down while the next worker
-     * starts and runs its untimed stages, long before any timing (the performance stage also
-     * refuses to time next to another compute process). */
+    /* Killed within one watchdog poll (100 ms); pg_heater_join waits until it is reaped. */
     atomic_store(&h->stop, true);
     h->stopped = true;
     double now = pg_now_s(), since = atomic_load(&h->heating_t);
