@@ -326,14 +326,12 @@ bool pg_worker_probe(pg_run *run);
 /* The heater (worker.c): the probe worker with --heat, started on a thread of its own when the
  * run begins, so that the GPU's fingerprint and a warm GPU are there when the offline stages are
  * done (docs/performance.md, step 4). Start: false when no thread could be made (the run goes on
- * without). Stop: have it killed (without waiting); when it heated for at least PG_HEATER_MIN_S,
- * run->gpu_warm_t = that moment. Returns the seconds it heated (also run->heater_seconds); 0
- * without a heater. Join: stop, then wait until its process is reaped and free it: called before
- * the first submission's worker starts, so its kernels never run next to a submission's (a
- * no-op without a heater). */
+ * without). Join: have it killed, wait until its process is reaped and free it; when it heated
+ * for at least PG_HEATER_MIN_S, run->gpu_warm_t = that moment and run->heater_seconds = how
+ * long it heated. Called before the first submission's worker starts, so its kernels never run
+ * next to a submission's (a no-op without a heater). */
 #define PG_HEATER_MIN_S 1.0
 bool pg_heater_start(pg_run *run);
-double pg_heater_stop(pg_run *run);
 void pg_heater_join(pg_run *run);
 /* Probe device `ordinal`: *info on success (true), else why in reason[n]. */
 bool pg_worker_probe_device(pg_run *run, int ordinal, pg_device_info *info, char *reason,

@@ -348,11 +348,12 @@ static void heater_wait_device(pg_run *run)
     }
 }
 
-double pg_heater_stop(pg_run *run)
+/* Have the heater killed (its watchdog deadline passes) and note how long it heated. */
+static void heater_stop(pg_run *run)
 {
     struct pg_heater *h = run->heater;
     if (!h || h->stopped)
-        return run->heater_seconds;
+        return;
     /* Killed within one watchdog poll (100 ms); pg_heater_join waits until it is reaped. */
     atomic_store(&h->stop, true);
     h->stopped = true;
@@ -362,7 +363,6 @@ double pg_heater_stop(pg_run *run)
     if (heated >= PG_HEATER_MIN_S)
         run->gpu_warm_t = now;
     run->heater_seconds = heated;
-    return heated;
 }
 
 void pg_heater_join(pg_run *run)
@@ -370,7 +370,7 @@ void pg_heater_join(pg_run *run)
     struct pg_heater *h = run->heater;
     if (!h)
         return;
-    pg_heater_stop(run);
+    heater_stop(run);
     pthread_join(h->thread, NULL);
     free(h);
     run->heater = NULL;
