@@ -36,6 +36,13 @@ static unsigned grid_for(const pg_device *dev, unsigned long long items)
     return blocks ? (unsigned)blocks : 1u;
 }
 
+/* The stream idle: the submission's work is over before its buffers are read. */
+static pg_status wait_idle(pg_device *dev, pg_diag *d)
+{
+    return pg_dev_wait(dev, NULL, pg_dev_now() + PG_DEVICE_SAFETY_TIMEOUT_S,
+                       PG_DEVICE_SAFETY_TIMEOUT_S, d);
+}
+
 /* A small device result area for one check: allocated, zeroed, freed by the caller. */
 static pg_status scratch_alloc(pg_device *dev, size_t bytes, CUdeviceptr *p, pg_diag *d)
 {
@@ -67,9 +74,7 @@ pg_status pg_buffer_checksum(pg_buffer *b, uint64_t *sum, pg_diag *d)
     pg_status st = pg_dev_enter(dev, d);
     if (st != PG_OK)
         return st;
-    /* The submission's work must be over before its inputs are read. */
-    st = pg_dev_wait(dev, NULL, pg_dev_now() + PG_DEVICE_SAFETY_TIMEOUT_S,
-                     PG_DEVICE_SAFETY_TIMEOUT_S, d);
+    st = wait_idle(dev, d);
     if (st != PG_OK)
         return st;
     CUdeviceptr acc = 0;
@@ -124,8 +129,7 @@ pg_status pg_buffer_compare_accuracy(pg_buffer *out, pg_dtype dtype, pg_buffer *
                            count, pg_buffer_bytes(out), pg_buffer_bytes(ref));
     if (count == 0)
         return PG_OK;
-    st = pg_dev_wait(dev, NULL, pg_dev_now() + PG_DEVICE_SAFETY_TIMEOUT_S,
-                     PG_DEVICE_SAFETY_TIMEOUT_S, d);
+    st = wait_idle(dev, d);
     if (st != PG_OK)
         return st;
     unsigned grid = grid_for(dev, count);
@@ -165,8 +169,7 @@ pg_status pg_buffer_count_differences(pg_buffer *a, pg_buffer *b, size_t count,
                            count, elem_size, pg_buffer_bytes(a), pg_buffer_bytes(b));
     if (count == 0)
         return PG_OK;
-    st = pg_dev_wait(dev, NULL, pg_dev_now() + PG_DEVICE_SAFETY_TIMEOUT_S,
-                     PG_DEVICE_SAFETY_TIMEOUT_S, d);
+    st = wait_idle(dev, d);
     if (st != PG_OK)
         return st;
     CUdeviceptr acc = 0;
