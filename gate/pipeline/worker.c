@@ -62,7 +62,7 @@ struct pg_heater {
     bool have_info;
     char reason[1024];
     _Atomic double heating_t; /* when it reported "heating"; 0: not (yet) */
-    bool stopped;             /* pg_heater_stop ran (the GPU thread's own flag) */
+    bool stopped;             /* heater_stop ran (the GPU thread's own flag) */
 };
 
 /* The probe's report reached a heater: hand it to the thread waiting for it. */
