@@ -130,6 +130,8 @@ typedef struct {
     char tasks_root[PG_PATH_MAX]; /* the tasks folder, resolved; "" when it does not resolve */
     pg_dirset include_roots;      /* what a .cu may include (cu_includes.c), built on first use */
     bool include_roots_ready;
+    pthread_mutex_t *info_lock;   /* set while manifests are prepared side by side: taken by
+                                     pg_run_device_info (prepare_all.c) */
     bool defer_accepted;          /* pg_submission_prepare leaves the accepted kernel out
                                      (prepare_all.c: the caller prepares it afterwards) */
     pg_device *dev;

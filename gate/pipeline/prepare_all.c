@@ -2,7 +2,8 @@
  * and compiling its .cu (nvcc -M, then nvcc -ptx: seconds each, single-threaded) is independent
  * per submission, so up to one thread per CPU core runs them side by side. Each thread prepares
  * its own submissions in place; the run's shared state they read is set up before the threads
- * start (the allowed include folders) and is not written by them. Accepted kernels, which the
+ * start (the allowed include folders) and is not written by them, except the device's
+ * fingerprint, which the first manifest with device symbols asks for under a lock. Accepted kernels, which the
  * run shares between submissions, are prepared afterwards in command-line order (check.c). */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -57,6 +58,10 @@ void pg_prepare_all(pg_run *run, const char *const *manifests, size_t n, pg_subm
     json_object_seed(0);
     bool saved = run->defer_accepted;
     run->defer_accepted = true;
+    /* A manifest with device symbols asks for the GPU's values (submission.c): one thread at a
+     * time opens or probes the device. */
+    pthread_mutex_t info_lock = PTHREAD_MUTEX_INITIALIZER;
+    run->info_lock = &info_lock;
     pthread_t tid[PG_PREPARE_MAX_THREADS];
     size_t started = 0;
     for (size_t t = 1; t < threads; t++) /* this thread is the first worker */
@@ -65,5 +70,7 @@ void pg_prepare_all(pg_run *run, const char *const *manifests, size_t n, pg_subm
     prepare_thread(&p);
     for (size_t t = 0; t < started; t++)
         pthread_join(tid[t], NULL);
+    run->info_lock = NULL;
+    pthread_mutex_destroy(&info_lock);
     run->defer_accepted = saved;
 }

@@ -3,6 +3,7 @@
  * assemble, recorded per workload), and (when correct) performance and verify, each phase on a
  * module and buffers of its own. Without a GPU every GPU stage is recorded as skipped or error
  * with the reason, never silently left out. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,7 +43,7 @@ bool pg_run_ensure_device(pg_run *run)
     return run->dev && !pg_device_is_broken(run->dev);
 }
 
-const pg_device_info *pg_run_device_info(pg_run *run)
+static const pg_device_info *device_info(pg_run *run)
 {
     if (!run->o->worker_exe)
         return pg_run_ensure_device(run) ? &run->info : NULL;
@@ -55,6 +56,18 @@ const pg_device_info *pg_run_device_info(pg_run *run)
             pg_worker_probe(run);
     }
     return run->have_info ? &run->info : NULL;
+}
+
+const pg_device_info *pg_run_device_info(pg_run *run)
+{
+    /* Manifests prepared side by side may ask at once (device symbols, prepare_all.c): one
+     * of them opens or probes the device, the others wait for its answer. */
+    if (run->info_lock)
+        pthread_mutex_lock(run->info_lock);
+    const pg_device_info *info = device_info(run);
+    if (run->info_lock)
+        pthread_mutex_unlock(run->info_lock);
+    return info;
 }
 
 void pg_record_not_run(pg_run *run, pg_submission *s, json_t *stages, const char *workload,
