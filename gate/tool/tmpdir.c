@@ -2,6 +2,8 @@
  * tmpdir.h). */
 #include "tmpdir.h"
 
+#include "base/fileio.h"
+
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -242,18 +244,14 @@ pg_status pg_tmpdir_create(char *path, size_t n, int *stale_removed, pg_diag *d)
     int dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (dfd < 0 || mkdirat(dfd, PG_TMPDIR_TOOLS_SUBDIR, 0700) != 0)
         e = errno;
-    /* The record is written by descriptor inside the folder mkdtemp just made (0700, nothing
-     * else can be in it yet), so the safe writer of base/fileio.h adds nothing here. */
+    /* The record through the safe writer, by descriptor inside the folder mkdtemp just made:
+     * renamed whole into place, so a sweep never sees a partial record. */
     if (!e && have) { /* without /proc there is no record, and no sweep will ever judge it */
-        int fd = openat(dfd, PG_TMPDIR_OWNER_FILE ".part",
-                        O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-        if (fd < 0 || write(fd, text, len) != (ssize_t)len)
+        pg_outdir od = {.fd = dfd};
+        snprintf(od.path, sizeof od.path, "%s", path);
+        pg_diag wd;
+        if (pg_outdir_write(&od, PG_TMPDIR_OWNER_FILE, text, len, &wd) != PG_OK)
             e = errno ? errno : EIO;
-        if (fd >= 0 && close(fd) != 0 && !e)
-            e = errno;
-        /* Renamed whole into place: a sweep never sees a partial record. */
-        if (!e && renameat(dfd, PG_TMPDIR_OWNER_FILE ".part", dfd, PG_TMPDIR_OWNER_FILE) != 0)
-            e = errno;
     }
     if (dfd >= 0)
         close(dfd);
