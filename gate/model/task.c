@@ -869,6 +869,8 @@ void pg_task_symtab(const pg_task *t, const pg_workload *w, const char **names_s
     out->names = names_storage;
     out->values = w->values;
     out->count = (size_t)t->n_symbols;
+    out->clusters = NULL;
+    out->clusters_ctx = NULL;
 }
 
 pg_status pg_task_tensor_elements(const pg_task *t, int tensor, const pg_workload *w,
