@@ -200,6 +200,15 @@ typedef struct {
  * the device limits (names which), PG_FAIL_KERNEL when the driver refuses it
  * (CUDA_ERROR_INVALID_VALUE, out of resources ...). */
 pg_status pg_device_launch(pg_device *dev, const pg_launch *launches, size_t n, pg_diag *d);
+/* How many clusters of cluster_size blocks (along x) of kernel k, with block threads per block
+ * and dynamic_shared_bytes of dynamic shared memory each, can be resident on k's device at once:
+ * cuOccupancyMaxActiveClusters (CUDA Driver API, "Occupancy"), after the same shared-memory
+ * opt-in and non-portable cluster permission that a launch gets. *out >= 0 (0: not even one
+ * cluster fits). Errors: PG_ERR_INPUT when the driver refuses the configuration (the message
+ * names it), PG_ERR_INFRA when the device is unusable. */
+pg_status pg_kernel_max_active_clusters(pg_kernel *k, const unsigned block[3],
+                                        unsigned cluster_size, unsigned dynamic_shared_bytes,
+                                        int *out, pg_diag *d);
 /* Wait for the stream, at most timeout_s seconds (polling). A fault is PG_FAIL_KERNEL with the
  * CUDA error name; a timeout is PG_FAIL_KERNEL "TIMEOUT: ..." and marks the device broken. */
 pg_status pg_device_sync(pg_device *dev, double timeout_s, pg_diag *d);

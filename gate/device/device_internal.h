@@ -40,6 +40,8 @@
     X(FuncSetAttribute, cuFuncSetAttribute, PFN_cuFuncSetAttribute_v9000)                      \
     X(LaunchKernel, cuLaunchKernel, PFN_cuLaunchKernel_v4000)                                  \
     X(LaunchKernelEx, cuLaunchKernelEx, PFN_cuLaunchKernelEx_v11060)                           \
+    X(OccupancyMaxActiveClusters, cuOccupancyMaxActiveClusters,                               \
+      PFN_cuOccupancyMaxActiveClusters_v11070)                                                 \
     X(MemAlloc, cuMemAlloc, PFN_cuMemAlloc_v3020)                                              \
     X(MemFree, cuMemFree, PFN_cuMemFree_v3020)                                                 \
     X(MemsetD8Async, cuMemsetD8Async, PFN_cuMemsetD8Async_v3020)                               \

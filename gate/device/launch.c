@@ -90,6 +90,38 @@ static void explain_resources(pg_device *dev, CUfunction f, pg_diag *d)
     strncat(d->message, more, sizeof(d->message) - strlen(d->message) - 1);
 }
 
+/* The attributes a launch of f with l's shared memory and cluster needs, set on f (failures
+ * are fail): the dynamic shared-memory opt-in when static + dynamic is above 48 KiB, and the
+ * non-portable cluster permission above 8 blocks. */
+static pg_status set_attributes(pg_device *dev, CUfunction f, const pg_launch *l, size_t i,
+                                int static_shared, pg_status fail, pg_diag *d)
+{
+    const pg_cu_api *cu = dev->cu;
+    char what[96];
+    pg_status st = PG_OK;
+    /* Without the opt-in, static + dynamic shared memory is capped at 48 KiB per block. */
+    if ((unsigned long long)static_shared + l->dynamic_shared_bytes >
+        (unsigned long long)dev->info.max_shared_per_block) {
+        snprintf(what, sizeof(what), "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES), launch %zu",
+                 i);
+        st = pg_dev_check(dev,
+                          cu->FuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                               (int)l->dynamic_shared_bytes),
+                          fail, what, d);
+    }
+    /* Clusters above the portable size of 8 blocks need the kernel's permission. */
+    if (st == PG_OK && has_cluster(l) &&
+        (unsigned long long)l->cluster[0] * l->cluster[1] * l->cluster[2] > 8) {
+        snprintf(what, sizeof(what),
+                 "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED), launch %zu", i);
+        st = pg_dev_check(dev,
+                          cu->FuncSetAttribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                                               1),
+                          fail, what, d);
+    }
+    return st;
+}
+
 static pg_status launch_one(pg_device *dev, const pg_launch *l, size_t i, pg_diag *d)
 {
     const pg_cu_api *cu = dev->cu;
@@ -106,32 +138,12 @@ static pg_status launch_one(pg_device *dev, const pg_launch *l, size_t i, pg_dia
         return st;
 
     char what[96];
-    /* Without the opt-in, static + dynamic shared memory is capped at 48 KiB per block. */
-    if ((unsigned long long)static_shared + l->dynamic_shared_bytes >
-        (unsigned long long)dev->info.max_shared_per_block) {
-        snprintf(what, sizeof(what), "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES), launch %zu",
-                 i);
-        st = pg_dev_check(dev,
-                          cu->FuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                               (int)l->dynamic_shared_bytes),
-                          PG_FAIL_KERNEL, what, d);
-        if (st != PG_OK)
-            return st;
-    }
+    st = set_attributes(dev, f, l, i, static_shared, PG_FAIL_KERNEL, d);
+    if (st != PG_OK)
+        return st;
 
     CUresult r;
     if (has_cluster(l)) {
-        /* Clusters above the portable size of 8 blocks need the kernel's permission. */
-        if ((unsigned long long)l->cluster[0] * l->cluster[1] * l->cluster[2] > 8) {
-            snprintf(what, sizeof(what),
-                     "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED), launch %zu", i);
-            st = pg_dev_check(dev,
-                              cu->FuncSetAttribute(
-                                  f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
-                              PG_FAIL_KERNEL, what, d);
-            if (st != PG_OK)
-                return st;
-        }
         CUlaunchAttribute attr;
         memset(&attr, 0, sizeof(attr));
         attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
@@ -160,6 +172,53 @@ static pg_status launch_one(pg_device *dev, const pg_launch *l, size_t i, pg_dia
     st = pg_dev_check(dev, r, PG_FAIL_KERNEL, what, d);
     if (r == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)
         explain_resources(dev, f, d);
+    return st;
+}
+
+pg_status pg_kernel_max_active_clusters(pg_kernel *k, const unsigned block[3],
+                                        unsigned cluster_size, unsigned dynamic_shared_bytes,
+                                        int *out, pg_diag *d)
+{
+    pg_device *dev = NULL;
+    CUfunction f = pg_kernel_function(k, &dev);
+    pg_status st = pg_dev_enter(dev, d);
+    if (st != PG_OK)
+        return st;
+    int static_shared = 0;
+    st = pg_dev_check(dev, dev->cu->FuncGetAttribute(&static_shared,
+                                                     CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f),
+                      PG_ERR_INFRA, "cuFuncGetAttribute(SHARED_SIZE_BYTES)", d);
+    /* One cluster's worth of grid: the occupancy query only looks at its shape. */
+    pg_launch l = {.kernel = k, .grid = {cluster_size, 1, 1},
+                   .block = {block[0], block[1], block[2]}, .cluster = {cluster_size, 1, 1},
+                   .dynamic_shared_bytes = dynamic_shared_bytes};
+    if (st == PG_OK)
+        st = set_attributes(dev, f, &l, 0, static_shared, PG_ERR_INPUT, d);
+    if (st != PG_OK)
+        return st;
+    CUlaunchAttribute attr;
+    memset(&attr, 0, sizeof(attr));
+    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.clusterDim.x = cluster_size;
+    attr.value.clusterDim.y = 1;
+    attr.value.clusterDim.z = 1;
+    CUlaunchConfig cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.gridDimX = cluster_size;
+    cfg.gridDimY = 1;
+    cfg.gridDimZ = 1;
+    cfg.blockDimX = block[0];
+    cfg.blockDimY = block[1];
+    cfg.blockDimZ = block[2];
+    cfg.sharedMemBytes = dynamic_shared_bytes;
+    cfg.hStream = dev->stream;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    int n = 0;
+    st = pg_dev_check(dev, dev->cu->OccupancyMaxActiveClusters(&n, f, &cfg), PG_ERR_INPUT,
+                      "cuOccupancyMaxActiveClusters", d);
+    if (st == PG_OK)
+        *out = n;
     return st;
 }
 

@@ -174,7 +174,8 @@ static pg_status parse_launch_limits(const json_t *root, const pg_jctx *ctx,
 static pg_status parse_reference_device(const json_t *root, const pg_jctx *ctx,
                                         pg_arch_reference_device *r, pg_diag *d)
 {
-    static const char *const keys[] = {"name", "source", "num_sms", "l2_bytes", NULL};
+    static const char *const keys[] = {"name", "source", "num_sms", "l2_bytes", "cluster_sms",
+                                       NULL};
     json_t *obj = NULL;
     int64_t l2 = 0;
     char fld[300];
@@ -195,6 +196,15 @@ static pg_status parse_reference_device(const json_t *root, const pg_jctx *ctx,
         return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, pg_jctx_field(&c, "l2_bytes", fld, sizeof fld),
                            "expected an integer from 1 to 2^40, found %lld", (long long)l2);
     r->l2_bytes = l2;
+    r->cluster_sms = r->num_sms;
+    if (json_object_get(obj, "cluster_sms") &&
+        (st = parse_limit(json_object_get(obj, "cluster_sms"), &c, "cluster_sms",
+                          &r->cluster_sms, d)) != PG_OK)
+        return st;
+    if (r->cluster_sms > r->num_sms)
+        return pg_diag_set(d, PG_ERR_INPUT, c.file, 0,
+                           pg_jctx_field(&c, "cluster_sms", fld, sizeof fld),
+                           "expected at most num_sms (%d), found %d", r->num_sms, r->cluster_sms);
     r->present = true;
     return PG_OK;
 }

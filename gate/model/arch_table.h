@@ -54,6 +54,9 @@ typedef struct {
     char source[512];   /* where the numbers come from */
     int num_sms;        /* 132 */
     int64_t l2_bytes;   /* 62914560 */
+    int cluster_sms;    /* SMs that clusters of one launch can fill at one block per SM (optional
+                           "cluster_sms", default num_sms): the offline max_active_clusters is
+                           cluster_sms / cluster size (device_symbols.h) */
 } pg_arch_reference_device;
 
 typedef struct {
@@ -75,7 +78,7 @@ typedef struct {
  * (pg_arch_launch_limits: all its keys, "source" a non-empty string, the others integers 1 to
  * 2^31 - 1, dimensions arrays of 3, max_cluster_blocks >= max_cluster_blocks_portable);
  * optional "reference_device" (all of "name", "source", "num_sms" 1 to 2^31 - 1, "l2_bytes"
- * 1 to 2^40). */
+ * 1 to 2^40; optional "cluster_sms" 1 to num_sms). */
 pg_status pg_arch_table_load_file(const char *path, pg_arch_table **out, pg_diag *d);
 
 /* Load dir/<arch>.json. A missing file is PG_ERR_INPUT ("no instruction table for sm_89 in

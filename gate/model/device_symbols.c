@@ -12,6 +12,8 @@ const char *const pg_device_symbol_names[PG_N_DEVICE_SYMBOLS] = {"num_sms", "l2_
 
 static bool names_any(const char *text)
 {
+    if (pg_expr_names_function(text, PG_CLUSTERS_FUNCTION))
+        return true;
     for (int i = 0; i < PG_N_DEVICE_SYMBOLS; i++)
         if (pg_expr_names_symbol(text, pg_device_symbol_names[i]))
             return true;
@@ -55,6 +57,7 @@ void pg_device_symbols_from_device(int sm_count, long long l2_bytes, int max_sha
     out->values[0] = sm_count;
     out->values[1] = l2_bytes;
     out->values[2] = max_shared_optin;
+    out->cluster_sms = sm_count;
     snprintf(out->source, sizeof out->source, "%s", name && name[0] ? name : "the GPU in use");
 }
 
@@ -70,10 +73,19 @@ pg_status pg_device_symbols_from_arch(const pg_arch_table *t, pg_device_symbols 
     out->values[0] = t->ref.num_sms;
     out->values[1] = t->ref.l2_bytes;
     out->values[2] = t->launch.max_shared_per_block_optin;
+    out->cluster_sms = t->ref.cluster_sms;
     out->assumed = true;
     snprintf(out->source, sizeof out->source, "assumed: reference_device %s of the %s table",
              t->ref.name, t->arch);
     return PG_OK;
+}
+
+int64_t pg_device_symbols_clusters_rule(const pg_device_symbols *s, int64_t cluster_size,
+                                        int64_t dynamic_shared_bytes)
+{
+    if (cluster_size < 1 || dynamic_shared_bytes > s->values[2])
+        return 0;
+    return s->cluster_sms / cluster_size;
 }
 
 json_t *pg_device_symbols_json(const pg_device_symbols *s)

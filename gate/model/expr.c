@@ -17,6 +17,8 @@ typedef struct {
     const char *const *names;  /* NULL in check mode: any symbol accepted */
     const int64_t *values;     /* eval mode only */
     size_t count;
+    pg_expr_clusters_fn clusters; /* eval mode: max_active_clusters, NULL = not available */
+    void *clusters_ctx;
     char *err;
     size_t errlen;
 } parser;
@@ -140,18 +142,48 @@ static pg_status lookup_symbol(parser *p, const char *name, size_t len, size_t c
     return fail(p, "unknown symbol '%.*s' (known: %s)", (int)len, name, known);
 }
 
+/* max_active_clusters(cluster_size, dynamic_shared_bytes), its arguments parsed: the caller's
+ * value. */
+static pg_status clusters_call(parser *p, const int64_t args[2], size_t nargs, size_t col,
+                               int64_t *v)
+{
+    if (nargs != 2)
+        return fail(p, "max_active_clusters takes 2 arguments (cluster size, dynamic shared "
+                       "bytes), found %zu, at column %zu of '%s'", nargs, col, p->text);
+    *v = 0;
+    if (!p->eval)
+        return PG_OK;
+    if (!p->clusters)
+        return fail(p, "max_active_clusters at column %zu of '%s' is only available in launch "
+                       "grid expressions", col, p->text);
+    if (args[0] < 1)
+        return fail(p, "max_active_clusters in '%s': the cluster size must be at least 1, "
+                       "found %" PRId64, p->text, args[0]);
+    if (args[1] < 0)
+        return fail(p, "max_active_clusters in '%s': the dynamic shared bytes must not be "
+                       "negative, found %" PRId64, p->text, args[1]);
+    char err[512] = "";
+    if (p->clusters(p->clusters_ctx, args[0], args[1], v, err, sizeof err) != PG_OK)
+        return fail(p, "max_active_clusters(%" PRId64 ", %" PRId64 ") in '%s': %s", args[0],
+                    args[1], p->text, err);
+    return PG_OK;
+}
+
 /* FUNC '(' args ')': p->pos is at '('. */
 static pg_status parse_call(parser *p, const char *name, size_t len, size_t col, int64_t *v)
 {
-    enum { F_CEIL_DIV, F_MIN, F_MAX } f;
+    enum { F_CEIL_DIV, F_MIN, F_MAX, F_CLUSTERS } f;
     if (len == 8 && strncmp(name, "ceil_div", 8) == 0)
         f = F_CEIL_DIV;
+    else if (len == 19 && strncmp(name, "max_active_clusters", 19) == 0)
+        f = F_CLUSTERS;
     else if (len == 3 && strncmp(name, "min", 3) == 0)
         f = F_MIN;
     else if (len == 3 && strncmp(name, "max", 3) == 0)
         f = F_MAX;
     else
-        return fail(p, "unknown function '%.*s' at column %zu of '%s' (known: ceil_div, min, max)",
+        return fail(p, "unknown function '%.*s' at column %zu of '%s' (known: ceil_div, min, max, "
+                    "max_active_clusters)",
                     (int)len, name, col, p->text);
     p->pos++; /* '(' */
     int64_t args[2] = {0, 0}, acc = 0;
@@ -177,10 +209,12 @@ static pg_status parse_call(parser *p, const char *name, size_t len, size_t col,
         }
         return syntax(p, "an operator, ',' or ')'");
     }
-    if (f != F_CEIL_DIV) {
+    if (f == F_MIN || f == F_MAX) {
         *v = p->eval ? acc : 0;
         return PG_OK;
     }
+    if (f == F_CLUSTERS)
+        return clusters_call(p, args, nargs, col, v);
     if (nargs != 2)
         return fail(p, "ceil_div takes 2 arguments, found %zu, at column %zu of '%s'", nargs, col,
                     p->text);
@@ -229,6 +263,7 @@ static pg_status parse_primary(parser *p, int64_t *v)
     if (p->text[p->pos] == '(')
         return parse_call(p, name, len, column(p, start), v);
     if ((len == 8 && strncmp(name, "ceil_div", 8) == 0) ||
+        (len == 19 && strncmp(name, "max_active_clusters", 19) == 0) ||
         (len == 3 && (strncmp(name, "min", 3) == 0 || strncmp(name, "max", 3) == 0)))
         return syntax(p, "'(' after a function name");
     return lookup_symbol(p, name, len, column(p, start), v);
@@ -393,6 +428,8 @@ pg_status pg_expr_eval(const char *text, const pg_symtab *syms, int64_t *out, ch
                 .names = syms ? syms->names : no_names,
                 .values = syms ? syms->values : no_values,
                 .count = syms ? syms->count : 0,
+                .clusters = syms ? syms->clusters : NULL,
+                .clusters_ctx = syms ? syms->clusters_ctx : NULL,
                 .err = err,
                 .errlen = errlen};
     if (err && errlen)
@@ -459,7 +496,8 @@ pg_status pg_expr_from_json(const json_t *obj, const pg_jctx *ctx, const char *k
     return pg_expr_from_json_value(v, &c, out, n, d);
 }
 
-bool pg_expr_names_symbol(const char *text, const char *name)
+/* An identifier name in text followed by '(' (want_call) or not. */
+static bool names_ident(const char *text, const char *name, bool want_call)
 {
     size_t n = strlen(name);
     for (size_t i = 0; text[i];) {
@@ -473,8 +511,19 @@ bool pg_expr_names_symbol(const char *text, const char *name)
         size_t j = i;
         while (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r')
             j++;
-        if (i - start == n && strncmp(text + start, name, n) == 0 && text[j] != '(')
+        if (i - start == n && strncmp(text + start, name, n) == 0 &&
+            (text[j] == '(') == want_call)
             return true;
     }
     return false;
+}
+
+bool pg_expr_names_symbol(const char *text, const char *name)
+{
+    return names_ident(text, name, false);
+}
+
+bool pg_expr_names_function(const char *text, const char *name)
+{
+    return names_ident(text, name, true);
 }

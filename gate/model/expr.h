@@ -11,6 +11,8 @@
  *   unary   := '-' unary | '!' unary | primary
  *   primary := INTEGER | SYMBOL | FUNC '(' expr (',' expr)* ')' | '(' expr ')'
  *   FUNC    := ceil_div (exactly 2 arguments) | min | max (1 or more arguments)
+ *            | max_active_clusters (exactly 2 arguments: cluster size >= 1, dynamic shared
+ *              bytes >= 0; its value comes from the caller, see pg_symtab)
  * INTEGER is a decimal literal that fits int64; SYMBOL is [A-Za-z_][A-Za-z0-9_]*. '/' truncates
  * toward zero and '%' is its remainder (C semantics); ceil_div(a, b) is the mathematical ceiling
  * of a/b. Comparisons, '!', '&&' and '||' give 1 (true) or 0 (false) and take any nonzero value
@@ -30,11 +32,23 @@
 /* Longest expression text accepted, in characters. */
 #define PG_EXPR_MAX_LEN 512
 
-/* Symbol table: names[i] has value values[i]; count entries. Borrowed arrays. */
+/* The value of max_active_clusters(cluster_size, dynamic_shared_bytes) where the caller offers
+ * it (launch grids: the number of clusters of that size the launch's kernel can have resident
+ * at once, docs/formats.md "Device symbols"). cluster_size >= 1 and dynamic_shared_bytes >= 0
+ * are checked before the call. Errors: PG_ERR_INPUT with the message in err (errlen bytes). */
+typedef pg_status (*pg_expr_clusters_fn)(void *ctx, int64_t cluster_size,
+                                         int64_t dynamic_shared_bytes, int64_t *out, char *err,
+                                         size_t errlen);
+
+/* Symbol table: names[i] has value values[i]; count entries. Borrowed arrays. clusters (with
+ * its clusters_ctx) gives max_active_clusters; NULL: the function is not available there
+ * (an error naming it). */
 typedef struct {
     const char *const *names;
     const int64_t *values;
     size_t count;
+    pg_expr_clusters_fn clusters;
+    void *clusters_ctx;
 } pg_symtab;
 
 /* Evaluate text with the symbols of syms (syms may be NULL: no symbols) into *out.
@@ -58,6 +72,10 @@ pg_status pg_expr_check(const char *text, const char *const *names, size_t count
 /* Whether text names the symbol name (as a symbol, not as a function name before '('). Text
  * need not be valid; only its identifiers are looked at. */
 bool pg_expr_names_symbol(const char *text, const char *name);
+
+/* Whether text calls the function name (an identifier followed by '('). Text need not be
+ * valid. */
+bool pg_expr_names_function(const char *text, const char *name);
 
 /* Read the expression field obj[key] (ctx locates obj): a JSON integer (written as its decimal
  * text) or a string. The text (NUL-terminated) goes into out (n bytes). The syntax is checked

@@ -17,8 +17,36 @@ typedef struct {
     pg_symtab syms;
     const char *names[PG_MAX_SYMBOLS + PG_N_DEVICE_SYMBOLS];
     int64_t values[PG_MAX_SYMBOLS + PG_N_DEVICE_SYMBOLS];
+    const pg_device_symbols *dev;
+    int launch;                 /* the launch whose grid is evaluated */
+    pg_launch_values *lv;       /* its values (block already evaluated) */
     pg_diag *d;
 } builder;
+
+/* max_active_clusters in a grid of b->launch: the loaded kernel's value (dev->query), else
+ * the rule; recorded in b->lv. */
+static pg_status clusters_value(void *ctx, int64_t cluster_size, int64_t dynamic_shared_bytes,
+                                int64_t *out, char *err, size_t errlen)
+{
+    builder *b = ctx;
+    if (!b->dev) {
+        snprintf(err, errlen, "no device values are bound");
+        return PG_ERR_INPUT;
+    }
+    if (b->dev->query) {
+        pg_status st = b->dev->query(b->dev->query_ctx, b->launch, b->lv->block, cluster_size,
+                                     dynamic_shared_bytes, out, err, errlen);
+        if (st != PG_OK)
+            return st;
+    } else {
+        *out = pg_device_symbols_clusters_rule(b->dev, cluster_size, dynamic_shared_bytes);
+    }
+    b->lv->clusters_used = true;
+    b->lv->clusters_size = cluster_size;
+    b->lv->clusters_shared_bytes = dynamic_shared_bytes;
+    b->lv->clusters_value = *out;
+    return PG_OK;
+}
 
 /* Evaluate text (field of file) and check lo <= value <= hi. */
 static pg_status eval_range(builder *b, const char *file, const char *field, const char *text,
@@ -51,6 +79,18 @@ static pg_status eval_dim3(builder *b, const char *launch_field, const char *key
         out[i] = (uint32_t)v;
     }
     return PG_OK;
+}
+
+/* The grid of launch b->launch, with max_active_clusters available (into out->grid). */
+static pg_status eval_grid(builder *b, const pg_launch_spec *l, pg_launch_values *out)
+{
+    pg_symtab plain = b->syms;
+    b->lv = out;
+    b->syms.clusters = clusters_value;
+    b->syms.clusters_ctx = b;
+    pg_status st = eval_dim3(b, l->field, "grid", l->grid, INT32_MAX, out->grid);
+    b->syms = plain;
+    return st;
 }
 
 static pg_status eval_param(builder *b, const pg_param_binding *p, pg_param_value *out)
@@ -132,9 +172,9 @@ static pg_status eval_launch(builder *b, const pg_launch_spec *l, pg_launch_valu
 {
     char f[256];
     int64_t v;
-    pg_status st = eval_dim3(b, l->field, "grid", l->grid, INT32_MAX, out->grid);
+    pg_status st = eval_dim3(b, l->field, "block", l->block, 65535, out->block);
     if (st == PG_OK)
-        st = eval_dim3(b, l->field, "block", l->block, 65535, out->block);
+        st = eval_grid(b, l, out);
     if (st == PG_OK && l->has_cluster)
         st = eval_dim3(b, l->field, "cluster", l->cluster, 65535, out->cluster);
     if (st != PG_OK)
@@ -153,6 +193,24 @@ static pg_status eval_launch(builder *b, const pg_launch_spec *l, pg_launch_valu
     return st;
 }
 
+/* Task symbols first, then the device symbols the task does not shadow. */
+static void builder_init(builder *b, const pg_task *t, const pg_manifest *m, const pg_workload *w,
+                         const pg_device_symbols *dev, pg_diag *d)
+{
+    memset(b, 0, sizeof *b);
+    b->t = t, b->m = m, b->w = w, b->dev = dev, b->d = d;
+    pg_task_symtab(t, w, b->names, &b->syms);
+    size_t n = b->syms.count;
+    memcpy(b->values, w->values, n * sizeof *b->values);
+    for (int i = 0; dev && i < PG_N_DEVICE_SYMBOLS; i++)
+        if (pg_task_find_symbol(t, pg_device_symbol_names[i]) < 0) {
+            b->names[n] = pg_device_symbol_names[i];
+            b->values[n++] = dev->values[i];
+        }
+    b->syms.values = b->values;
+    b->syms.count = n;
+}
+
 pg_status pg_plan_build(const pg_task *t, const pg_manifest *m, const pg_workload *w, pg_plan *out,
                         pg_diag *d)
 {
@@ -162,22 +220,12 @@ pg_status pg_plan_build(const pg_task *t, const pg_manifest *m, const pg_workloa
 pg_status pg_plan_build_on(const pg_task *t, const pg_manifest *m, const pg_workload *w,
                            const pg_device_symbols *dev, pg_plan *out, pg_diag *d)
 {
-    builder b = {.t = t, .m = m, .w = w, .d = d};
+    builder b;
     char f[256];
     int64_t v;
     pg_status st = PG_OK;
     memset(out, 0, sizeof *out);
-    pg_task_symtab(t, w, b.names, &b.syms);
-    /* Task symbols first, then the device symbols the task does not shadow. */
-    size_t n = b.syms.count;
-    memcpy(b.values, w->values, n * sizeof *b.values);
-    for (int i = 0; dev && i < PG_N_DEVICE_SYMBOLS; i++)
-        if (pg_task_find_symbol(t, pg_device_symbol_names[i]) < 0) {
-            b.names[n] = pg_device_symbol_names[i];
-            b.values[n++] = dev->values[i];
-        }
-    b.syms.values = b.values;
-    b.syms.count = n;
+    builder_init(&b, t, m, w, dev, d);
     st = eval_range(&b, t->file, "flops", t->flops, 0, INT64_MAX, "a non-negative count", &v);
     if (st != PG_OK)
         return st;
@@ -198,13 +246,47 @@ pg_status pg_plan_build_on(const pg_task *t, const pg_manifest *m, const pg_work
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
     for (int i = 0; i < m->n_launches && st == PG_OK; i++) {
         out->n_launches = i + 1; /* counted first so that pg_plan_free frees its params */
+        b.launch = i;
         st = eval_launch(&b, &m->launches[i], &out->launches[i]);
     }
     for (int i = 0; i < m->n_setup && st == PG_OK; i++) {
         out->n_setup = i + 1;
+        b.launch = m->n_launches + i;
         st = eval_launch(&b, &m->launches[m->n_launches + i], &out->launches[m->n_launches + i]);
     }
     return st;
+}
+
+pg_status pg_plan_launch_grid(const pg_task *t, const pg_manifest *m, const pg_workload *w,
+                              const pg_device_symbols *dev, int l, pg_launch_values *lv,
+                              pg_diag *d)
+{
+    builder b;
+    builder_init(&b, t, m, w, dev, d);
+    b.launch = l;
+    pg_launch_values copy = *lv;
+    pg_status st = eval_grid(&b, &m->launches[l], &copy);
+    if (st == PG_OK)
+        *lv = copy;
+    return st;
+}
+
+json_t *pg_plan_clusters_json(const pg_manifest *m, const pg_plan *p)
+{
+    json_t *a = NULL;
+    for (int l = 0; l < p->n_launches + p->n_setup; l++) {
+        const pg_launch_values *lv = &p->launches[l];
+        if (!lv->clusters_used)
+            continue;
+        if (!a)
+            a = json_array();
+        json_array_append_new(a, json_pack("{s:s, s:I, s:I, s:I}", "launch",
+                                           m->launches[l].field, "cluster_size",
+                                           (json_int_t)lv->clusters_size, "dynamic_shared_bytes",
+                                           (json_int_t)lv->clusters_shared_bytes, "value",
+                                           (json_int_t)lv->clusters_value));
+    }
+    return a;
 }
 
 void pg_plan_free(pg_plan *p)

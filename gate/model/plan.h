@@ -45,6 +45,10 @@ typedef struct {
     uint32_t dynamic_shared_bytes;
     pg_param_value *params;
     int n_params;
+    /* The last max_active_clusters call of the grid (clusters_used false: none): its
+     * arguments and the value it took. */
+    bool clusters_used;
+    int64_t clusters_size, clusters_shared_bytes, clusters_value;
 } pg_launch_values;
 
 /* Largest workspace a manifest may ask for: 1 TiB, above the memory of any GPU ptxgate targets
@@ -77,9 +81,25 @@ pg_status pg_plan_build(const pg_task *t, const pg_manifest *m, const pg_workloa
                         pg_diag *d);
 
 /* The same with the device symbols (device_symbols.h) bound to dev's values; dev NULL: none
- * (an expression naming one is then an unknown symbol). pg_plan_build is this with NULL. */
+ * (an expression naming one is then an unknown symbol). Grid expressions may call
+ * max_active_clusters (dev->query's value, else dev's rule; without dev an error naming the
+ * grid field); the block is evaluated before the grid. pg_plan_build is this with NULL. */
 pg_status pg_plan_build_on(const pg_task *t, const pg_manifest *m, const pg_workload *w,
                            const pg_device_symbols *dev, pg_plan *out, pg_diag *d);
+
+/* Evaluate the grid of launch index l (into m->launches) of workload w again into lv->grid
+ * (and lv->clusters_*), with dev's values: the GPU worker calls it once the launch's kernel
+ * is loaded, dev->query set, so that max_active_clusters takes the kernel's own value. lv
+ * holds the launch's block from pg_plan_build_on. Errors: those of pg_plan_build_on for the
+ * grid fields, lv unchanged. */
+pg_status pg_plan_launch_grid(const pg_task *t, const pg_manifest *m, const pg_workload *w,
+                              const pg_device_symbols *dev, int l, pg_launch_values *lv,
+                              pg_diag *d);
+
+/* [{"launch": "launches[0]", "cluster_size": 2, "dynamic_shared_bytes": 214064,
+ * "value": 66}, ...] for the launches of p whose grid called max_active_clusters; NULL when
+ * none did. New reference. */
+json_t *pg_plan_clusters_json(const pg_manifest *m, const pg_plan *p);
 
 /* Free what p owns and zero it. p may be NULL. */
 void pg_plan_free(pg_plan *p);

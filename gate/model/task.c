@@ -31,7 +31,8 @@ static bool is_plain_name(const char *s)
 
 static bool is_function_name(const char *s)
 {
-    return strcmp(s, "ceil_div") == 0 || strcmp(s, "min") == 0 || strcmp(s, "max") == 0;
+    return strcmp(s, "ceil_div") == 0 || strcmp(s, "min") == 0 || strcmp(s, "max") == 0 ||
+           strcmp(s, "max_active_clusters") == 0;
 }
 
 bool pg_arch_name_valid(const char *arch)
@@ -139,8 +140,8 @@ static pg_status parse_symbols(pg_task *t, const json_t *root, const pg_jctx *ct
             return st;
         if (!pg_is_identifier(s) || is_function_name(s))
             return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, c.path,
-                               "expected a symbol name ([A-Za-z_][A-Za-z0-9_]*, not ceil_div, min "
-                               "or max), found '%s'", s);
+                               "expected a symbol name ([A-Za-z_][A-Za-z0-9_]*, not ceil_div, min, "
+                               "max or max_active_clusters), found '%s'", s);
         for (size_t j = 0; j < i; j++)
             if (strcmp(t->symbols[j], s) == 0)
                 return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, c.path,
@@ -869,6 +870,8 @@ void pg_task_symtab(const pg_task *t, const pg_workload *w, const char **names_s
     out->names = names_storage;
     out->values = w->values;
     out->count = (size_t)t->n_symbols;
+    out->clusters = NULL;
+    out->clusters_ctx = NULL;
 }
 
 pg_status pg_task_tensor_elements(const pg_task *t, int tensor, const pg_workload *w,

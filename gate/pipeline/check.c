@@ -228,6 +228,28 @@ static json_t *settings_json(const pg_check_options *o, size_t flush_bytes)
     return j;
 }
 
+/* submissions[].device_symbols: the values of the run's GPU or the arch table's, and the
+ * max_active_clusters values of the first workload's grids (the rule, cluster_sms / cluster
+ * size; on a GPU each workload records the loaded kernel's value in
+ * workloads[].max_active_clusters). */
+static json_t *device_symbols_json(const pg_check_options *o, const pg_submission *s)
+{
+    json_t *j = pg_device_symbols_json(&s->device_symbols);
+    json_t *mac = s->n_workloads ? pg_plan_clusters_json(s->manifest, &s->plans[0]) : NULL;
+    if (!mac)
+        return j;
+    json_object_set_new(j, "max_active_clusters", mac);
+    char rule[256];
+    snprintf(rule, sizeof rule,
+             "%s%lld / cluster size (one block per SM)%s", s->device_symbols.assumed
+                 ? "assumed: cluster_sms " : "num_sms ",
+             (long long)s->device_symbols.cluster_sms,
+             o->no_gpu ? "" : "; on the GPU each workload records the value "
+                              "cuOccupancyMaxActiveClusters gave for the loaded kernel");
+    json_object_set_new(j, "max_active_clusters_rule", json_string(rule));
+    return j;
+}
+
 /* The source's and the cubin's SHA-256 in the submission's record (null when unreadable or
  * not assembled): compare reports them, so two different kernels of one name are told apart. */
 static void record_hashes(pg_submission *s, size_t o_max_bytes)
@@ -626,8 +648,7 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
         json_object_set_new(s->json, "task", pg_jstr(s->task->id));
         json_object_set_new(s->json, "arch", pg_jstr(s->arch));
         if (s->uses_device_symbols)
-            json_object_set_new(s->json, "device_symbols",
-                                pg_device_symbols_json(&s->device_symbols));
+            json_object_set_new(s->json, "device_symbols", device_symbols_json(o, s));
         /* The device its GPU work was given to (the pool sets it when a device takes it). */
         s->device = pool ? -1 : o->device_ordinal;
         json_object_set_new(s->json, "device",

@@ -97,6 +97,66 @@ static pg_status run_setup(pg_wctx *c, pg_diag *d)
     return st;
 }
 
+/* max_active_clusters of the loaded kernel of launch l (a pg_clusters_query_fn). */
+static pg_status kernel_clusters(void *ctx, int l, const uint32_t block[3], int64_t cluster_size,
+                                 int64_t dynamic_shared_bytes, int64_t *out, char *err,
+                                 size_t errlen)
+{
+    pg_wctx *c = ctx;
+    pg_diag d;
+    pg_diag_clear(&d);
+    int n = 0;
+    const unsigned b[3] = {block[0], block[1], block[2]};
+    if (cluster_size > UINT32_MAX || dynamic_shared_bytes > UINT32_MAX) {
+        snprintf(err, errlen, "an argument does not fit 32 bits");
+        return PG_ERR_INPUT;
+    }
+    pg_status st = pg_kernel_max_active_clusters(c->kernels[l], b, (unsigned)cluster_size,
+                                                 (unsigned)dynamic_shared_bytes, &n, &d);
+    if (st != PG_OK) {
+        snprintf(err, errlen, "%s", d.message);
+        return st;
+    }
+    *out = n;
+    return PG_OK;
+}
+
+/* The grid of launch l evaluated again now that its kernel is loaded, so that
+ * max_active_clusters is the GPU's value for this kernel (cuOccupancyMaxActiveClusters); the
+ * value goes into the workload's record (workloads[].max_active_clusters). */
+static pg_status kernel_grid(pg_wctx *c, int l, unsigned grid[3], pg_diag *d)
+{
+    const pg_submission *s = c->s;
+    pg_device_symbols dev = s->device_symbols;
+    dev.query = kernel_clusters;
+    dev.query_ctx = c;
+    pg_launch_values lv = c->plan->launches[l];
+    pg_status st = pg_plan_launch_grid(s->task, s->manifest, c->w, &dev, l, &lv, d);
+    if (st != PG_OK)
+        return st;
+    memcpy(grid, lv.grid, sizeof lv.grid);
+    if (!c->json || s->is_accepted)
+        return PG_OK; /* an accepted kernel's launches are not the candidate's */
+    json_t *rec = json_object_get(c->json, "max_active_clusters");
+    if (!json_is_array(rec)) {
+        rec = json_array();
+        json_object_set_new(c->json, "max_active_clusters", rec);
+    }
+    for (size_t i = 0; i < json_array_size(rec); i++)
+        if (strcmp(json_string_value(json_object_get(json_array_get(rec, i), "launch")),
+                   s->manifest->launches[l].field) == 0)
+            return PG_OK; /* recorded by an earlier phase: the same kernel, the same value */
+    json_array_append_new(rec, json_pack("{s:s, s:I, s:I, s:I, s:[I, I, I], s:s}", "launch",
+                                         s->manifest->launches[l].field, "cluster_size",
+                                         (json_int_t)lv.clusters_size, "dynamic_shared_bytes",
+                                         (json_int_t)lv.clusters_shared_bytes, "value",
+                                         (json_int_t)lv.clusters_value, "grid",
+                                         (json_int_t)grid[0], (json_int_t)grid[1],
+                                         (json_int_t)grid[2], "source",
+                                         "cuOccupancyMaxActiveClusters"));
+    return PG_OK;
+}
+
 pg_status pg_wctx_setup(pg_wctx *c, pg_diag *d)
 {
     const pg_task *t = c->s->task;
@@ -146,6 +206,11 @@ pg_status pg_wctx_setup(pg_wctx *c, pg_diag *d)
         pg_launch *L = &c->launches[l];
         L->kernel = c->kernels[l];
         memcpy(L->grid, lv->grid, sizeof L->grid);
+        if (lv->clusters_used) {
+            st = kernel_grid(c, l, L->grid, d);
+            if (st != PG_OK)
+                return st;
+        }
         memcpy(L->block, lv->block, sizeof L->block);
         memcpy(L->cluster, lv->cluster, sizeof L->cluster);
         L->dynamic_shared_bytes = lv->dynamic_shared_bytes;

@@ -96,6 +96,15 @@ for name in ("params_struct", "tmap_global", "persistent_cluster", "tile_schedul
         else:
             check((c is None or c["status"] != "pass") and "not_applicable" in json.dumps(w),
                   f"{name} {w['name']} declined as not_applicable")
+        if name == "persistent_cluster" and applies:
+            # grid = 2 * min(num_sms / 2, max_active_clusters(2, 214064)): the GPU's value for
+            # the loaded kernel, recorded per workload (docs/results.md).
+            mac = w.get("max_active_clusters") or [{}]
+            num_sms = s["device_symbols"]["num_sms"]
+            v = mac[0].get("value", 0)
+            check(mac[0].get("source") == "cuOccupancyMaxActiveClusters" and 0 < v <= num_sms // 2
+                  and mac[0].get("grid") == [2 * min(num_sms // 2, v), 1, 1],
+                  f"{name} {w['name']} max_active_clusters from the GPU: {mac}")
 
 # Instruction-stage fixtures: tensor-core instructions present but (almost) never executed; the
 # GEMM itself is FFMA work and must be correct on every workload.

@@ -202,6 +202,12 @@ static void test_bad_tables(void **state)
     expect_bad("ref_key", "sm_90a.json",
                HEAD REF("\"num_sms\": 132, \"l2_bytes\": 1, \"clock\": 2"),
                "reference_device.clock", "unknown field");
+    expect_bad("ref_cluster_sms", "sm_90a.json",
+               HEAD REF("\"num_sms\": 132, \"l2_bytes\": 1, \"cluster_sms\": 133"),
+               "reference_device.cluster_sms", "expected at most num_sms (132), found 133");
+    expect_bad("ref_cluster_sms0", "sm_90a.json",
+               HEAD REF("\"num_sms\": 132, \"l2_bytes\": 1, \"cluster_sms\": 0"),
+               "reference_device.cluster_sms", "expected an integer from 1");
     expect_bad("family_key", "sm_90a.json",
                HEAD "\"families\": [{\"ptx\": \"mma.sync\", \"sas\": []}]}", "families[0].sas",
                "unknown field");

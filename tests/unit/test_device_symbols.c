@@ -155,6 +155,119 @@ static void test_check_and_plan(void **state)
     pg_task_free(t);
 }
 
+/* A GPU's answer for the loaded kernel: 60 clusters, the call's arguments kept. */
+static int g_query_launch;
+static uint32_t g_query_block[3];
+static int64_t g_query_args[2];
+static pg_status fake_query(void *ctx, int launch, const uint32_t block[3], int64_t cluster_size,
+                            int64_t dynamic_shared_bytes, int64_t *out, char *err, size_t errlen)
+{
+    (void)err, (void)errlen;
+    assert_ptr_equal(ctx, &g_query_launch);
+    g_query_launch = launch;
+    memcpy(g_query_block, block, sizeof g_query_block);
+    g_query_args[0] = cluster_size;
+    g_query_args[1] = dynamic_shared_bytes;
+    *out = 60;
+    return PG_OK;
+}
+
+static void test_max_active_clusters(void **state)
+{
+    (void)state;
+    pg_task *t = NULL;
+    pg_diag d;
+    char buf[4096];
+    pg_plan plan;
+    assert_int_equal(pg_task_load(TASKS, "gemm_small", &t, &d), PG_OK);
+    const pg_workload *w = &t->workloads[pg_task_find_workload(t, "tiny")];
+
+    /* The rule of the sm_90a table: cluster_sms 132 / cluster size, 0 above the opt-in. */
+    pg_arch_table *a = NULL;
+    pg_device_symbols s;
+    assert_int_equal(pg_arch_table_load(ARCH_DIR, "sm_90a", &a, &d), PG_OK);
+    assert_int_equal(a->ref.cluster_sms, 132);
+    assert_int_equal(pg_device_symbols_from_arch(a, &s, &d), PG_OK);
+    pg_arch_table_free(a);
+    assert_int_equal(s.cluster_sms, 132);
+    assert_int_equal(pg_device_symbols_clusters_rule(&s, 2, 214064), 66);
+    assert_int_equal(pg_device_symbols_clusters_rule(&s, 16, 0), 8);
+    assert_int_equal(pg_device_symbols_clusters_rule(&s, 2, 232448), 66);
+    assert_int_equal(pg_device_symbols_clusters_rule(&s, 2, 232449), 0);
+
+    const char *grid = "2 * min(num_sms / 2, max_active_clusters(2, 214064))";
+    pg_manifest *m = load(grid, "");
+    assert_true(pg_manifest_uses_device_symbols(m));
+    assert_int_equal(pg_manifest_check_task(m, t, &d), PG_OK);
+    if (pg_plan_build_on(t, m, w, &s, &plan, &d) != PG_OK)
+        fail_msg("%s", pg_diag_format(&d, buf, sizeof buf));
+    const pg_launch_values *lv = &plan.launches[0];
+    assert_int_equal(lv->grid[0], 132);
+    assert_true(lv->clusters_used);
+    assert_int_equal(lv->clusters_size, 2);
+    assert_int_equal(lv->clusters_shared_bytes, 214064);
+    assert_int_equal(lv->clusters_value, 66);
+    json_t *j = pg_plan_clusters_json(m, &plan);
+    assert_int_equal(json_array_size(j), 1);
+    json_t *e = json_array_get(j, 0);
+    assert_string_equal(json_string_value(json_object_get(e, "launch")), "launches[0]");
+    assert_int_equal(json_integer_value(json_object_get(e, "cluster_size")), 2);
+    assert_int_equal(json_integer_value(json_object_get(e, "dynamic_shared_bytes")), 214064);
+    assert_int_equal(json_integer_value(json_object_get(e, "value")), 66);
+    json_decref(j);
+
+    /* Once the kernel is loaded, the GPU's value for it, with the launch's block. */
+    s.query = fake_query;
+    s.query_ctx = &g_query_launch;
+    g_query_launch = -1;
+    pg_launch_values again = plan.launches[0];
+    assert_int_equal(pg_plan_launch_grid(t, m, w, &s, 0, &again, &d), PG_OK);
+    assert_int_equal(g_query_launch, 0);
+    assert_int_equal(g_query_block[0], 128);
+    assert_int_equal(g_query_block[1], 1);
+    assert_int_equal(g_query_args[0], 2);
+    assert_int_equal(g_query_args[1], 214064);
+    assert_int_equal(again.grid[0], 120);
+    assert_int_equal(again.clusters_value, 60);
+    pg_plan_free(&plan);
+    s.query = NULL;
+
+    /* Without device values (a plan built without them) it is an error naming the field. */
+    pg_diag_clear(&d);
+    assert_int_equal(pg_plan_build(t, m, w, &plan, &d), PG_ERR_INPUT);
+    assert_string_equal(d.field, "launches[0].grid[0]");
+    pg_plan_free(&plan);
+    pg_manifest_free(m);
+
+    /* A manifest without grids that call it records nothing. */
+    m = load("num_sms", "");
+    assert_int_equal(pg_plan_build_on(t, m, w, &s, &plan, &d), PG_OK);
+    assert_null(pg_plan_clusters_json(m, &plan));
+    pg_plan_free(&plan);
+    pg_manifest_free(m);
+
+    /* Outside a grid: an input error naming the field. */
+    m = load("1", ", {\"value\": \"max_active_clusters(2, 0)\", \"type\": \"u32\"}");
+    assert_true(pg_manifest_uses_device_symbols(m));
+    assert_int_equal(pg_manifest_check_task(m, t, &d), PG_OK);
+    pg_diag_clear(&d);
+    assert_int_equal(pg_plan_build_on(t, m, w, &s, &plan, &d), PG_ERR_INPUT);
+    assert_string_equal(d.field, "launches[0].params[1].value");
+    assert_non_null(strstr(d.message, "is only available in launch grid expressions"));
+    pg_plan_free(&plan);
+    pg_manifest_free(m);
+
+    /* A grid of 0 clusters (more dynamic shared memory than a block may have). */
+    m = load("max_active_clusters(2, 300000)", "");
+    pg_diag_clear(&d);
+    assert_int_equal(pg_plan_build_on(t, m, w, &s, &plan, &d), PG_ERR_INPUT);
+    assert_string_equal(d.field, "launches[0].grid[0]");
+    assert_non_null(strstr(d.message, "= 0 does not fit a grid dimension"));
+    pg_plan_free(&plan);
+    pg_manifest_free(m);
+    pg_task_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -162,6 +275,7 @@ int main(void)
         cmocka_unit_test(test_uses),
         cmocka_unit_test(test_values),
         cmocka_unit_test(test_check_and_plan),
+        cmocka_unit_test(test_max_active_clusters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,13 +5,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "model/expr.h"
 
 static const char *const k_names[] = {"M", "N", "K"};
 static const int64_t k_values[] = {257, 513, 1000};
-static const pg_symtab k_syms = {k_names, k_values, 3};
+static const pg_symtab k_syms = {k_names, k_values, 3, NULL, NULL};
 
 static int64_t eval_ok(const char *text)
 {
@@ -310,6 +311,92 @@ static void test_from_json(void **state)
     json_decref(obj);
 }
 
+/* A max_active_clusters provider: 100 * cluster size + dynamic bytes / 1024, the arguments
+ * kept; cluster size 7 is refused. */
+static int64_t g_cluster_args[2];
+static int g_cluster_calls;
+static pg_status fake_clusters(void *ctx, int64_t cluster_size, int64_t dynamic_shared_bytes,
+                               int64_t *out, char *err, size_t errlen)
+{
+    assert_ptr_equal(ctx, &g_cluster_calls);
+    g_cluster_calls++;
+    g_cluster_args[0] = cluster_size;
+    g_cluster_args[1] = dynamic_shared_bytes;
+    if (cluster_size == 7) {
+        snprintf(err, errlen, "the driver refused it");
+        return PG_ERR_INPUT;
+    }
+    *out = 100 * cluster_size + dynamic_shared_bytes / 1024;
+    return PG_OK;
+}
+
+static void test_max_active_clusters(void **state)
+{
+    (void)state;
+    pg_symtab syms = {k_names, k_values, 3, fake_clusters, &g_cluster_calls};
+    int64_t v = 0;
+    char err[512];
+    g_cluster_calls = 0;
+    /* Arguments are whole expressions over the symbols; the value takes part in arithmetic. */
+    assert_int_equal(pg_expr_eval("2 * min(132 / 2, max_active_clusters(2, 214064))", &syms, &v,
+                                  err, sizeof err), PG_OK);
+    assert_int_equal(v, 2 * 66); /* 100 * 2 + 209 = 409 > 66 */
+    assert_int_equal(g_cluster_args[0], 2);
+    assert_int_equal(g_cluster_args[1], 214064);
+    assert_int_equal(pg_expr_eval("max_active_clusters(M - 255, K * 2)", &syms, &v, err,
+                                  sizeof err), PG_OK);
+    assert_int_equal(v, 200 + 1);
+    assert_int_equal(g_cluster_calls, 2);
+    /* Argument checks before the provider is asked. */
+    assert_int_equal(pg_expr_eval("max_active_clusters(0, 0)", &syms, &v, err, sizeof err),
+                     PG_ERR_INPUT);
+    assert_non_null(strstr(err, "the cluster size must be at least 1, found 0"));
+    assert_int_equal(pg_expr_eval("max_active_clusters(2, 0 - 1)", &syms, &v, err, sizeof err),
+                     PG_ERR_INPUT);
+    assert_non_null(strstr(err, "the dynamic shared bytes must not be negative, found -1"));
+    assert_int_equal(g_cluster_calls, 2);
+    assert_int_equal(pg_expr_eval("max_active_clusters(2)", &syms, &v, err, sizeof err),
+                     PG_ERR_INPUT);
+    assert_non_null(strstr(err, "max_active_clusters takes 2 arguments (cluster size, dynamic "
+                                "shared bytes), found 1, at column 1"));
+    assert_int_equal(pg_expr_eval("1 + max_active_clusters(2, 0, 3)", &syms, &v, err,
+                                  sizeof err), PG_ERR_INPUT);
+    assert_non_null(strstr(err, "found 3, at column 5"));
+    /* The provider's refusal, with the call named. */
+    assert_int_equal(pg_expr_eval("max_active_clusters(7, 0)", &syms, &v, err, sizeof err),
+                     PG_ERR_INPUT);
+    assert_string_equal(err, "max_active_clusters(7, 0) in 'max_active_clusters(7, 0)': the "
+                             "driver refused it");
+    /* Short-circuited: not asked. */
+    g_cluster_calls = 0;
+    assert_int_equal(pg_expr_eval("0 && max_active_clusters(2, 0)", &syms, &v, err, sizeof err),
+                     PG_OK);
+    assert_int_equal(v, 0);
+    assert_int_equal(g_cluster_calls, 0);
+    /* Without a provider (every field but a launch grid). */
+    assert_int_equal(pg_expr_eval("max_active_clusters(2, 0)", &k_syms, &v, err, sizeof err),
+                     PG_ERR_INPUT);
+    assert_string_equal(err, "max_active_clusters at column 1 of 'max_active_clusters(2, 0)' is "
+                             "only available in launch grid expressions");
+    /* The name alone is not a symbol. */
+    assert_int_equal(pg_expr_eval("max_active_clusters + 1", &syms, &v, err, sizeof err),
+                     PG_ERR_INPUT);
+    assert_non_null(strstr(err, "expected '(' after a function name"));
+    /* Check mode: syntax and argument count only. */
+    assert_int_equal(pg_expr_check("max_active_clusters(2, 214064)", k_names, 3, err, sizeof err),
+                     PG_OK);
+    assert_int_equal(pg_expr_check("max_active_clusters(0 - 5, Q)", NULL, 0, err, sizeof err),
+                     PG_OK);
+    assert_int_equal(pg_expr_check("max_active_clusters(1, 2, 3)", NULL, 0, err, sizeof err),
+                     PG_ERR_INPUT);
+    assert_non_null(strstr(err, "takes 2 arguments"));
+    /* pg_expr_names_function */
+    assert_true(pg_expr_names_function("2 * max_active_clusters (2, 0)", "max_active_clusters"));
+    assert_false(pg_expr_names_function("max_active_clusters", "max_active_clusters"));
+    assert_false(pg_expr_names_function("xmax_active_clusters(2, 0)", "max_active_clusters"));
+    assert_false(pg_expr_names_symbol("max_active_clusters(2, 0)", "max_active_clusters"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -325,6 +412,7 @@ int main(void)
         cmocka_unit_test(test_length_limit),
         cmocka_unit_test(test_check),
         cmocka_unit_test(test_from_json),
+        cmocka_unit_test(test_max_active_clusters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

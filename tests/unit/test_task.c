@@ -242,6 +242,8 @@ static void test_semantic_errors(void **state)
     (void)state;
     expect_bad("dim_unknown_symbol", "tensors[0].dims[1]", "unknown symbol 'Q'", "M, N, K");
     expect_bad("duplicate_symbol", "symbols[3]", "duplicate symbol 'N'", "symbols[1]");
+    expect_bad("function_symbol", "symbols[3]", "not ceil_div, min, max or max_active_clusters",
+               "found 'max_active_clusters'");
     expect_bad("gemm_shape", "tensors[1]", "gemm_nt expects", "B [N,K]");
     expect_bad("workload_missing_symbol", "workloads[1].symbols.K", "symbol 'K' is not bound",
                "M, N, K");
