@@ -111,6 +111,36 @@ def report(results, wall_s, label):
             "phase_totals_s": phase_tot, "rows": rows}
 
 
+def timeline(results):
+    """Where one submission's run went, outside and inside the stages (first submission)."""
+    sub = (results.get("submissions") or [{}])[0]
+    env = results.get("environment") or {}
+    out = {"run duration_s": results.get("duration_s"), "heater_s": env.get("gpu_heater_s")}
+    stages = {x["stage"]: x for x in sub.get("stages", [])}
+    nvcc = ((stages.get("assemble") or {}).get("details") or {}).get("nvcc") or {}
+    out["nvcc -M s"] = nvcc.get("includes_wall_s")
+    out["nvcc -ptx s"] = nvcc.get("wall_s")
+    out["assemble s"] = (stages.get("assemble") or {}).get("duration_s")
+    for wk in (sub.get("isolation") or {}).get("workers", [])[:1]:
+        out["worker startup_s"] = wk.get("startup_s")
+        out["worker wall_s"] = wk.get("wall_s")
+    for w in sub.get("workloads", [])[:1]:
+        for st in w.get("stages", []):
+            det = st.get("details") or {}
+            if st["stage"] == "instructions":
+                out["sass wall_s"] = (det.get("sass") or {}).get("wall_s")
+                rt = det.get("runtime") or {}
+                out["instructions runtime wall_s"] = rt.get("wall_s")
+                for k, v in (rt.get("phases_s") or {}).items():
+                    out[f"instructions runtime.{k}"] = v
+            if st["stage"] == "performance":
+                out["performance decision_s"] = det.get("decision_s")
+                out["performance energy_s"] = det.get("energy_s")
+    print("timeline: " + ", ".join(f"{k} {v:.3f}" if isinstance(v, (int, float)) else f"{k} -"
+                                   for k, v in out.items()))
+    return out
+
+
 def run(ptxgate, args, out, extra):
     cmd = [ptxgate, "check", "--output", out] + extra + args
     print("$ " + " ".join(cmd), flush=True)
@@ -131,13 +161,14 @@ def main():
                     help="also judge a batch of N copies per PTXBench task (0: suite only)")
     ap.add_argument("--batch-workloads", default="@ptxbench",
                     help="--workloads of the batch run (default @ptxbench)")
-    ap.add_argument("--skip-suite", action="store_true")
+    ap.add_argument("--skip-suite", action="store_true", help="neither the suite nor the GEMM")
+    ap.add_argument("--gemm-only", action="store_true", help="only the GEMM headline alone")
     ap.add_argument("--extra", action="append", default=[], help="extra check argument")
     a = ap.parse_args()
     print(__doc__)
     os.makedirs(a.out, exist_ok=True)
     summary = {}
-    if not a.skip_suite:
+    if not a.skip_suite and not a.gemm_only:
         manifests = [os.path.join(a.root, "tasks", t, "examples", m) for t, m in SUITE]
         res, wall, rc = run(a.ptxgate, ["--workloads", "@ptxbench"] + manifests,
                             os.path.join(a.out, "suite"), a.extra)
@@ -148,6 +179,7 @@ def main():
                                                      "wgmma_tma.json")],
                             os.path.join(a.out, "gemm"), a.extra)
         summary["gemm"] = report(res, wall, f"GEMM headline, one submission (exit {rc})")
+        summary["gemm"]["timeline"] = timeline(res)
     if a.copies > 0:
         manifests = make_copies(a.root, os.path.join(a.root, "build", "bench-copies"), a.copies)
         res, wall, rc = run(a.ptxgate, ["--workloads", a.batch_workloads] + manifests,

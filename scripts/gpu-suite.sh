@@ -26,7 +26,8 @@
 #                           the same OUT_DIR), with the per-workload table
 #               speed       bench/suite_speed.py: the PTXBench suite in one invocation, its
 #                           per-stage and per-phase breakdown (not in "all": a benchmark, not a
-#                           test; PTXGATE_BENCH_COPIES=N adds a batch of N copies per task)
+#                           test; PTXGATE_BENCH_COPIES=N adds a batch of N copies per task,
+#                           PTXGATE_BENCH_ARGS more arguments, e.g. --gemm-only)
 #               calibration ptxgate_bench 20 10 50: the timing engine's A/A false-FAIL rate and
 #                           its power at 2 % and 3 % slowdowns (not in "all": a benchmark)
 #   --build   the build folder (default: build/gpu when it exists, else build)
@@ -183,7 +184,7 @@ main_merge() {
 }
 part_speed() {
   step speed suite_speed python3 bench/suite_speed.py --ptxgate "$bin" --root "$root" \
-    --out "$out/speed" --copies "${PTXGATE_BENCH_COPIES:-0}"
+    --out "$out/speed" --copies "${PTXGATE_BENCH_COPIES:-0}" ${PTXGATE_BENCH_ARGS:-}
 }
 interface_examples() {
   "$bin" check --output "$out/interfaces" tasks/gemm_bf16_nt/examples/{params_struct,tmap_global,persistent_cluster,tile_schedule}.json \

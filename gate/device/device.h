@@ -541,10 +541,21 @@ void pg_sgraph_free(pg_sgraph *g);
 
 /* The chip name CUPTI uses for the device, e.g. "GH100" on H100/H200, "GB100" on B200: the key
  * of data/metrics/<chip>.json. Initializes and deinitializes CUPTI's profiler around the
- * query. Errors: PG_ERR_UNAVAILABLE as above (also when CUDA_INJECTION64_PATH is set);
+ * first query of a device (or the first pg_device_count_metrics); later calls answer from the
+ * name kept in the device. Errors: PG_ERR_UNAVAILABLE as above (also when CUDA_INJECTION64_PATH is set);
  * PG_ERR_INPUT when len is too small;
  * PG_ERR_INFRA for other CUPTI failures ("CUPTI_ERROR_... in cuptiDeviceGetChipName: ..."). */
 pg_status pg_device_chip_name(pg_device *dev, char *out, size_t len, pg_diag *d);
+
+/* Where one pg_device_count_metrics call's wall time went, in seconds (host clock): profiler
+ * initialize, device support, chip name and counter availability (init); the config image for
+ * the metrics (config); enable, counter-data image and set config (enable); the replay passes
+ * with their restores (passes); decode and evaluate (read); disable and deinitialize
+ * (teardown). Written on every path that returns (zeros for steps not reached); the
+ * instructions stage records them as details.runtime.phases_s (docs/results.md). */
+typedef struct {
+    double init_s, config_s, enable_s, passes_s, read_s, teardown_s;
+} pg_rp_times;
 
 /* Count `metrics` (n of them, CUPTI metric names with rollup, e.g.
  * "sm__sass_inst_executed_op_shared_gmma.sum") over everything `enqueue` puts on the device
@@ -558,7 +569,7 @@ pg_status pg_device_chip_name(pg_device *dev, char *out, size_t len, pg_diag *d)
  * (may be NULL) re-initialises buffers the work updates in place, so every pass sees the same
  * inputs; its work is not counted. values[i] (caller-owned, n entries) receives metric i for
  * the range: counts are warp instructions or math ops, summed over the device. *passes (may be
- * NULL) receives the number of passes run.
+ * NULL) receives the number of passes run, *times (may be NULL) the time per step.
  * Errors: PG_ERR_INPUT for arguments out of range, an open pg_activity window, or a metric the
  * chip does not know (field "metrics[i]"); PG_ERR_UNAVAILABLE as above (also when
  * CUDA_INJECTION64_PATH is set: another tool injected into the process); the callbacks' own
@@ -570,7 +581,7 @@ pg_status pg_device_chip_name(pg_device *dev, char *out, size_t len, pg_diag *d)
 pg_status pg_device_count_metrics(pg_device *dev, pg_enqueue_fn enqueue, void *ctx,
                                   pg_enqueue_fn restore, void *restore_ctx,
                                   const char *const *metrics, size_t n, double timeout_s,
-                                  double *values, int *passes, pg_diag *d);
+                                  double *values, int *passes, pg_rp_times *times, pg_diag *d);
 
 /* Without a GPU: check that CUPTI's host API accepts every metric for `chip` and give the
  * number of replay passes the list needs (*passes, may be NULL). CI runs it over every

@@ -147,6 +147,7 @@ struct pg_device {
 
     struct pg_envwatch *envwatch; /* envwatch.c: the open watch, NULL when none */
     bool activity_open;           /* activity.c: a pg_activity window is open */
+    char chip[64];                /* rangeprof.c: CUPTI's chip name once read, else "" */
     uint64_t activity_ns0;        /* activity.c: collector totals at the window's begin */
     uint64_t activity_kernels0;
 };

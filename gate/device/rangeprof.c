@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define PG_RP_RANGE_NAME "ptxgate"
 
@@ -84,9 +85,25 @@ static pg_status check_supported(pg_device *dev, pg_diag *d)
                        flags[0] ? flags : "not supported");
 }
 
-/* cuptiDeviceGetChipName crashed when called before cuptiProfilerInitialize: call it after. */
+/* Seconds on the monotonic clock (the step times of pg_rp_times). */
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* cuptiDeviceGetChipName crashed when called before cuptiProfilerInitialize: call it after.
+ * The name is kept in the device: a device's chip does not change. */
 static pg_status read_chip(pg_device *dev, char *out, size_t len, pg_diag *d)
 {
+    if (dev->chip[0]) {
+        if (strlen(dev->chip) >= len)
+            return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                               "chip name '%s' does not fit in %zu bytes", dev->chip, len);
+        snprintf(out, len, "%s", dev->chip);
+        return PG_OK;
+    }
     CUpti_Device_GetChipName_Params p = {.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE};
     p.deviceIndex = (size_t)dev->info.ordinal;
     pg_status st = pg_rp_check(cuptiDeviceGetChipName(&p), "cuptiDeviceGetChipName", d);
@@ -100,6 +117,8 @@ static pg_status read_chip(pg_device *dev, char *out, size_t len, pg_diag *d)
         return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
                            "chip name '%s' does not fit in %zu bytes", p.pChipName, len);
     snprintf(out, len, "%s", p.pChipName);
+    if (strlen(p.pChipName) < sizeof dev->chip)
+        snprintf(dev->chip, sizeof dev->chip, "%s", p.pChipName);
     return PG_OK;
 }
 
@@ -111,6 +130,8 @@ pg_status pg_device_chip_name(pg_device *dev, char *out, size_t len, pg_diag *d)
     pg_status st = pg_dev_enter(dev, d);
     if (st == PG_OK)
         st = refuse_injected(d);
+    if (st == PG_OK && dev->chip[0])
+        return read_chip(dev, out, len, d); /* known: no profiler start-up for it */
     if (st == PG_OK)
         st = profiler_initialize(d);
     if (st != PG_OK)
@@ -308,10 +329,16 @@ static pg_status check_args(pg_device *dev, pg_enqueue_fn enqueue, const char *c
 pg_status pg_device_count_metrics(pg_device *dev, pg_enqueue_fn enqueue, void *ctx,
                                   pg_enqueue_fn restore, void *restore_ctx,
                                   const char *const *metrics, size_t n, double timeout_s,
-                                  double *values, int *passes, pg_diag *d)
+                                  double *values, int *passes, pg_rp_times *times,
+                                  pg_diag *d)
 {
+    pg_rp_times own;
+    if (!times)
+        times = &own;
+    memset(times, 0, sizeof *times);
     if (passes)
         *passes = 0;
+    double t = now_s();
     pg_status st = check_args(dev, enqueue, metrics, n, timeout_s, values, d);
     if (st == PG_OK)
         st = refuse_injected(d);
@@ -337,8 +364,12 @@ pg_status pg_device_count_metrics(pg_device *dev, pg_enqueue_fn enqueue, void *c
         st = read_chip(dev, chip, sizeof chip, d);
     if (st == PG_OK)
         st = counter_availability(dev, &availability, d);
+    times->init_s = now_s() - t;
+    t = now_s();
     if (st == PG_OK)
         st = pg_rp_host_setup(chip, availability, metrics, n, &host, d);
+    times->config_s = now_s() - t;
+    t = now_s();
     if (st != PG_OK)
         goto done;
     ep.ctx = dev->ctx;
@@ -349,6 +380,8 @@ pg_status pg_device_count_metrics(pg_device *dev, pg_enqueue_fn enqueue, void *c
     st = counter_data_setup(&s, metrics, n, d);
     if (st == PG_OK)
         st = set_config(&s, &host, d);
+    times->enable_s = now_s() - t;
+    t = now_s();
     if (st != PG_OK)
         goto done;
 
@@ -371,10 +404,14 @@ pg_status pg_device_count_metrics(pg_device *dev, pg_enqueue_fn enqueue, void *c
             goto done;
         pass++;
     }
+    times->passes_s = now_s() - t;
+    t = now_s();
     st = read_values(&s, &host, metrics, n, values, d);
     if (st == PG_OK && passes)
         *passes = pass;
+    times->read_s = now_s() - t;
 done:
+    t = now_s();
     /* Teardown on every path, in reverse order: nothing of the profiler may stay enabled for
      * the timing runs that follow in this process. A hung kernel (TIMEOUT) leaves the device
      * unusable and CUPTI's teardown would wait for it: the process must end instead. */
@@ -398,5 +435,6 @@ done:
     pg_rp_host_release(&host);
     free(availability);
     profiler_deinitialize();
+    times->teardown_s = now_s() - t;
     return st;
 }

@@ -219,6 +219,7 @@ pg_status pg_cu_check_includes(pg_run *run, pg_submission *s, int index, pg_diag
                  " (%d more files outside those folders)", outside - 1);
     }
     s->includes_checked = deps.n;
+    s->includes_wall_s = r.wall_s;
     pg_strlist_free(&deps);
     s->includes_ok = !s->include_error[0];
     if (s->include_error[0]) {

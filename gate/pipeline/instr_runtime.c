@@ -91,6 +91,22 @@ static void record_unknown(json_t *stage, const char *why)
     json_object_set_new(stage, "message", pg_jstr(msg));
 }
 
+/* Where the verification run's time went (details.runtime.phases_s, docs/results.md): the
+ * chip-name query, then pg_rp_times's steps, seconds to 4 decimals. */
+static json_t *phases_json(double chip_s, const pg_rp_times *t)
+{
+    const struct {
+        const char *name;
+        double s;
+    } p[] = {{"chip", chip_s},       {"init", t->init_s}, {"config", t->config_s},
+             {"enable", t->enable_s}, {"passes", t->passes_s}, {"read", t->read_s},
+             {"teardown", t->teardown_s}};
+    json_t *j = json_object();
+    for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
+        json_object_set_new(j, p[i].name, json_real(round(p[i].s * 1e4) / 1e4));
+    return j;
+}
+
 void pg_instr_runtime(pg_wctx *c, json_t *stage)
 {
     json_t *det = pg_stage_details(stage);
@@ -123,8 +139,11 @@ void pg_instr_runtime(pg_wctx *c, json_t *stage)
     double values[PG_RANGEPROF_MAX_METRICS];
     size_t nm = 0;
     int passes = 0;
+    pg_rp_times times = {0};
+    double chip_s = 0;
     pg_instr_result r;
     pg_status st = pg_device_chip_name(run->dev, chip, sizeof chip, &d);
+    chip_s = pg_now_s() - t0;
     if (st == PG_OK) {
         metrics_dir(run, dir, sizeof dir);
         st = pg_metric_table_load_chip(dir, chip, &table, &d);
@@ -136,7 +155,8 @@ void pg_instr_runtime(pg_wctx *c, json_t *stage)
         st = pg_wctx_init_workspaces(c, &d);
     if (st == PG_OK)
         st = pg_device_count_metrics(run->dev, pg_wctx_enqueue, c, restore_workspaces, c,
-                                     metrics, nm, run->o->timeout_s, values, &passes, &d);
+                                     metrics, nm, run->o->timeout_s, values, &passes, &times,
+                                     &d);
     double required = required_flops(c);
     if (st == PG_OK)
         st = pg_instr_evaluate(table, families, nf, path, metrics, values, nm, required,
@@ -150,8 +170,9 @@ void pg_instr_runtime(pg_wctx *c, json_t *stage)
         } else {
             record_unknown(stage, why);
         }
-        json_object_set_new(det, "runtime", json_pack("{s:s, s:o, s:f}", "chip", chip,
-                                                      "error", pg_jstr(why), "wall_s", wall));
+        json_object_set_new(det, "runtime",
+                            json_pack("{s:s, s:o, s:f, s:o}", "chip", chip, "error", pg_jstr(why),
+                                      "wall_s", wall, "phases_s", phases_json(chip_s, &times)));
         pg_metric_table_free(table);
         pg_progress(run, c->s, c->w->name, "instructions", pg_stage_status(stage),
                     json_string_value(json_object_get(stage, "message")));
@@ -162,8 +183,9 @@ void pg_instr_runtime(pg_wctx *c, json_t *stage)
         json_object_set_new(vals, metrics[k], json_real(values[k]));
     json_object_set_new(
         det, "runtime",
-        json_pack("{s:s, s:s?, s:o, s:i, s:f, s:o, s:o, s:o, s:f, s:s}", "chip", chip, "path",
-                  path, "metrics", vals, "passes", passes, "wall_s", wall, "tensor_flops",
+        json_pack("{s:s, s:s?, s:o, s:i, s:f, s:o, s:o, s:o, s:o, s:f, s:s}", "chip", chip,
+                  "path", path, "metrics", vals, "passes", passes, "wall_s", wall, "phases_s",
+                  phases_json(chip_s, &times), "tensor_flops",
                   pg_json_real_or_null(r.has_coverage ? r.tensor_flops : NAN), "required_flops",
                   pg_json_real_or_null(required), "coverage",
                   pg_json_real_or_null(r.has_coverage ? r.coverage : NAN), "min_coverage",

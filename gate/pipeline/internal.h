@@ -45,6 +45,7 @@ struct pg_submission {
                                      outside the allowed folders, or nvcc -M failed; "" = none */
     bool includes_ok;             /* nvcc -M ran and every file it listed is allowed */
     int includes_checked;         /* files nvcc -M listed, all inside the allowed folders */
+    double includes_wall_s;       /* seconds the nvcc -M run took (0: not run) */
     int cu_dropped;               /* nvcc diagnostic lines dropped as quoting other files */
     bool has_sig;
     pg_ptx_module_info sig;

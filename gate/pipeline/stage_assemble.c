@@ -99,6 +99,9 @@ void pg_stage_assemble(pg_run *run, pg_submission *s)
         json_object_set_new(cu, "log", pg_jstr(s->cu_result.raw_output));
         /* The log keeps only lines of files a report may quote (cu_includes.c). */
         json_object_set_new(cu, "includes_checked", json_integer(s->includes_checked));
+        /* Where a .cu's prepare time goes: the include listing, then the compile. */
+        json_object_set_new(cu, "includes_wall_s", json_real(s->includes_wall_s));
+        json_object_set_new(cu, "wall_s", json_real(s->cu_result.wall_s));
         json_object_set_new(cu, "dropped_diagnostics", json_integer(s->cu_dropped));
         /* nvcc's located diagnostics, at .cu lines (reports point at the first one) */
         json_t *cu_diags = json_array();

@@ -148,7 +148,7 @@ static double count(const char *label, const char *const *families, size_t nf,
     double t0 = now_s();
     pg_status st = pg_device_count_metrics(g_dev, enqueue_work, w,
                                            restore ? restore_counter : NULL, restore, metrics, n,
-                                           TIMEOUT_S, values, passes, &g_d);
+                                           TIMEOUT_S, values, passes, NULL, &g_d);
     double wall = now_s() - t0;
     if (st == PG_ERR_UNAVAILABLE) {
         printf("SKIP: range profiler unavailable: %s\n", g_d.message);
@@ -244,7 +244,7 @@ static int expect_unavailable(void)
     double v = -1;
     int passes = -1;
     st = pg_device_count_metrics(g_dev, nothing, NULL, NULL, NULL, m, 1, TIMEOUT_S, &v, &passes,
-                                 &g_d);
+                                 NULL, &g_d);
     printf("pg_device_count_metrics: status %d: %s\n", (int)st, st ? g_d.message : "counted");
     bad |= st != PG_ERR_UNAVAILABLE || !strstr(g_d.message, "fix: ") || passes != 0;
     pg_device_close(g_dev);
