@@ -177,9 +177,10 @@ static json_t *declined_json(const pg_submission *s, int wi)
 void pg_run_submission_done(pg_run *run, const pg_submission *s)
 {
     /* Declined workloads go last, after every stage has written the records of the workloads
-     * it ran (those are found by position). A sharded run lists none (each shard would). */
+     * it ran (those are found by position). In a sharded run only the shard of the
+     * submission's first workload still has them (shard_filter.c). */
     json_t *wls = s->json ? json_object_get(s->json, "workloads") : NULL;
-    for (int i = 0; wls && run->o->shard_count == 0 && i < s->n_declined; i++)
+    for (int i = 0; wls && i < s->n_declined; i++)
         json_array_append_new(wls, declined_json(s, s->declined[i]));
     run->items_done += (size_t)s->n_workloads;
     run->subs_done++;

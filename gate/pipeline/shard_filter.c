@@ -34,6 +34,16 @@ static void compact(pg_submission *s, const bool *keep)
         a->n_workloads = kept;
 }
 
+/* The shard record's entry of one item: workload_index is its position among the
+ * submission's workload records in the unsharded run. */
+static json_t *item_json(const pg_work_item *it, size_t sub_index, int workload_index)
+{
+    return json_pack("{s:o, s:o, s:o, s:o, s:I, s:I}", "task", pg_jstr(it->task), "submission",
+                     pg_jstr(it->submission), "manifest", pg_jstr(it->manifest), "workload",
+                     pg_jstr(it->workload), "submission_index", (json_int_t)sub_index,
+                     "workload_index", (json_int_t)workload_index);
+}
+
 pg_status pg_run_select_shard(pg_run *run, pg_submission *subs, size_t n, json_t **record,
                               pg_diag *d)
 {
@@ -57,24 +67,34 @@ pg_status pg_run_select_shard(pg_run *run, pg_submission *subs, size_t n, json_t
     if (st == PG_OK)
         st = pg_shard_assign(items, total, o->shard_count, shard_of, d);
     json_t *list = json_array();
+    size_t declined_total = 0;
     k = 0;
     for (size_t i = 0; st == PG_OK && i < n; i++) {
-        for (int w = 0; w < subs[i].n_workloads; w++, k++) {
+        pg_submission *s = &subs[i];
+        /* Workloads the manifest declines cost no GPU time: the shard of the submission's
+         * first workload lists their records, after its own (where the unsharded run has
+         * them), so that merged shards hold every record of the unsharded run. */
+        bool owns_declined = s->n_workloads > 0 && shard_of[k] == o->shard_index;
+        int n_run = s->n_workloads;
+        for (int w = 0; w < n_run; w++, k++) {
             keep[w] = shard_of[k] == o->shard_index;
             if (keep[w])
-                json_array_append_new(
-                    list, json_pack("{s:o, s:o, s:o, s:o, s:I, s:I}", "task",
-                                    pg_jstr(items[k].task), "submission",
-                                    pg_jstr(items[k].submission), "manifest",
-                                    pg_jstr(items[k].manifest), "workload", pg_jstr(items[k].workload),
-                                    "submission_index", (json_int_t)i, "workload_index",
-                                    (json_int_t)w));
+                json_array_append_new(list, item_json(&items[k], i, w));
         }
-        compact(&subs[i], keep);
+        for (int j = 0; owns_declined && j < s->n_declined; j++) {
+            pg_work_item it = items[k - (size_t)n_run];
+            it.workload = s->task->workloads[s->declined[j]].name;
+            json_array_append_new(list, item_json(&it, i, n_run + j));
+        }
+        declined_total += (size_t)s->n_declined;
+        if (!owns_declined)
+            s->n_declined = 0;
+        compact(s, keep);
     }
     if (st == PG_OK)
         *record = json_pack("{s:i, s:i, s:I, s:o}", "index", o->shard_index, "count",
-                            o->shard_count, "items_total", (json_int_t)total, "items", list);
+                            o->shard_count, "items_total", (json_int_t)(total + declined_total),
+                            "items", list);
     else
         json_decref(list);
     free(items);
