@@ -61,6 +61,8 @@ typedef struct {
  * faulted); m->view always holds what the decision needs, with the accepted kernel's facts from
  * c->s and the peaks as run holds them. */
 void pg_perf_measure(pg_wctx *c, const pg_perf_stage_settings *s, double t0, pg_perf_measured *m);
+/* Release the arms (pg_perf_arms_release) and free the arrays of m, then zero it (m->view is no
+ * longer valid). A zeroed record is left as it is. */
 void pg_perf_measured_release(pg_perf_measured *m);
 
 #endif
