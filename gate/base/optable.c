@@ -246,8 +246,13 @@ pg_opt_argv_result pg_opt_parse_argv(const pg_opt *table, int argc, char **argv,
             a->given |= (uint64_t)1 << row;
             a->text[row] = optarg;
         } else {
+            /* getopt_long names a known option's own value in optopt when it lacks its
+             * argument or a flag got one. */
             *bad = argv[optind - 1];
-            res = c == ':' || optopt >= 1000 ? PG_OPT_ARGS_NEEDS_VALUE : PG_OPT_ARGS_UNKNOWN;
+            bool known = optopt >= 1000 && optopt - 1000 < k;
+            res = !known ? PG_OPT_ARGS_UNKNOWN
+                  : table[row_of[optopt - 1000]].arg ? PG_OPT_ARGS_NEEDS_VALUE
+                                                      : PG_OPT_ARGS_NO_VALUE;
             break;
         }
     }

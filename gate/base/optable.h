@@ -108,7 +108,8 @@ typedef enum {
     PG_OPT_ARGS_OK,
     PG_OPT_ARGS_HELP,       /* --help or -h, before any unknown option: show the help */
     PG_OPT_ARGS_UNKNOWN,    /* *bad: an option no row has */
-    PG_OPT_ARGS_NEEDS_VALUE /* *bad: an option that takes an argument got none */
+    PG_OPT_ARGS_NEEDS_VALUE, /* *bad: an option that takes an argument got none */
+    PG_OPT_ARGS_NO_VALUE     /* *bad: a flag given an argument ("--quiet=1") */
 } pg_opt_argv_result;
 
 /* Split argv (argv[0] is the command's name) into the rows given and the positional arguments,

@@ -91,6 +91,9 @@ static int parse_argv(const pg_command_spec *spec, const pg_opt *table, int argc
     case PG_OPT_ARGS_NEEDS_VALUE:
         fprintf(stderr, "ptxgate %s: option '%s' needs an argument\n", spec->name, bad);
         return 2;
+    case PG_OPT_ARGS_NO_VALUE:
+        fprintf(stderr, "ptxgate %s: option '%s' takes no argument\n", spec->name, bad);
+        return 2;
     case PG_OPT_ARGS_UNKNOWN:
         if (bad)
             fprintf(stderr, "ptxgate %s: unknown option '%s' (see 'ptxgate %s --help')\n",
