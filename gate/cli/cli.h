@@ -43,6 +43,11 @@ typedef struct {
  * A spec without one of these options reads as its absence. */
 bool pg_cli_output_options(const pg_command_spec *spec, const char *default_dir,
                            const char **dir, const char **junit_copy, bool *follow);
+/* The same rules on values a command has already: output is the explicit --output (NULL when
+ * not given), junit_copy --junit-copy (NULL: none), follow --follow-output-link; command names
+ * the command in the messages. */
+bool pg_cli_output_check(const char *command, const char *output, const char *junit_copy,
+                         bool follow);
 
 /* Write the reports into out->dir atomically as one set: results.json (when write_json),
  * junit.xml and summary.md, the latter two rendered from the JSON text re-parsed, so

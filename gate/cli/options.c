@@ -2,18 +2,9 @@
 #include "options.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int count_options(const pg_command_spec *spec)
-{
-    int n = 0;
-    while (spec->options[n].name)
-        n++;
-    return n;
-}
 
 /* Help layout: lines of at most HELP_WIDTH columns; option descriptions start at HELP_COL. */
 enum { HELP_WIDTH = 100, HELP_NAME_WIDTH = 26, HELP_COL = 2 + HELP_NAME_WIDTH + 1 };
@@ -57,16 +48,28 @@ static void print_option(FILE *to, const char *left, const char *help)
     print_wrapped(to, help, HELP_COL, HELP_COL);
 }
 
+static void print_option_row(FILE *to, const char *name, const char *arg, const char *help)
+{
+    char left[80];
+    snprintf(left, sizeof left, "--%s%s%s", name, arg ? " " : "", arg ? arg : "");
+    print_option(to, left, help);
+}
+
 void pg_options_help(const pg_command_spec *spec, FILE *to)
+{
+    pg_options_help_table(spec, NULL, to);
+}
+
+void pg_options_help_table(const pg_command_spec *spec, const pg_opt *table, FILE *to)
 {
     fprintf(to, "usage: %s\n\n", spec->usage);
     print_wrapped(to, spec->summary, 0, 0);
     fprintf(to, "\noptions:\n");
-    for (const pg_option *o = spec->options; o->name; o++) {
-        char left[80];
-        snprintf(left, sizeof left, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-        print_option(to, left, o->help);
-    }
+    for (const pg_option *o = spec->options; o && o->name; o++)
+        print_option_row(to, o->name, o->arg, o->help);
+    for (size_t i = 0, n = table ? pg_opt_count(table) : 0; i < n; i++)
+        if (table[i].name)
+            print_option_row(to, table[i].name, table[i].arg, table[i].help);
     print_option(to, "--help", "Show this help and exit.");
     if (spec->details)
         fprintf(to, "\n%s\n", spec->details);
@@ -74,57 +77,83 @@ void pg_options_help(const pg_command_spec *spec, FILE *to)
         fprintf(to, "\nexamples:\n%s\n", spec->examples);
 }
 
-int pg_options_parse(pg_command_spec *spec, int argc, char **argv, char ***positional, int *npos)
+/* argv split by table (base/optable.h), its problems printed. */
+static int parse_argv(const pg_command_spec *spec, const pg_opt *table, int argc, char **argv,
+                      pg_opt_args *args)
 {
-    int n = count_options(spec);
-    struct option *lo = calloc((size_t)n + 2, sizeof *lo);
-    *positional = calloc((size_t)argc + 1, sizeof(char *));
-    *npos = 0;
-    if (!lo || !*positional) {
-        free(lo);
+    const char *bad;
+    switch (pg_opt_parse_argv(table, argc, argv, args, &bad)) {
+    case PG_OPT_ARGS_OK:
+        return 0;
+    case PG_OPT_ARGS_HELP:
+        pg_options_help_table(spec, spec->options ? NULL : table, stdout);
+        return -1;
+    case PG_OPT_ARGS_NEEDS_VALUE:
+        fprintf(stderr, "ptxgate %s: option '%s' needs an argument\n", spec->name, bad);
+        return 2;
+    case PG_OPT_ARGS_NO_VALUE:
+        fprintf(stderr, "ptxgate %s: option '%s' takes no argument\n", spec->name, bad);
+        return 2;
+    case PG_OPT_ARGS_UNKNOWN:
+        if (bad)
+            fprintf(stderr, "ptxgate %s: unknown option '%s' (see 'ptxgate %s --help')\n",
+                    spec->name, bad, spec->name);
         return 2;
     }
-    for (int i = 0; i < n; i++) {
-        lo[i].name = spec->options[i].name;
-        lo[i].has_arg = spec->options[i].arg ? required_argument : no_argument;
-        lo[i].val = 1000 + i;
-        spec->options[i].value = NULL;
+    return 2;
+}
+
+int pg_options_parse(pg_command_spec *spec, int argc, char **argv, char ***positional, int *npos)
+{
+    /* The text rows as typed rows without fields: only names and arguments matter here. */
+    pg_opt rows[PG_OPT_MAX + 1];
+    int n = 0;
+    memset(rows, 0, sizeof rows);
+    for (; spec->options[n].name && n < PG_OPT_MAX; n++) {
+        rows[n].name = spec->options[n].name;
+        rows[n].arg = spec->options[n].arg;
+        rows[n].kind = spec->options[n].arg ? PG_OPT_STRING : PG_OPT_FLAG;
+        spec->options[n].value = NULL;
     }
-    lo[n].name = "help";
-    lo[n].val = 'h';
-    optind = 1;
-    opterr = 0;
-    int c, rc = 0;
-    /* "-" first: positional arguments are returned in order as option 1. */
-    while ((c = getopt_long(argc, argv, "-h", lo, NULL)) != -1) {
-        if (c == 1)
-            (*positional)[(*npos)++] = optarg;
-        else if (c == 'h') {
-            pg_options_help(spec, stdout);
-            rc = -1;
-            break;
-        } else if (c >= 1000)
-            spec->options[c - 1000].value = optarg ? optarg : "1";
-        else {
-            const char *bad = argv[optind - 1];
-            if (c == ':' || (optopt >= 1000))
-                fprintf(stderr, "ptxgate %s: option '%s' needs an argument\n", spec->name, bad);
-            else
-                fprintf(stderr, "ptxgate %s: unknown option '%s' (see 'ptxgate %s --help')\n",
-                        spec->name, bad, spec->name);
-            rc = 2;
-            break;
-        }
-    }
-    while (rc == 0 && optind < argc)
-        (*positional)[(*npos)++] = argv[optind++];
-    free(lo);
+    pg_opt_args args;
+    int rc = parse_argv(spec, rows, argc, argv, &args);
+    for (int i = 0; rc == 0 && i < n; i++)
+        if (args.given >> i & 1)
+            spec->options[i].value = args.text[i] ? args.text[i] : "1";
+    *positional = args.positional;
+    *npos = args.npos;
+    if (!*positional) /* out of memory: an empty list the caller can free */
+        *positional = calloc(1, sizeof(char *));
     return rc;
+}
+
+int pg_options_parse_table(const pg_command_spec *spec, const pg_opt *table, int argc, char **argv,
+                           pg_opt_args *args)
+{
+    return parse_argv(spec, table, argc, argv, args);
+}
+
+int pg_options_fail(const pg_command_spec *spec, const pg_diag *d)
+{
+    char buf[4096];
+    if (d->field[0] || d->file[0])
+        fprintf(stderr, "ptxgate: %s\n", pg_diag_format(d, buf, sizeof buf));
+    else
+        fprintf(stderr, "ptxgate %s: %s\n", spec->name, d->message);
+    return d->status ? (int)d->status : 3;
+}
+
+int pg_options_apply(const pg_command_spec *spec, const pg_opt *table, const pg_opt_args *args,
+                     void *obj)
+{
+    pg_diag d;
+    pg_diag_clear(&d);
+    return pg_opt_apply(table, args, obj, &d) == PG_OK ? 0 : pg_options_fail(spec, &d);
 }
 
 const char *pg_option_value(const pg_command_spec *spec, const char *name)
 {
-    for (const pg_option *o = spec->options; o->name; o++)
+    for (const pg_option *o = spec->options; o && o->name; o++)
         if (strcmp(o->name, name) == 0)
             return o->value;
     return NULL;

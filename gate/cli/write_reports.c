@@ -15,6 +15,22 @@
 
 const char *const pg_cli_report_names[] = {"results.json", "junit.xml", "summary.md", NULL};
 
+bool pg_cli_output_check(const char *command, const char *output, const char *junit_copy,
+                         bool follow)
+{
+    if (follow && !output) {
+        fprintf(stderr, "ptxgate %s: --follow-output-link: follows a symbolic link only where "
+                        "--output names it; give --output DIR\n",
+                command);
+        return false;
+    }
+    if (junit_copy && !junit_copy[0]) {
+        fprintf(stderr, "ptxgate %s: --junit-copy: expected a file path, got ''\n", command);
+        return false;
+    }
+    return true;
+}
+
 bool pg_cli_output_options(const pg_command_spec *spec, const char *default_dir,
                            const char **dir, const char **junit_copy, bool *follow)
 {
@@ -22,17 +38,7 @@ bool pg_cli_output_options(const pg_command_spec *spec, const char *default_dir,
     *dir = given ? given : default_dir;
     *junit_copy = pg_option_value(spec, "junit-copy");
     *follow = pg_option_value(spec, "follow-output-link") != NULL;
-    if (*follow && !given) {
-        fprintf(stderr, "ptxgate %s: --follow-output-link: follows a symbolic link only where "
-                        "--output names it; give --output DIR\n",
-                spec->name);
-        return false;
-    }
-    if (*junit_copy && !(*junit_copy)[0]) {
-        fprintf(stderr, "ptxgate %s: --junit-copy: expected a file path, got ''\n", spec->name);
-        return false;
-    }
-    return true;
+    return pg_cli_output_check(spec->name, given, *junit_copy, *follow);
 }
 
 /* Whether the JUnit copy is another report of the set in the output folder (junit.xml itself

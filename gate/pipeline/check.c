@@ -19,78 +19,6 @@
 #include "tool/process.h"
 #include "tool/tmpdir.h"
 
-void pg_check_options_init(pg_check_options *o)
-{
-    memset(o, 0, sizeof *o);
-    o->tasks_dir = "tasks";
-    o->arch_dir = pg_data_dir(PG_DATA_ARCH, NULL); /* NULL when not found: pg_check_run says so */
-    o->correctness_sets = 3;
-    o->seed = 20261129;
-    o->warmup = 2;
-    o->repetitions = 10;
-    o->confidence = 0.95;
-    o->timeout_s = 60.0;
-    o->energy = true;
-    o->on_missing_baseline = PG_MISSING_MEASURE;
-    o->on_drift = PG_ON_DRIFT_WARN;
-    o->drift_tolerance = 0.05;
-    o->max_ptx_bytes = (size_t)64 << 20;
-    o->watchdog = (pg_watchdog){.startup_s = 120, .load_s = 300, .correctness_s = 900,
-                                .performance_s = 1800, .verify_s = 300, .exit_s = 30,
-                                .sanitize_s = 3600};
-}
-
-static double *watchdog_slot(pg_watchdog *w, const char *stage)
-{
-    static const char *const names[] = {"startup", "load",  "correctness", "performance",
-                                        "verify",  "exit", "sanitize"};
-    double *slots[] = {&w->startup_s, &w->load_s, &w->correctness_s, &w->performance_s,
-                       &w->verify_s,  &w->exit_s, &w->sanitize_s};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (stage && strcmp(stage, names[i]) == 0)
-            return slots[i];
-    return NULL;
-}
-
-bool pg_sanitize_tools_valid(const char *list)
-{
-    static const char *const tools[] = {"memcheck", "racecheck", "synccheck", "initcheck"};
-    bool seen[4] = {false, false, false, false};
-    const char *p = list;
-    if (!p || !*p)
-        return false;
-    while (*p) {
-        size_t len = strcspn(p, ",");
-        bool known = false;
-        for (int i = 0; i < 4; i++)
-            if (len == strlen(tools[i]) && strncmp(p, tools[i], len) == 0) {
-                if (seen[i])
-                    return false;
-                seen[i] = known = true;
-            }
-        if (!known)
-            return false;
-        p += len;
-        if (*p == ',' && *++p == '\0')
-            return false;
-    }
-    return true;
-}
-
-bool pg_watchdog_set(pg_watchdog *w, const char *stage, double seconds)
-{
-    double *slot = watchdog_slot(w, stage);
-    if (slot)
-        *slot = seconds;
-    return slot != NULL;
-}
-
-double pg_watchdog_limit(const pg_watchdog *w, const char *stage)
-{
-    double *slot = watchdog_slot((pg_watchdog *)w, stage);
-    return slot ? *slot : w->startup_s;
-}
-
 void pg_progress(pg_run *run, const pg_submission *s, const char *workload, const char *stage,
                  const char *status, const char *message)
 {
@@ -187,46 +115,6 @@ void pg_run_submission_done(pg_run *run, const pg_submission *s)
     if (run->o->items_progress)
         run->o->items_progress(run->o->progress_ctx, run->items_done, run->items_total,
                                run->subs_done, run->subs_total, pg_now_s() - run->t0);
-}
-
-static json_t *settings_json(const pg_check_options *o, size_t flush_bytes)
-{
-    json_t *j = json_pack("{s:i, s:I, s:i, s:i, s:I, s:f, s:o, s:f, s:o, s:o, s:b}",
-                          "correctness_sets", o->correctness_sets, "seed", (json_int_t)o->seed,
-                          "warmup", o->warmup, "repetitions", o->repetitions, "flush_l2_bytes",
-                          (json_int_t)flush_bytes, "confidence", o->confidence,
-                          "min_speedup_override",
-                          o->min_speedup_override > 0 ? json_real(o->min_speedup_override)
-                                                      : json_null(),
-                          "timeout_s", o->timeout_s, "timing_mode_override",
-                          o->timing_mode ? json_string(o->timing_mode) : json_null(),
-                          "accepted_kernel_override",
-                          o->accepted_kernel ? pg_jstr(o->accepted_kernel) : json_null(),
-                          "energy", o->energy);
-    json_object_set_new(j, "isolation", json_string(o->worker_exe ? "process" : "none"));
-    /* The folder relative paths in these results are relative to; reports give paths relative
-     * to it (JUnit file attributes). */
-    char cwd[4096];
-    json_object_set_new(j, "working_directory",
-                        getcwd(cwd, sizeof cwd) ? pg_jstr(cwd) : json_null());
-    json_t *devs = json_array();
-    for (int k = 0; k < o->n_devices; k++)
-        json_array_append_new(devs, json_integer(o->devices[k]));
-    if (o->n_devices < 1)
-        json_array_append_new(devs, json_integer(o->device_ordinal));
-    json_object_set_new(j, "devices", devs);
-    json_object_set_new(j, "sanitize", o->sanitize ? json_string(o->sanitize) : json_null());
-    json_object_set_new(j, "max_ptx_bytes", json_integer((json_int_t)o->max_ptx_bytes));
-    const pg_watchdog *w = &o->watchdog;
-    json_object_set_new(j, "watchdog_s",
-                        o->worker_exe
-                            ? json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "startup",
-                                        w->startup_s, "load", w->load_s, "correctness",
-                                        w->correctness_s, "performance", w->performance_s,
-                                        "verify", w->verify_s, "exit", w->exit_s, "sanitize",
-                                        w->sanitize_s)
-                            : json_null());
-    return j;
 }
 
 /* submissions[].device_symbols: the values of the run's GPU or the arch table's, and the
@@ -731,8 +619,9 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
     json_object_set_new(res, "environment", pg_environment_json(&run));
     json_object_set_new(res, "baselines", pg_baselines_json(&run));
     json_object_set_new(res, "settings",
-                        settings_json(o, run.have_info ? pg_flush_bytes_for_l2(run.info.l2_bytes)
-                                                       : 0));
+                        pg_check_settings_json(o, run.have_info
+                                                      ? pg_flush_bytes_for_l2(run.info.l2_bytes)
+                                                      : 0));
     json_object_set_new(res, "duration_s", json_real(pg_now_s() - t0));
     pg_results_fold(res, o->shard_count > 0);
     *results = res;

@@ -391,13 +391,6 @@ bool pg_worker_probe(pg_run *run)
     return run->have_info;
 }
 
-/* Optional strings are left out when NULL (the worker's reader takes a missing key as NULL). */
-static void set_opt_string(json_t *obj, const char *key, const char *v)
-{
-    if (v)
-        json_object_set_new(obj, key, pg_jstr(v));
-}
-
 /* The accepted kernel as this process prepared and assembled it (worker.h), or null. */
 static json_t *accepted_json(const pg_submission *s, bool sanitize)
 {
@@ -410,11 +403,6 @@ static json_t *accepted_json(const pg_submission *s, bool sanitize)
                      pg_jstr(s->accepted_note), "usable", s->accepted_usable, "identical",
                      s->accepted_identical, "identical_by",
                      pg_jstr(s->accepted_identical_by));
-}
-
-static const char *missing_policy_name(pg_missing_policy p)
-{
-    return p == PG_MISSING_FAIL ? "fail" : p == PG_MISSING_WARN ? "warn" : "measure";
 }
 
 /* The job on the device of slot (NULL: o->device_ordinal with the run's peaks). */
@@ -435,30 +423,20 @@ static pg_status write_job_on(pg_run *run, pg_submission *s, const pg_device_slo
                                          "write_gbps", pg_json_real_or_null(gbps))
                              : json_null();
     double warm_t = slot ? slot->gpu_warm_t : run->gpu_warm_t;
+    /* The run's settings as the table writes them, on this worker's device; a sanitize job
+     * runs one input set. */
+    pg_check_options jo = *o;
+    jo.device_ordinal = ordinal;
+    if (sanitize)
+        jo.correctness_sets = 1;
     json_t *job = json_pack(
-        "{s:s, s:o, s:o, s:s, s:o, s:o, s:o, s:b, s:i, s:o, "
-        "s:{s:i, s:i, s:I, s:i, s:i, s:f, s:f, s:f}}",
+        "{s:s, s:o, s:o, s:s, s:o, s:o, s:o, s:b, s:i, s:o, s:o}",
         "mode", mode, "manifest", pg_jstr(s->manifest->file), "tasks_dir", pg_jstr(o->tasks_dir),
         "arch", s->arch, "ptx_path", pg_jstr(s->ptx_path), "cubin_path", pg_jstr(s->cubin_path),
         "workloads", wls, "load_stage", load_stage, "n_comparisons", run->n_comparisons, "peaks",
-        peaks, "options", "device", ordinal, "sets", sanitize ? 1 : o->correctness_sets,
-        "seed", (json_int_t)o->seed, "warmup", o->warmup, "repetitions", o->repetitions,
-        "confidence", o->confidence, "timeout_s", o->timeout_s, "min_speedup_override",
-        o->min_speedup_override);
+        peaks, "options", pg_check_job_options(&jo));
     /* CLOCK_MONOTONIC is one clock for every process of the machine. */
     json_object_set_new(job, "gpu_warm_monotonic_s", warm_t > 0 ? json_real(warm_t) : json_null());
-    json_t *opts = json_object_get(job, "options");
-    set_opt_string(opts, "timing_mode", o->timing_mode);
-    json_object_set_new(opts, "energy", json_boolean(o->energy));
-    set_opt_string(opts, "instructions", o->instructions);
-    json_object_set_new(opts, "arch_dir", pg_jstr(o->arch_dir));
-    set_opt_string(opts, "baselines_dir", o->baselines_dir);
-    set_opt_string(opts, "gpu_key", o->gpu_key);
-    json_object_set_new(opts, "on_missing_baseline",
-                        json_string(missing_policy_name(o->on_missing_baseline)));
-    json_object_set_new(opts, "on_drift",
-                        json_string(o->on_drift == PG_ON_DRIFT_FAIL ? "fail" : "warn"));
-    json_object_set_new(opts, "drift_tolerance", json_real(o->drift_tolerance));
     json_object_set_new(job, "accepted", accepted_json(s, sanitize));
     json_object_set_new(job, "instructions",
                         s->instr_static ? json_deep_copy(s->instr_static) : json_null());

@@ -33,7 +33,7 @@
  * "seed", "warmup", "repetitions", "confidence", "timeout_s", "min_speedup_override",
  * "timing_mode"?, "energy", "instructions"?, "arch_dir", "baselines_dir"?, "gpu_key"?,
  * "on_missing_baseline", "on_drift", "drift_tolerance"}} (keys with "?" are left out when the
- * run has no value). */
+ * run has no value; "options" is written and read back by check's option table, settings.h). */
 #ifndef PG_PIPELINE_WORKER_H
 #define PG_PIPELINE_WORKER_H
 

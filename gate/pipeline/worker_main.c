@@ -185,51 +185,14 @@ pg_status pg_worker_probe_main(int ordinal, bool heat_after, const char *status_
     return PG_OK;
 }
 
-/* Options from the job's "options" object. */
+/* Options from the job's "options" object (settings.h reads every row the parent wrote). */
 static pg_status read_options(const json_t *job, const char *file, pg_check_options *o,
                               pg_diag *d)
 {
     pg_jctx top = {.file = file};
     json_t *opts = NULL;
     pg_status st = pg_jget_object(job, &top, "options", true, &opts, d);
-    if (st != PG_OK)
-        return st;
-    pg_jctx ctx = pg_jctx_member(&top, "options");
-    int64_t dev = 0, sets = 0, seed = 0, warmup = 0, reps = 0;
-    if ((st = pg_jget_int(opts, &ctx, "device", true, &dev, d)) != PG_OK ||
-        (st = pg_jget_int(opts, &ctx, "sets", true, &sets, d)) != PG_OK ||
-        (st = pg_jget_int(opts, &ctx, "seed", true, &seed, d)) != PG_OK ||
-        (st = pg_jget_int(opts, &ctx, "warmup", true, &warmup, d)) != PG_OK ||
-        (st = pg_jget_int(opts, &ctx, "repetitions", true, &reps, d)) != PG_OK ||
-        (st = pg_jget_number(opts, &ctx, "confidence", true, &o->confidence, d)) != PG_OK ||
-        (st = pg_jget_number(opts, &ctx, "timeout_s", true, &o->timeout_s, d)) != PG_OK ||
-        (st = pg_jget_number(opts, &ctx, "min_speedup_override", true, &o->min_speedup_override,
-                             d)) != PG_OK)
-        return st;
-    o->device_ordinal = (int)dev;
-    o->correctness_sets = (int)sets;
-    o->seed = (uint64_t)seed;
-    o->warmup = (int)warmup;
-    o->repetitions = (int)reps;
-    /* The performance stage's, the instructions stage's and the stored baselines' settings. */
-    const char *missing = "measure", *drift = "warn";
-    if ((st = pg_jget_string(opts, &ctx, "timing_mode", false, &o->timing_mode, d)) != PG_OK ||
-        (st = pg_jget_bool(opts, &ctx, "energy", true, &o->energy, d)) != PG_OK ||
-        (st = pg_jget_string(opts, &ctx, "instructions", false, &o->instructions, d)) != PG_OK ||
-        (st = pg_jget_string(opts, &ctx, "arch_dir", true, &o->arch_dir, d)) != PG_OK ||
-        (st = pg_jget_string(opts, &ctx, "baselines_dir", false, &o->baselines_dir, d)) !=
-            PG_OK ||
-        (st = pg_jget_string(opts, &ctx, "gpu_key", false, &o->gpu_key, d)) != PG_OK ||
-        (st = pg_jget_string(opts, &ctx, "on_missing_baseline", true, &missing, d)) != PG_OK ||
-        (st = pg_jget_string(opts, &ctx, "on_drift", true, &drift, d)) != PG_OK ||
-        (st = pg_jget_number(opts, &ctx, "drift_tolerance", true, &o->drift_tolerance, d)) !=
-            PG_OK)
-        return st;
-    o->on_missing_baseline = strcmp(missing, "fail") == 0   ? PG_MISSING_FAIL
-                             : strcmp(missing, "warn") == 0 ? PG_MISSING_WARN
-                                                            : PG_MISSING_MEASURE;
-    o->on_drift = strcmp(drift, "fail") == 0 ? PG_ON_DRIFT_FAIL : PG_ON_DRIFT_WARN;
-    return PG_OK;
+    return st == PG_OK ? pg_check_job_options_read(o, opts, file, d) : st;
 }
 
 /* The accepted kernel as the parent prepared and assembled it. */
