@@ -65,42 +65,39 @@ static void test_fits_up_to_the_limits(void **state)
     expect_fit(&s, &k_h200);
 }
 
-static void test_dimensions(void **state)
+/* One broken limit each, on the fitting launch with one value changed. */
+static void test_one_limit_each(void **state)
 {
     (void)state;
-    pg_launch_shape s = fitting();
-    s.block[0] = 2048;
-    expect(&s, &k_h200, PG_LIMIT_BLOCK_DIM, 0, 2048, 1024);
-    s = fitting();
-    s.block[2] = 65;
-    expect(&s, &k_h200, PG_LIMIT_BLOCK_DIM, 2, 65, 64);
-    s = fitting();
-    s.block[1] = 0;
-    expect(&s, &k_h200, PG_LIMIT_BLOCK_DIM, 1, 0, 1024);
-    s = fitting();
-    s.grid[1] = 65536;
-    expect(&s, &k_h200, PG_LIMIT_GRID_DIM, 1, 65536, 65535);
-    s = fitting();
-    s.grid[0] = 0;
-    expect(&s, &k_h200, PG_LIMIT_GRID_DIM, 0, 0, 2147483647);
-    s = fitting();
-    s.grid[0] = 2147483648u;
-    expect(&s, &k_h200, PG_LIMIT_GRID_DIM, 0, 2147483648u, 2147483647);
-}
-
-static void test_threads_and_shared_memory(void **state)
-{
-    (void)state;
-    pg_launch_shape s = fitting();
-    s.block[0] = 64;
-    s.block[1] = 32;
-    expect(&s, &k_h200, PG_LIMIT_THREADS, 0, 2048, 1024);
-    s = fitting();
-    s.shared_bytes = 232449; /* one byte above 227 KiB */
-    expect(&s, &k_h200, PG_LIMIT_SHARED, 0, 232449, 232448);
-    /* Static + dynamic above 4 GiB does not wrap. */
-    s.shared_bytes = 4294967295ull + 48 * 1024;
-    expect(&s, &k_h200, PG_LIMIT_SHARED, 0, 4294967295ull + 48 * 1024, 232448);
+    static const struct {
+        unsigned grid[3], block[3];
+        unsigned long long shared_bytes;
+        pg_limit_kind kind;
+        int axis;
+        unsigned long long value;
+        long long limit;
+    } cases[] = {
+        {{132, 1, 1}, {2048, 1, 1}, 0, PG_LIMIT_BLOCK_DIM, 0, 2048, 1024},
+        {{132, 1, 1}, {128, 1, 65}, 0, PG_LIMIT_BLOCK_DIM, 2, 65, 64},
+        {{132, 1, 1}, {128, 0, 1}, 0, PG_LIMIT_BLOCK_DIM, 1, 0, 1024},
+        {{132, 65536, 1}, {128, 1, 1}, 0, PG_LIMIT_GRID_DIM, 1, 65536, 65535},
+        {{0, 1, 1}, {128, 1, 1}, 0, PG_LIMIT_GRID_DIM, 0, 0, 2147483647},
+        {{2147483648u, 1, 1}, {128, 1, 1}, 0, PG_LIMIT_GRID_DIM, 0, 2147483648u, 2147483647},
+        {{132, 1, 1}, {64, 32, 1}, 0, PG_LIMIT_THREADS, 0, 2048, 1024},
+        /* one byte above 227 KiB */
+        {{132, 1, 1}, {128, 1, 1}, 232449, PG_LIMIT_SHARED, 0, 232449, 232448},
+        /* static + dynamic above 4 GiB does not wrap */
+        {{132, 1, 1}, {128, 1, 1}, 4294967295ull + 49152, PG_LIMIT_SHARED, 0,
+         4294967295ull + 49152, 232448},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pg_launch_shape s = {.shared_bytes = cases[i].shared_bytes};
+        for (int j = 0; j < 3; j++) {
+            s.grid[j] = cases[i].grid[j];
+            s.block[j] = cases[i].block[j];
+        }
+        expect(&s, &k_h200, cases[i].kind, cases[i].axis, cases[i].value, cases[i].limit);
+    }
 }
 
 static void test_clusters(void **state)
@@ -170,8 +167,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fits_up_to_the_limits),
-        cmocka_unit_test(test_dimensions),
-        cmocka_unit_test(test_threads_and_shared_memory),
+        cmocka_unit_test(test_one_limit_each),
         cmocka_unit_test(test_clusters),
         cmocka_unit_test(test_order),
     };
