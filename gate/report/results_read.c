@@ -781,7 +781,7 @@ static bool is_space(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-void pg_rtext_add_clean(pg_rtext *t, const char *s, unsigned flags, size_t max_bytes)
+void pg_rtext_add_clean(pg_text *t, const char *s, unsigned flags, size_t max_bytes)
 {
     if (!s)
         return;
@@ -801,9 +801,9 @@ void pg_rtext_add_clean(pg_rtext *t, const char *s, unsigned flags, size_t max_b
             while (j < end && is_space(s[j]))
                 breaks |= s[j++] != ' ';
             if (!breaks)
-                pg_rtext_addn(t, s + i, j - i);
+                pg_text_addn(t, s + i, j - i);
             else if (i > 0 && j < end)
-                pg_rtext_add(t, " ");
+                pg_text_add(t, " ");
             i = j;
             continue;
         }
@@ -812,13 +812,13 @@ void pg_rtext_add_clean(pg_rtext *t, const char *s, unsigned flags, size_t max_b
         if (i + k > end)
             k = end - i, cp = 0xFFFD;
         if (cp == 0xFFFD || hidden(cp))
-            pg_rtext_add_cp(t, 0xFFFD);
+            pg_text_add_cp(t, 0xFFFD);
         else
-            pg_rtext_addn(t, s + i, k);
+            pg_text_addn(t, s + i, k);
         i += k;
     }
     if (cut)
-        pg_rtext_add(t, "…");
+        pg_text_add(t, "…");
 }
 
 /* ---- locale and versions ---- */

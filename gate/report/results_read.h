@@ -196,17 +196,6 @@ pg_status pg_res_instr_target_get(const pg_res_stage *s, const json_t *targets, 
 
 /* ---- text toolkit shared by the writers ---- */
 
-/* The writers' text buffer is base/text.h's pg_text; these names are its older spelling, kept
- * while the report writers move over (pg_rtext_add_clean below is the report's own). */
-typedef pg_text pg_rtext;
-#define pg_rtext_init pg_text_init
-#define pg_rtext_add pg_text_add
-#define pg_rtext_addn pg_text_addn
-#define pg_rtext_addf pg_text_addf
-#define pg_rtext_take pg_text_take
-#define pg_rtext_free pg_text_free
-#define pg_rtext_add_cp pg_text_add_cp
-
 /* Decode one UTF-8 character of s (s[0] != 0). Returns the bytes consumed (1..4) and sets *cp;
  * an invalid or truncated sequence, an overlong form or a surrogate consumes 1 byte and yields
  * U+FFFD. */
@@ -222,7 +211,7 @@ enum {
  * overrides and isolates (U+202A-U+202E, U+2066-U+2069) become U+FFFD; with PG_CLEAN_ONE_LINE the
  * text is kept on one line. At most max_bytes of s are used (0 = no limit); a longer text is cut
  * at a character boundary and ends with "…". s may be NULL (appends nothing). */
-void pg_rtext_add_clean(pg_rtext *t, const char *s, unsigned flags, size_t max_bytes);
+void pg_rtext_add_clean(pg_text *t, const char *s, unsigned flags, size_t max_bytes);
 
 /* Switch the calling thread to the C locale for number formatting, so "%.3f" always writes a
  * '.' whatever setlocale() the program made; leave restores the previous locale. */
