@@ -101,7 +101,8 @@ static const char *describe(const pg_launch_violation *v, const pg_launch_values
         snprintf(msg, n, "%llu threads per block exceed the limit %lld", v->value, v->limit);
         return "block";
     case PG_LIMIT_SHARED:
-        snprintf(msg, n, "%llu bytes of dynamic shared memory exceed the opt-in limit of %lld bytes",
+        snprintf(msg, n,
+                 "%llu bytes of dynamic shared memory exceed the opt-in limit of %lld bytes",
                  v->value, v->limit);
         return "dynamic_shared_bytes";
     case PG_LIMIT_CLUSTER_CC:

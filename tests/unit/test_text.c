@@ -67,7 +67,8 @@ static void test_cut_keeps_characters(void **state)
     pg_text t;
     pg_text_init(&t, 5);
     pg_text_add(&t, "ab");
-    pg_text_add(&t, "\xe2\x82\xac\xe2\x82\xac"); /* €€: the first fits (5 bytes), not the second */
+    /* €€: the first fits (5 bytes), the second does not */
+    pg_text_add(&t, "\xe2\x82\xac\xe2\x82\xac");
     assert_true(t.truncated);
     assert_int_equal(t.len, 5);
     assert_string_equal(t.data, "ab\xe2\x82\xac");
