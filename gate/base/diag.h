@@ -6,11 +6,22 @@
 
 #include <stddef.h>
 
-/* Values equal the process exit codes they map to (docs/exit-codes.md). */
+/* Every status a ptxgate function returns. PG_OK, PG_FAIL_KERNEL, PG_ERR_INPUT and PG_ERR_INFRA
+ * equal the process exit codes they map to (docs/exit-codes.md: 0 pass, 1 gate failure, 2 usage
+ * or input, 3 infrastructure), so the CLI can exit with a status as it is. PG_ERR_UNAVAILABLE
+ * never reaches the CLI: the pipeline records it as an "unknown" stage and maps it by policy. */
 typedef enum {
     PG_OK = 0,
+    /* The submitted kernel failed at run time: a fault, a trap, a launch the driver refused, a
+     * timeout (the device layer, device/device.h; the message starts with the CUDA error name or
+     * "TIMEOUT"). A result about the kernel, judged as a gate failure, not a crash of ptxgate. */
+    PG_FAIL_KERNEL = 1,
     PG_ERR_INPUT = 2, /* usage or input error: a file, a field or a flag is wrong */
-    PG_ERR_INFRA = 3  /* infrastructure: no GPU, driver, library or tool failure */
+    PG_ERR_INFRA = 3, /* infrastructure: no GPU, driver, library or tool failure */
+    /* Profiling cannot run here (CUPTI: no permission for the performance counters, counters
+     * busy, another profiler, a virtual or MIG device, a chip CUPTI does not know); the message
+     * is "CUPTI_ERROR_NAME in call: why; fix: what to do" (device/device.h). Not an exit code. */
+    PG_ERR_UNAVAILABLE = 4
 } pg_status;
 
 typedef struct {

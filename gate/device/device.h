@@ -26,9 +26,9 @@
 #include "../model/tensor_map.h"
 #include "../stats/accuracy.h"
 
-/* The submitted kernel failed at run time (fault, trap, launch failure, timeout). Equals the
- * "gate failure" exit code 1. */
-#define PG_FAIL_KERNEL ((pg_status)1)
+/* PG_FAIL_KERNEL (the submitted kernel failed at run time: fault, trap, launch failure,
+ * timeout) and PG_ERR_UNAVAILABLE (profiling cannot run here) are pg_status values
+ * (base/diag.h). */
 
 typedef struct pg_device pg_device;
 typedef struct pg_module pg_module;
@@ -525,14 +525,13 @@ void pg_sgraph_free(pg_sgraph *g);
  * and after. Not reentrant: one call at a time per process; never inside a pg_activity window
  * or under another profiler (ncu, nsys, compute-sanitizer). */
 
-/* Profiling cannot run here: no permission for the performance counters, counters busy,
- * another profiler in the process, a virtual or MIG device, a chip this CUPTI does not know.
- * Not an exit code: the pipeline records the stage as "unknown" (never a pass) and its policy
- * maps it (default: infrastructure, exit 3). The message is "CUPTI_ERROR_NAME in call: why;
- * fix: what to do", e.g. "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES in
- * cuptiProfilerGetCounterAvailability: ...; fix: run as root ... or ...
- * NVreg_RestrictProfilingToAdminUsers=0 ...". */
-#define PG_ERR_UNAVAILABLE ((pg_status)4)
+/* PG_ERR_UNAVAILABLE (base/diag.h): profiling cannot run here: no permission for the
+ * performance counters, counters busy, another profiler in the process, a virtual or MIG
+ * device, a chip this CUPTI does not know. Not an exit code: the pipeline records the stage as
+ * "unknown" (never a pass) and its policy maps it (default: infrastructure, exit 3). The
+ * message is "CUPTI_ERROR_NAME in call: why; fix: what to do", e.g.
+ * "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES in cuptiProfilerGetCounterAvailability: ...; fix: run as
+ * root ... or ... NVreg_RestrictProfilingToAdminUsers=0 ...". */
 /* Most metrics in one pg_device_count_metrics or pg_metrics_host_check call. */
 #define PG_RANGEPROF_MAX_METRICS 64
 /* Most replay passes pg_device_count_metrics runs before giving up (CUPTI asked for 1-8 for

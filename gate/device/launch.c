@@ -3,6 +3,8 @@
  * refusals reported as kernel failures. */
 #include "device_internal.h"
 
+#include "../model/launch_limits.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -15,63 +17,99 @@ static bool has_cluster(const pg_launch *l)
     return !zero && !one;
 }
 
-/* Above the limits → PG_ERR_INPUT naming the limit and the value; *static_shared receives the
- * kernel's static shared memory, which counts against the same per-block budget. */
-static pg_status validate(pg_device *dev, CUfunction f, const pg_launch *l, size_t i,
-                          int *static_shared, pg_diag *d)
+/* The device's limits for the launch-limit rule (model/launch_limits.h). Blocks per cluster
+ * are left to the driver (no device attribute gives them): 0, not checked. */
+static void device_limits(const pg_device_info *in, pg_launch_limits *lim)
 {
-    const pg_device_info *in = &dev->info;
+    memset(lim, 0, sizeof *lim);
+    snprintf(lim->target, sizeof lim->target, "%s", in->name);
+    lim->max_threads_per_block = in->max_threads_per_block;
     for (int j = 0; j < 3; j++) {
-        if (l->block[j] == 0 || l->block[j] > (unsigned)in->max_block_dim[j])
-            return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
-                               "launch %zu: block.%c = %u is outside 1..%d, the device's "
-                               "maximum block dimension %c",
-                               i, k_axis[j], l->block[j], in->max_block_dim[j], k_axis[j]);
-        if (l->grid[j] == 0 || l->grid[j] > (unsigned)in->max_grid_dim[j])
-            return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
-                               "launch %zu: grid.%c = %u is outside 1..%d, the device's maximum "
-                               "grid dimension %c",
-                               i, k_axis[j], l->grid[j], in->max_grid_dim[j], k_axis[j]);
+        lim->max_block_dim[j] = in->max_block_dim[j];
+        lim->max_grid_dim[j] = in->max_grid_dim[j];
     }
-    unsigned long long threads =
-        (unsigned long long)l->block[0] * l->block[1] * l->block[2];
-    if (threads > (unsigned long long)in->max_threads_per_block)
+    lim->max_shared_per_block_optin = in->max_shared_per_block_optin;
+    lim->cc_major = in->cc_major;
+}
+
+/* Launch i broke the limit v names: PG_ERR_INPUT in the device's words. */
+static pg_status refuse(const pg_device_info *in, const pg_launch *l, size_t i,
+                        const pg_launch_violation *v, int static_shared, pg_diag *d)
+{
+    char c = k_axis[v->axis];
+    switch (v->kind) {
+    case PG_LIMIT_BLOCK_DIM:
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                           "launch %zu: block.%c = %u is outside 1..%d, the device's "
+                           "maximum block dimension %c",
+                           i, c, l->block[v->axis], in->max_block_dim[v->axis], c);
+    case PG_LIMIT_GRID_DIM:
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                           "launch %zu: grid.%c = %u is outside 1..%d, the device's maximum "
+                           "grid dimension %c",
+                           i, c, l->grid[v->axis], in->max_grid_dim[v->axis], c);
+    case PG_LIMIT_THREADS:
         return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
                            "launch %zu: block of %u x %u x %u = %llu threads is above the "
                            "device's maximum of %d threads per block",
-                           i, l->block[0], l->block[1], l->block[2], threads,
+                           i, l->block[0], l->block[1], l->block[2], v->value,
                            in->max_threads_per_block);
-    if (has_cluster(l)) {
-        if (in->cc_major < 9)
-            return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
-                               "launch %zu: thread block clusters need compute capability 9.0; "
-                               "the device has %d.%d",
-                               i, in->cc_major, in->cc_minor);
-        for (int j = 0; j < 3; j++) {
-            if (l->cluster[j] == 0)
-                return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
-                                   "launch %zu: cluster.%c = 0 (a cluster dimension is at "
-                                   "least 1, or all three are 0 for no cluster)",
-                                   i, k_axis[j]);
-            if (l->grid[j] % l->cluster[j] != 0)
-                return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
-                                   "launch %zu: grid.%c = %u is not a multiple of cluster.%c = %u",
-                                   i, k_axis[j], l->grid[j], k_axis[j], l->cluster[j]);
-        }
+    case PG_LIMIT_CLUSTER_CC:
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                           "launch %zu: thread block clusters need compute capability 9.0; "
+                           "the device has %d.%d",
+                           i, in->cc_major, in->cc_minor);
+    case PG_LIMIT_CLUSTER_ZERO:
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                           "launch %zu: cluster.%c = 0 (a cluster dimension is at "
+                           "least 1, or all three are 0 for no cluster)",
+                           i, c);
+    case PG_LIMIT_CLUSTER_MULTIPLE:
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                           "launch %zu: grid.%c = %u is not a multiple of cluster.%c = %u",
+                           i, c, l->grid[v->axis], c, l->cluster[v->axis]);
+    case PG_LIMIT_SHARED:
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                           "launch %zu: dynamic shared memory %u bytes (+ %d bytes static) is "
+                           "above the device's opt-in maximum of %d bytes per block",
+                           i, l->dynamic_shared_bytes, static_shared,
+                           in->max_shared_per_block_optin);
+    case PG_LIMIT_CLUSTER_BLOCKS: /* not checked here (device_limits) */
+    case PG_LIMIT_NONE:
+        break;
     }
+    return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL, "launch %zu: above the device's limits",
+                       i);
+}
+
+/* Above the limits → PG_ERR_INPUT naming the limit and the value, by the launch-limit rule
+ * (model/launch_limits.h) with the device's limits; *static_shared receives the kernel's static
+ * shared memory, which counts against the same per-block budget. The shape is checked first
+ * without shared memory, so the driver is asked for the static size only for a launch whose
+ * dimensions and cluster fit. */
+static pg_status validate(pg_device *dev, CUfunction f, const pg_launch *l, size_t i,
+                          int *static_shared, pg_diag *d)
+{
+    pg_launch_limits lim;
+    device_limits(&dev->info, &lim);
+    pg_launch_shape shape = {.shared_bytes = 0};
+    for (int j = 0; j < 3; j++) {
+        shape.grid[j] = l->grid[j];
+        shape.block[j] = l->block[j];
+        shape.cluster[j] = l->cluster[j];
+    }
+    pg_launch_violation v;
+    if (!pg_launch_limits_fit(&shape, &lim, &v))
+        return refuse(&dev->info, l, i, &v, 0, d);
     pg_status st = pg_dev_check(dev,
                                 dev->cu->FuncGetAttribute(static_shared,
                                                           CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f),
                                 PG_ERR_INFRA, "cuFuncGetAttribute(SHARED_SIZE_BYTES)", d);
     if (st != PG_OK)
         return st;
-    unsigned long long shared = (unsigned long long)*static_shared + l->dynamic_shared_bytes;
-    if (shared > (unsigned long long)in->max_shared_per_block_optin)
-        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
-                           "launch %zu: dynamic shared memory %u bytes (+ %d bytes static) is "
-                           "above the device's opt-in maximum of %d bytes per block",
-                           i, l->dynamic_shared_bytes, *static_shared,
-                           in->max_shared_per_block_optin);
+    shape.shared_bytes = (unsigned long long)*static_shared + l->dynamic_shared_bytes;
+    if (!pg_launch_limits_fit(&shape, &lim, &v))
+        return refuse(&dev->info, l, i, &v, *static_shared, d);
     return PG_OK;
 }
 

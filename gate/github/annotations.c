@@ -39,18 +39,18 @@ static char *relative_path(const char *path, const char *workspace)
         path += w + 1;
     while (path[0] == '.' && path[1] == '/')
         path += 2;
-    pg_rtext t;
-    pg_rtext_init(&t, 4096);
+    pg_text t;
+    pg_text_init(&t, 4096);
     pg_rtext_add_clean(&t, path[0] ? path : "results.json", PG_CLEAN_ONE_LINE, 1024);
-    return pg_rtext_take(&t, NULL);
+    return pg_text_take(&t, NULL);
 }
 
 static char *clean(const char *s, unsigned flags, size_t max)
 {
-    pg_rtext t;
-    pg_rtext_init(&t, max * 2 + 16);
+    pg_text t;
+    pg_text_init(&t, max * 2 + 16);
     pg_rtext_add_clean(&t, s ? s : "", flags, max);
-    return pg_rtext_take(&t, NULL);
+    return pg_text_take(&t, NULL);
 }
 
 static pg_status add(pg_gh_annotations *a, const char *path, const char *workspace, long line,
@@ -194,27 +194,27 @@ pg_status pg_gh_annotations_build(const pg_results *r, const char *workspace,
     return rc;
 }
 
-void pg_gh_escape_data(pg_rtext *t, const char *s)
+void pg_gh_escape_data(pg_text *t, const char *s)
 {
     for (; s && *s; s++) {
         if (*s == '%')
-            pg_rtext_add(t, "%25");
+            pg_text_add(t, "%25");
         else if (*s == '\r')
-            pg_rtext_add(t, "%0D");
+            pg_text_add(t, "%0D");
         else if (*s == '\n')
-            pg_rtext_add(t, "%0A");
+            pg_text_add(t, "%0A");
         else
-            pg_rtext_addn(t, s, 1);
+            pg_text_addn(t, s, 1);
     }
 }
 
-void pg_gh_escape_property(pg_rtext *t, const char *s)
+void pg_gh_escape_property(pg_text *t, const char *s)
 {
     for (; s && *s; s++) {
         if (*s == ':')
-            pg_rtext_add(t, "%3A");
+            pg_text_add(t, "%3A");
         else if (*s == ',')
-            pg_rtext_add(t, "%2C");
+            pg_text_add(t, "%2C");
         else {
             char c[2] = {*s, '\0'};
             pg_gh_escape_data(t, c);
@@ -225,14 +225,14 @@ void pg_gh_escape_property(pg_rtext *t, const char *s)
 char *pg_gh_annotation_command(const pg_gh_annotation *a)
 {
     static const char *const k_cmd[] = {"notice", "warning", "error"};
-    pg_rtext t;
-    pg_rtext_init(&t, 64 * 1024);
-    pg_rtext_addf(&t, "::%s file=", k_cmd[a->level]);
+    pg_text t;
+    pg_text_init(&t, 64 * 1024);
+    pg_text_addf(&t, "::%s file=", k_cmd[a->level]);
     pg_gh_escape_property(&t, a->path);
-    pg_rtext_addf(&t, ",line=%ld,endLine=%ld,title=", a->start_line, a->end_line);
+    pg_text_addf(&t, ",line=%ld,endLine=%ld,title=", a->start_line, a->end_line);
     pg_gh_escape_property(&t, a->title);
-    pg_rtext_add(&t, "::");
+    pg_text_add(&t, "::");
     pg_gh_escape_data(&t, a->message);
-    pg_rtext_add(&t, "\n");
-    return pg_rtext_take(&t, NULL);
+    pg_text_add(&t, "\n");
+    return pg_text_take(&t, NULL);
 }

@@ -65,7 +65,7 @@ const char *pg_gh_level_name(pg_gh_level l);
 char *pg_gh_annotation_command(const pg_gh_annotation *a);
 
 /* Escape for workflow commands, appended to t: data (message) and property values. */
-void pg_gh_escape_data(pg_rtext *t, const char *s);
-void pg_gh_escape_property(pg_rtext *t, const char *s);
+void pg_gh_escape_data(pg_text *t, const char *s);
+void pg_gh_escape_property(pg_text *t, const char *s);
 
 #endif

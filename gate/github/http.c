@@ -10,6 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/text.h"
+
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static CURLcode g_init_rc = CURLE_OK;
 
@@ -18,37 +20,22 @@ static void global_init(void)
     g_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
+/* The body as it arrives; the chunk that would take it past the limit aborts the transfer. */
 typedef struct {
-    pg_gh_response *resp;
-    size_t cap;
-    int too_big, oom;
+    pg_text body;
+    bool too_big;
 } sink;
 
 static size_t on_body(char *data, size_t size, size_t nmemb, void *user)
 {
     sink *s = user;
     size_t n = size * nmemb;
-    pg_gh_response *r = s->resp;
-    if (r->body_len + n > PG_GH_HTTP_MAX_BODY) {
-        s->too_big = 1;
+    if (n > s->body.max - s->body.len) {
+        s->too_big = true;
         return 0; /* aborts the transfer */
     }
-    if (r->body_len + n + 1 > s->cap) {
-        size_t cap = s->cap ? s->cap : 4096;
-        while (cap < r->body_len + n + 1)
-            cap *= 2;
-        char *p = realloc(r->body, cap);
-        if (!p) {
-            s->oom = 1;
-            return 0;
-        }
-        r->body = p;
-        s->cap = cap;
-    }
-    memcpy(r->body + r->body_len, data, n);
-    r->body_len += n;
-    r->body[r->body_len] = '\0';
-    return n;
+    pg_text_addn(&s->body, data, n);
+    return s->body.oom ? 0 : n;
 }
 
 /* Copy the value of header line "Name: value\r\n" into dst when its name is name. */
@@ -166,7 +153,8 @@ pg_status pg_gh_http_send(const char *method, const char *url, const char *const
     CURL *h = curl_easy_init();
     struct curl_slist *list = NULL;
     pg_status st = PG_OK;
-    sink s = {resp, 0, 0, 0};
+    sink s = {.too_big = false};
+    pg_text_init_bytes(&s.body, PG_GH_HTTP_MAX_BODY);
     if (!h) {
         st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "libcurl could not create a handle");
         goto done;
@@ -199,7 +187,10 @@ pg_status pg_gh_http_send(const char *method, const char *url, const char *const
     curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(h, CURLOPT_HEADERDATA, resp);
     CURLcode rc = curl_easy_perform(h);
-    if (s.oom) {
+    /* The response owns what arrived, also when the transfer failed (the retry rule reads it). */
+    bool oom = s.body.oom;
+    resp->body = pg_text_release(&s.body, &resp->body_len);
+    if (oom) {
         st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory reading a response");
         goto done;
     }

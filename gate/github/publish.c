@@ -51,9 +51,9 @@ static void step_fail(pg_gh_publish_result *out, int i, const pg_diag *d)
 /* Workflow commands for at most max annotations of each level, and a notice for the rest. */
 static char *annotation_log(const pg_gh_annotations *a, size_t max, size_t *shown)
 {
-    pg_rtext t;
-    pg_rtext_init(&t, 4u * 1024u * 1024u);
-    pg_rtext_add(&t, "");
+    pg_text t;
+    pg_text_init(&t, 4u * 1024u * 1024u);
+    pg_text_add(&t, "");
     size_t used[3] = {0, 0, 0};
     *shown = 0;
     for (size_t i = 0; i < a->n; i++) {
@@ -61,15 +61,15 @@ static char *annotation_log(const pg_gh_annotations *a, size_t max, size_t *show
             continue;
         used[a->items[i].level]++;
         char *cmd = pg_gh_annotation_command(&a->items[i]);
-        pg_rtext_add(&t, cmd);
+        pg_text_add(&t, cmd);
         free(cmd);
         (*shown)++;
     }
     if (*shown < a->n + a->dropped)
-        pg_rtext_addf(&t, "::notice title=ptxgate::%zu more annotations are in the check run and "
-                          "the job summary (GitHub shows %zu per level and step in the log)\n",
-                      a->n + a->dropped - *shown, max);
-    return pg_rtext_take(&t, NULL);
+        pg_text_addf(&t, "::notice title=ptxgate::%zu more annotations are in the check run and "
+                         "the job summary (GitHub shows %zu per level and step in the log)\n",
+                     a->n + a->dropped - *shown, max);
+    return pg_text_take(&t, NULL);
 }
 
 static void run_summary(const pg_gh_publish_config *cfg, const char *md, pg_gh_publish_result *out)

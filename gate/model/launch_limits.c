@@ -33,60 +33,116 @@ void pg_launch_limits_from_arch(const pg_arch_launch_limits *a, const char *arch
     out->max_cluster_blocks = a->max_cluster_blocks;
 }
 
+static bool has_cluster(const unsigned c[3])
+{
+    bool zero = !c[0] && !c[1] && !c[2];
+    bool one = c[0] == 1 && c[1] == 1 && c[2] == 1;
+    return !zero && !one;
+}
+
+static bool broken(pg_launch_violation *v, pg_limit_kind kind, int axis, unsigned long long value,
+                   long long limit)
+{
+    *v = (pg_launch_violation){.kind = kind, .axis = axis, .value = value, .limit = limit};
+    return false;
+}
+
+bool pg_launch_limits_fit(const pg_launch_shape *s, const pg_launch_limits *lim,
+                          pg_launch_violation *v)
+{
+    for (int i = 0; i < 3; i++) {
+        if (s->block[i] == 0 || s->block[i] > (unsigned)lim->max_block_dim[i])
+            return broken(v, PG_LIMIT_BLOCK_DIM, i, s->block[i], lim->max_block_dim[i]);
+        if (s->grid[i] == 0 || s->grid[i] > (unsigned)lim->max_grid_dim[i])
+            return broken(v, PG_LIMIT_GRID_DIM, i, s->grid[i], lim->max_grid_dim[i]);
+    }
+    /* Each factor is at most max_block_dim here: no overflow. */
+    unsigned long long threads = (unsigned long long)s->block[0] * s->block[1] * s->block[2];
+    if (threads > (unsigned long long)lim->max_threads_per_block)
+        return broken(v, PG_LIMIT_THREADS, 0, threads, lim->max_threads_per_block);
+    if (s->shared_bytes > (unsigned long long)lim->max_shared_per_block_optin)
+        return broken(v, PG_LIMIT_SHARED, 0, s->shared_bytes, lim->max_shared_per_block_optin);
+    if (has_cluster(s->cluster)) {
+        if (lim->cc_major < 9)
+            return broken(v, PG_LIMIT_CLUSTER_CC, 0, (unsigned long long)lim->cc_major, 9);
+        for (int i = 0; i < 3; i++) {
+            if (s->cluster[i] == 0)
+                return broken(v, PG_LIMIT_CLUSTER_ZERO, i, 0, 0);
+            if (s->grid[i] % s->cluster[i] != 0)
+                return broken(v, PG_LIMIT_CLUSTER_MULTIPLE, i, s->grid[i], s->cluster[i]);
+        }
+        unsigned long long blocks =
+            (unsigned long long)s->cluster[0] * s->cluster[1] * s->cluster[2];
+        if (lim->max_cluster_blocks > 0 && blocks > (unsigned long long)lim->max_cluster_blocks)
+            return broken(v, PG_LIMIT_CLUSTER_BLOCKS, 0, blocks, lim->max_cluster_blocks);
+    }
+    *v = (pg_launch_violation){.kind = PG_LIMIT_NONE};
+    return true;
+}
+
+/* The message of v for launch l of the plan ("block x = 2048 exceeds the limit 1024"), into
+ * msg; returns the field under the launch it is about ("block"). */
+static const char *describe(const pg_launch_violation *v, const pg_launch_values *l,
+                            const pg_launch_limits *lim, char *msg, size_t n)
+{
+    static const char axis[3] = {'x', 'y', 'z'};
+    char c = axis[v->axis];
+    switch (v->kind) {
+    case PG_LIMIT_BLOCK_DIM:
+    case PG_LIMIT_GRID_DIM: {
+        const char *what = v->kind == PG_LIMIT_BLOCK_DIM ? "block" : "grid";
+        if (v->value == 0) /* the plan's dimensions are at least 1; said plainly if not */
+            snprintf(msg, n, "%s %c = 0 is below the minimum 1", what, c);
+        else
+            snprintf(msg, n, "%s %c = %llu exceeds the limit %lld", what, c, v->value, v->limit);
+        return what;
+    }
+    case PG_LIMIT_THREADS:
+        snprintf(msg, n, "%llu threads per block exceed the limit %lld", v->value, v->limit);
+        return "block";
+    case PG_LIMIT_SHARED:
+        snprintf(msg, n,
+                 "%llu bytes of dynamic shared memory exceed the opt-in limit of %lld bytes",
+                 v->value, v->limit);
+        return "dynamic_shared_bytes";
+    case PG_LIMIT_CLUSTER_CC:
+        snprintf(msg, n, "thread block clusters need compute capability 9.0 or newer");
+        return "cluster";
+    case PG_LIMIT_CLUSTER_ZERO:
+    case PG_LIMIT_CLUSTER_MULTIPLE:
+        snprintf(msg, n, "grid %c = %u is not a multiple of cluster %c = %u", c, l->grid[v->axis],
+                 c, l->cluster[v->axis]);
+        return "cluster";
+    case PG_LIMIT_CLUSTER_BLOCKS:
+        snprintf(msg, n,
+                 "a cluster of %u x %u x %u = %llu blocks exceeds the limit of %lld blocks "
+                 "(%d portable, more with the non-portable opt-in, which ptxgate sets)",
+                 l->cluster[0], l->cluster[1], l->cluster[2], v->value, v->limit,
+                 lim->max_cluster_blocks_portable);
+        return "cluster";
+    case PG_LIMIT_NONE:
+        break;
+    }
+    snprintf(msg, n, "fits");
+    return "";
+}
+
 pg_status pg_launch_limits_check(const pg_manifest *m, const pg_workload *w, const pg_plan *p,
                                  const pg_launch_limits *lim, pg_diag *d)
 {
-    static const char axis[3] = {'x', 'y', 'z'};
     char msg[512];
     for (int l = 0; l < p->n_launches + p->n_setup; l++) {
         const pg_launch_values *lv = &p->launches[l];
-        const pg_launch_spec *ls = &m->launches[l];
-        unsigned long long threads = 1;
+        pg_launch_shape s = {.shared_bytes = lv->dynamic_shared_bytes};
         for (int i = 0; i < 3; i++) {
-            threads *= lv->block[i];
-            if (lv->block[i] > (unsigned)lim->max_block_dim[i]) {
-                snprintf(msg, sizeof msg, "block %c = %u exceeds the limit %d", axis[i],
-                         lv->block[i], lim->max_block_dim[i]);
-                return too_big(m, ls, "block", w, msg, lim, d);
-            }
-            if (lv->grid[i] > (unsigned)lim->max_grid_dim[i]) {
-                snprintf(msg, sizeof msg, "grid %c = %u exceeds the limit %d", axis[i],
-                         lv->grid[i], lim->max_grid_dim[i]);
-                return too_big(m, ls, "grid", w, msg, lim, d);
-            }
+            s.grid[i] = lv->grid[i];
+            s.block[i] = lv->block[i];
+            s.cluster[i] = lv->cluster[i];
         }
-        if (threads > (unsigned long long)lim->max_threads_per_block) {
-            snprintf(msg, sizeof msg, "%llu threads per block exceed the limit %d", threads,
-                     lim->max_threads_per_block);
-            return too_big(m, ls, "block", w, msg, lim, d);
-        }
-        if (lv->dynamic_shared_bytes > (unsigned)lim->max_shared_per_block_optin) {
-            snprintf(msg, sizeof msg,
-                     "%u bytes of dynamic shared memory exceed the opt-in limit of %d bytes",
-                     lv->dynamic_shared_bytes, lim->max_shared_per_block_optin);
-            return too_big(m, ls, "dynamic_shared_bytes", w, msg, lim, d);
-        }
-        bool cluster = lv->cluster[0] > 1 || lv->cluster[1] > 1 || lv->cluster[2] > 1;
-        if (cluster && lim->cc_major < 9) {
-            snprintf(msg, sizeof msg, "thread block clusters need compute capability 9.0 or newer");
-            return too_big(m, ls, "cluster", w, msg, lim, d);
-        }
-        for (int i = 0; cluster && i < 3; i++)
-            if (lv->cluster[i] == 0 || lv->grid[i] % lv->cluster[i] != 0) {
-                snprintf(msg, sizeof msg, "grid %c = %u is not a multiple of cluster %c = %u",
-                         axis[i], lv->grid[i], axis[i], lv->cluster[i]);
-                return too_big(m, ls, "cluster", w, msg, lim, d);
-            }
-        unsigned long long blocks =
-            (unsigned long long)lv->cluster[0] * lv->cluster[1] * lv->cluster[2];
-        if (cluster && lim->max_cluster_blocks > 0 &&
-            blocks > (unsigned long long)lim->max_cluster_blocks) {
-            snprintf(msg, sizeof msg,
-                     "a cluster of %u x %u x %u = %llu blocks exceeds the limit of %d blocks "
-                     "(%d portable, more with the non-portable opt-in, which ptxgate sets)",
-                     lv->cluster[0], lv->cluster[1], lv->cluster[2], blocks,
-                     lim->max_cluster_blocks, lim->max_cluster_blocks_portable);
-            return too_big(m, ls, "cluster", w, msg, lim, d);
+        pg_launch_violation v;
+        if (!pg_launch_limits_fit(&s, lim, &v)) {
+            const char *what = describe(&v, lv, lim, msg, sizeof msg);
+            return too_big(m, &m->launches[l], what, w, msg, lim, d);
         }
     }
     return PG_OK;

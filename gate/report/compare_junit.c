@@ -23,13 +23,13 @@ static const char *str(const json_t *o, const char *key)
 /* Cleaned one-line copy (malloc'd, never empty; NULL on out-of-memory). */
 static char *clean(const char *s, const char *suffix)
 {
-    pg_rtext t;
-    pg_rtext_init(&t, NAME_MAX_BYTES * 2 + 32);
+    pg_text t;
+    pg_text_init(&t, NAME_MAX_BYTES * 2 + 32);
     pg_rtext_add_clean(&t, s, PG_CLEAN_ONE_LINE, NAME_MAX_BYTES);
     if (t.len == 0)
-        pg_rtext_add(&t, "unnamed");
-    pg_rtext_add(&t, suffix);
-    return pg_rtext_take(&t, NULL);
+        pg_text_add(&t, "unnamed");
+    pg_text_add(&t, suffix);
+    return pg_text_take(&t, NULL);
 }
 
 typedef enum { TC_PASS, TC_FAIL, TC_SKIP } tc_outcome;
@@ -49,19 +49,19 @@ typedef struct {
 
 static void property(pg_xw *x, const char *name, const char *value)
 {
-    pg_rtext t;
-    pg_rtext_init(&t, 2048);
+    pg_text t;
+    pg_text_init(&t, 2048);
     pg_rtext_add_clean(&t, value, PG_CLEAN_ONE_LINE, 1024);
     pg_xw_start(x, "property");
     pg_xw_attr(x, "name", name);
     pg_xw_attr(x, "value", t.data ? t.data : "");
     pg_xw_end(x);
-    pg_rtext_free(&t);
+    pg_text_free(&t);
 }
 
 /* Regression → failure; else a non-comparable change, or correctness not judged on a side →
  * skipped; else passed. */
-static tc_outcome classify(const json_t *rec, pg_rtext *why)
+static tc_outcome classify(const json_t *rec, pg_text *why)
 {
     size_t i;
     const json_t *c;
@@ -82,14 +82,14 @@ static tc_outcome classify(const json_t *rec, pg_rtext *why)
     json_array_foreach(json_object_get(rec, "changes"), i, c) {
         if (strcmp(str(c, "kind"), want) != 0)
             continue;
-        pg_rtext_addf(why, "%s%s %s → %s", first ? "" : "; ", str(c, "stage"), str(c, "old"),
-                      str(c, "new"));
+        pg_text_addf(why, "%s%s %s → %s", first ? "" : "; ", str(c, "stage"), str(c, "old"),
+                     str(c, "new"));
         first = false;
     }
     if (regression)
         return TC_FAIL;
     if (other && first)
-        pg_rtext_add(why, "correctness was not judged on one side (error or skipped)");
+        pg_text_add(why, "correctness was not judged on one side (error or skipped)");
     /* A stage that ran on one side only was not judged by the comparison: say which. */
     const json_t *nj;
     json_array_foreach(json_object_get(rec, "not_judged"), i, nj) {
@@ -100,33 +100,33 @@ static tc_outcome classify(const json_t *rec, pg_rtext *why)
             json_object_get(json_object_get(rec, "new"), "outcomes"), stage));
         if (!o || !n || strcmp(o, n) == 0)
             continue; /* not run on either side: nothing was compared, nothing lost */
-        pg_rtext_addf(why, "%s%s not judged (%s → %s)", first && !other ? "" : "; ", stage, o,
-                      n);
+        pg_text_addf(why, "%s%s not judged (%s → %s)", first && !other ? "" : "; ", stage, o,
+                     n);
         first = false;
         other = true;
     }
     return other ? TC_SKIP : TC_PASS;
 }
 
-static void side_text(pg_rtext *t, const char *label, const json_t *side)
+static void side_text(pg_text *t, const char *label, const json_t *side)
 {
-    pg_rtext_addf(t, "%s: verdict %s", label, str(side, "verdict"));
+    pg_text_addf(t, "%s: verdict %s", label, str(side, "verdict"));
     const char *k;
     const json_t *v;
     json_object_foreach((json_t *)json_object_get(side, "outcomes"), k, v)
-        pg_rtext_addf(t, ", %s %s", k, json_string_value(v));
+        pg_text_addf(t, ", %s %s", k, json_string_value(v));
     const json_t *sp = json_object_get(side, "speedup");
     if (json_is_number(sp))
-        pg_rtext_addf(t, "; speedup %.4fx", json_number_value(sp));
-    pg_rtext_add(t, "\n");
+        pg_text_addf(t, "; speedup %.4fx", json_number_value(sp));
+    pg_text_add(t, "\n");
 }
 
 static void write_case(pg_xw *x, const tcase *c)
 {
-    pg_rtext why, out;
-    pg_rtext_init(&why, 4096);
-    pg_rtext_init(&out, 8192);
-    pg_rtext_add(&why, "");
+    pg_text why, out;
+    pg_text_init(&why, 4096);
+    pg_text_init(&out, 8192);
+    pg_text_add(&why, "");
     classify(c->rec, &why);
     pg_xw_start(x, "testcase");
     pg_xw_attr(x, "name", c->name);
@@ -142,26 +142,26 @@ static void write_case(pg_xw *x, const tcase *c)
         pg_xw_end(x);
     } else if (c->outcome == TC_SKIP) {
         pg_xw_start(x, "skipped");
-        pg_rtext msg;
-        pg_rtext_init(&msg, 4200);
-        pg_rtext_addf(&msg, "not comparable: %s", why.data);
+        pg_text msg;
+        pg_text_init(&msg, 4200);
+        pg_text_addf(&msg, "not comparable: %s", why.data);
         pg_xw_attr(x, "message", msg.data ? msg.data : "not comparable");
-        pg_rtext_free(&msg);
+        pg_text_free(&msg);
         pg_xw_end(x);
     }
     side_text(&out, "OLD", json_object_get(c->rec, "old"));
     side_text(&out, "NEW", json_object_get(c->rec, "new"));
     const json_t *lr = json_object_get(c->rec, "log_speedup_ratio");
     if (json_is_number(lr))
-        pg_rtext_addf(&out, "speedup NEW / OLD: %.4f\n", exp(json_number_value(lr)));
+        pg_text_addf(&out, "speedup NEW / OLD: %.4f\n", exp(json_number_value(lr)));
     pg_xw_start(x, "system-out");
     pg_xw_text(x, out.data ? out.data : "");
     pg_xw_end(x);
     pg_xw_end(x);
     if (why.oom || out.oom)
         x->failed = true;
-    pg_rtext_free(&why);
-    pg_rtext_free(&out);
+    pg_text_free(&why);
+    pg_text_free(&out);
 }
 
 static void write_properties(pg_xw *x, const json_t *m)
@@ -234,18 +234,18 @@ static pg_status plan(const json_t *m, tsuite **suites, size_t *n_suites, tcase 
             json_object_set_new(suite_of, task, json_integer((json_int_t)s));
         }
         c->suite = s;
-        pg_rtext why;
-        pg_rtext_init(&why, 4096);
+        pg_text why;
+        pg_text_init(&why, 4096);
         c->outcome = classify(rec, &why);
-        pg_rtext_free(&why);
+        pg_text_free(&why);
         char *sub = clean(str(rec, "submission"), "");
-        pg_rtext cn;
-        pg_rtext_init(&cn, NAME_MAX_BYTES * 6);
+        pg_text cn;
+        pg_text_init(&cn, NAME_MAX_BYTES * 6);
         pg_rtext_add_clean(&cn, task, PG_CLEAN_ONE_LINE, NAME_MAX_BYTES);
-        pg_rtext_add(&cn, ".");
-        pg_rtext_add(&cn, sub ? sub : "");
+        pg_text_add(&cn, ".");
+        pg_text_add(&cn, sub ? sub : "");
         free(sub);
-        c->classname = pg_rtext_take(&cn, NULL);
+        c->classname = pg_text_take(&cn, NULL);
         /* Cleaning can make two names equal: number the later ones (#2, #3, ...). The numbers
          * below the last one given to a name are all taken, so the search resumes there. */
         char *base = c->classname ? clean(str(rec, "workload"), "") : NULL;

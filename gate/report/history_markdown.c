@@ -19,10 +19,10 @@ static const char *sv(const json_t *o, const char *key)
 }
 
 /* Escaped inline text (pg_report_markdown_inline), or "—". */
-static void md(pg_rtext *t, const char *s)
+static void md(pg_text *t, const char *s)
 {
     if (!s || !s[0]) {
-        pg_rtext_add(t, "—");
+        pg_text_add(t, "—");
         return;
     }
     char *e = pg_report_markdown_inline(s, NAME_MAX_BYTES);
@@ -30,20 +30,20 @@ static void md(pg_rtext *t, const char *s)
         t->oom = true;
         return;
     }
-    pg_rtext_add(t, e);
+    pg_text_add(t, e);
     free(e);
 }
 
 /* Text inside a mermaid string: only [A-Za-z0-9 ._:/+-], the rest '_', at most 40 bytes
  * (mermaid strings cannot escape '"', and a chart label needs no more). */
-static void mermaid_text(pg_rtext *t, const char *s)
+static void mermaid_text(pg_text *t, const char *s)
 {
     size_t n = 0;
     for (; s && *s && n < 40; s++, n++) {
         char c = *s;
         bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                   c == ' ' || c == '.' || c == '_' || c == ':' || c == '/' || c == '+' || c == '-';
-        pg_rtext_addn(t, ok ? &c : "_", 1);
+        pg_text_addn(t, ok ? &c : "_", 1);
     }
 }
 
@@ -103,7 +103,7 @@ static bool group_first(const json_t *series, size_t i)
     return true;
 }
 
-static void write_chart(pg_rtext *t, const json_t *m, const json_t *series, const size_t *idx,
+static void write_chart(pg_text *t, const json_t *m, const json_t *series, const size_t *idx,
                         size_t n_idx)
 {
     const json_t *runs = json_object_get(m, "runs");
@@ -127,77 +127,77 @@ static void write_chart(pg_rtext *t, const json_t *m, const json_t *series, cons
     }
     const json_t *f = json_array_get(series, idx[0]);
     if (n_lines == 0) {
-        pg_rtext_add(t, "No chart: no workload has a speedup in every run (see the table).\n\n");
+        pg_text_add(t, "No chart: no workload has a speedup in every run (see the table).\n\n");
         return;
     }
-    pg_rtext_add(t, "```mermaid\nxychart-beta\n    title \"");
+    pg_text_add(t, "```mermaid\nxychart-beta\n    title \"");
     mermaid_text(t, sv(f, "task"));
-    pg_rtext_add(t, " / ");
+    pg_text_add(t, " / ");
     mermaid_text(t, sv(f, "submission"));
-    pg_rtext_add(t, ": speedup vs vendor\"\n    x-axis [");
+    pg_text_add(t, ": speedup vs vendor\"\n    x-axis [");
     char nb[64];
     for (size_t k = from; k < n_runs; k++) {
-        pg_rtext_addf(t, "%s\"%zu ", k > from ? ", " : "", k + 1);
+        pg_text_addf(t, "%s\"%zu ", k > from ? ", " : "", k + 1);
         mermaid_text(t, run_name(json_array_get(runs, k), nb, sizeof nb));
-        pg_rtext_add(t, "\"");
+        pg_text_add(t, "\"");
     }
-    pg_rtext_addf(t, "]\n    y-axis \"speedup (vendor time / kernel time)\" 0 --> %.2f\n",
-                  ceil(top * 11.0) / 10.0);
+    pg_text_addf(t, "]\n    y-axis \"speedup (vendor time / kernel time)\" 0 --> %.2f\n",
+                 ceil(top * 11.0) / 10.0);
     for (size_t q = 0; q < n_lines; q++) {
         const json_t *sp = json_object_get(json_array_get(series, lines[q]), "speedup");
-        pg_rtext_add(t, "    line [");
+        pg_text_add(t, "    line [");
         for (size_t k = from; k < n_runs; k++)
-            pg_rtext_addf(t, "%s%.4f", k > from ? ", " : "",
-                          json_number_value(json_array_get(sp, k)));
-        pg_rtext_add(t, "]\n");
+            pg_text_addf(t, "%s%.4f", k > from ? ", " : "",
+                         json_number_value(json_array_get(sp, k)));
+        pg_text_add(t, "]\n");
     }
-    pg_rtext_add(t, "```\n\nLines, in drawing order: ");
+    pg_text_add(t, "```\n\nLines, in drawing order: ");
     for (size_t q = 0; q < n_lines; q++) {
-        pg_rtext_addf(t, "%s%zu. ", q ? "; " : "", q + 1);
+        pg_text_addf(t, "%s%zu. ", q ? "; " : "", q + 1);
         md(t, sv(json_array_get(series, lines[q]), "workload"));
     }
     if (left_out)
-        pg_rtext_addf(t, " (%zu more workload%s without a speedup in every run, or past %u "
-                         "lines: in the table)",
-                      left_out, left_out == 1 ? "" : "s", PG_HISTORY_MAX_LINES);
+        pg_text_addf(t, " (%zu more workload%s without a speedup in every run, or past %u "
+                        "lines: in the table)",
+                     left_out, left_out == 1 ? "" : "s", PG_HISTORY_MAX_LINES);
     if (from)
-        pg_rtext_addf(t, "; the chart shows the last %u runs", PG_HISTORY_CHART_RUNS);
-    pg_rtext_add(t, ".\n\n");
+        pg_text_addf(t, "; the chart shows the last %u runs", PG_HISTORY_CHART_RUNS);
+    pg_text_add(t, ".\n\n");
 }
 
-static void write_table(pg_rtext *t, const json_t *m, const json_t *series, const size_t *idx,
+static void write_table(pg_text *t, const json_t *m, const json_t *series, const size_t *idx,
                         size_t n_idx)
 {
     size_t n_runs = json_array_size(json_object_get(m, "runs"));
     size_t from = n_runs > TABLE_RUNS ? n_runs - TABLE_RUNS : 0;
-    pg_rtext_add(t, "| workload |");
+    pg_text_add(t, "| workload |");
     for (size_t k = from; k < n_runs; k++)
-        pg_rtext_addf(t, " %zu |", k + 1);
-    pg_rtext_add(t, "\n|---|");
+        pg_text_addf(t, " %zu |", k + 1);
+    pg_text_add(t, "\n|---|");
     for (size_t k = from; k < n_runs; k++)
-        pg_rtext_add(t, "--:|");
-    pg_rtext_add(t, "\n");
+        pg_text_add(t, "--:|");
+    pg_text_add(t, "\n");
     for (size_t q = 0; q < n_idx; q++) {
         const json_t *s = json_array_get(series, idx[q]);
-        pg_rtext_add(t, "| ");
+        pg_text_add(t, "| ");
         md(t, sv(s, "workload"));
-        pg_rtext_add(t, " |");
+        pg_text_add(t, " |");
         for (size_t k = from; k < n_runs; k++) {
             const json_t *x = json_array_get(json_object_get(s, "speedup"), k);
             const char *w = json_string_value(json_array_get(json_object_get(s, "status"), k));
             if (json_is_number(x))
-                pg_rtext_addf(t, " %.3f×%s |", json_number_value(x),
-                              w && strcmp(w, "PASS") != 0 ? w[0] == 'F' ? " FAIL" : " ERROR" : "");
+                pg_text_addf(t, " %.3f×%s |", json_number_value(x),
+                             w && strcmp(w, "PASS") != 0 ? w[0] == 'F' ? " FAIL" : " ERROR" : "");
             else if (w && strcmp(w, "VOID") == 0)
-                pg_rtext_add(t, " timing void: failed verify |");
+                pg_text_add(t, " timing void: failed verify |");
             else
-                pg_rtext_addf(t, " %s |", w ? w : "—");
+                pg_text_addf(t, " %s |", w ? w : "—");
         }
-        pg_rtext_add(t, "\n");
+        pg_text_add(t, "\n");
     }
     if (from)
-        pg_rtext_addf(t, "\nThe table shows the last %u runs.\n", TABLE_RUNS);
-    pg_rtext_add(t, "\n");
+        pg_text_addf(t, "\nThe table shows the last %u runs.\n", TABLE_RUNS);
+    pg_text_add(t, "\n");
 }
 
 static pg_status render(const json_t *m, bool whole, char **out, size_t *len, pg_diag *d)
@@ -211,42 +211,42 @@ static pg_status render(const json_t *m, bool whole, char **out, size_t *len, pg
     pg_res_locale loc = {0};
     if ((st = pg_res_locale_enter(&loc, d)) != PG_OK)
         return st;
-    pg_rtext t;
-    pg_rtext_init(&t, 4u * 1024u * 1024u);
-    pg_rtext_add(&t, "");
+    pg_text t;
+    pg_text_init(&t, 4u * 1024u * 1024u);
+    pg_text_add(&t, "");
     const json_t *runs = json_object_get(m, "runs"), *series = json_object_get(m, "series");
     size_t n_runs = json_array_size(runs);
     if (whole) {
         const char *order = sv(m, "order") ? sv(m, "order") : "input";
-        pg_rtext_addf(&t, "## ptxgate history: %zu run%s\n\nOrdered by %s. Speedup = the vendor "
-                          "library's time / the kernel's time on the same GPU in the same run "
-                          "(above 1: faster than the vendor); a run whose verify stage failed "
-                          "shows no timing.\n\n",
-                      n_runs, n_runs == 1 ? "" : "s",
-                      strcmp(order, "time") == 0    ? "commit time (else start time)"
-                      : strcmp(order, "label") == 0 ? "label (natural order: v2 before v10)"
-                                                    : "the order given");
-        pg_rtext_add(&t, "| # | run | commit | time (UTC) | verdict | GPU | results |\n"
-                         "|--:|---|---|---|---|---|---|\n");
+        pg_text_addf(&t, "## ptxgate history: %zu run%s\n\nOrdered by %s. Speedup = the vendor "
+                         "library's time / the kernel's time on the same GPU in the same run "
+                         "(above 1: faster than the vendor); a run whose verify stage failed "
+                         "shows no timing.\n\n",
+                     n_runs, n_runs == 1 ? "" : "s",
+                     strcmp(order, "time") == 0    ? "commit time (else start time)"
+                     : strcmp(order, "label") == 0 ? "label (natural order: v2 before v10)"
+                                                   : "the order given");
+        pg_text_add(&t, "| # | run | commit | time (UTC) | verdict | GPU | results |\n"
+                        "|--:|---|---|---|---|---|---|\n");
         char nb[64];
         for (size_t k = 0; k < n_runs; k++) {
             const json_t *r = json_array_get(runs, k);
-            pg_rtext_addf(&t, "| %zu | ", k + 1);
+            pg_text_addf(&t, "| %zu | ", k + 1);
             md(&t, run_name(r, nb, sizeof nb));
-            pg_rtext_add(&t, " | ");
+            pg_text_add(&t, " | ");
             snprintf(nb, sizeof nb, "%.12s", sv(r, "commit") ? sv(r, "commit") : "");
             md(&t, nb);
-            pg_rtext_add(&t, " | ");
+            pg_text_add(&t, " | ");
             md(&t, sv(r, "commit_time_utc") ? sv(r, "commit_time_utc") : sv(r, "started_utc"));
-            pg_rtext_add(&t, " | ");
+            pg_text_add(&t, " | ");
             md(&t, sv(r, "verdict"));
-            pg_rtext_add(&t, " | ");
+            pg_text_add(&t, " | ");
             md(&t, sv(r, "gpu") ? sv(r, "gpu") : "no GPU");
-            pg_rtext_add(&t, " | ");
+            pg_text_add(&t, " | ");
             md(&t, sv(r, "file"));
-            pg_rtext_add(&t, " |\n");
+            pg_text_add(&t, " |\n");
         }
-        pg_rtext_add(&t, "\n");
+        pg_text_add(&t, "\n");
     }
     size_t *idx = calloc(json_array_size(series) + 1, sizeof *idx);
     if (!idx)
@@ -258,26 +258,26 @@ static pg_status render(const json_t *m, bool whole, char **out, size_t *len, pg
         size_t n_idx = group_of(series, i, idx, json_array_size(series));
         const json_t *f = json_array_get(series, i);
         if (whole) {
-            pg_rtext_add(&t, "### ");
+            pg_text_add(&t, "### ");
             md(&t, sv(f, "task"));
-            pg_rtext_add(&t, " / ");
+            pg_text_add(&t, " / ");
             md(&t, sv(f, "submission"));
-            pg_rtext_add(&t, "\n\n");
+            pg_text_add(&t, "\n\n");
             write_table(&t, m, series, idx, n_idx);
         }
         if (groups++ < PG_HISTORY_MAX_CHARTS)
             write_chart(&t, m, series, idx, n_idx);
         else if (groups == PG_HISTORY_MAX_CHARTS + 1)
-            pg_rtext_addf(&t, "Charts are drawn for the first %u submissions only.\n\n",
-                          PG_HISTORY_MAX_CHARTS);
+            pg_text_addf(&t, "Charts are drawn for the first %u submissions only.\n\n",
+                         PG_HISTORY_MAX_CHARTS);
     }
     free(idx);
     pg_res_locale_leave(&loc);
     if (t.oom) {
-        pg_rtext_free(&t);
+        pg_text_free(&t);
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory rendering history");
     }
-    *out = pg_rtext_take(&t, len);
+    *out = pg_text_take(&t, len);
     return PG_OK;
 }
 

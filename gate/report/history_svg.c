@@ -29,9 +29,9 @@ static const char *sv(const json_t *o, const char *key)
 static void text_el(pg_xw *x, double px, double py, const char *anchor, const char *size,
                     const char *s)
 {
-    pg_rtext c;
-    pg_rtext_init(&c, 512);
-    pg_rtext_add(&c, "");
+    pg_text c;
+    pg_text_init(&c, 512);
+    pg_text_add(&c, "");
     pg_rtext_add_clean(&c, s ? s : "", PG_CLEAN_ONE_LINE, 120);
     char b[32];
     pg_xw_start(x, "text");
@@ -45,7 +45,7 @@ static void text_el(pg_xw *x, double px, double py, const char *anchor, const ch
     pg_xw_end(x);
     if (c.oom)
         x->failed = true;
-    pg_rtext_free(&c);
+    pg_text_free(&c);
 }
 
 static void line_el(pg_xw *x, double x1, double y1, double x2, double y2, const char *stroke,
@@ -115,14 +115,14 @@ static void panel(pg_xw *x, const json_t *m, const json_t *series, const size_t 
     /* one polyline per run of consecutive speedups, a dot per point */
     for (size_t q = 0; q < n; q++) {
         const json_t *sp = json_object_get(json_array_get(series, idx[q]), "speedup");
-        pg_rtext pts;
-        pg_rtext_init(&pts, 64u * 1024u);
-        pg_rtext_add(&pts, "");
+        pg_text pts;
+        pg_text_init(&pts, 64u * 1024u);
+        pg_text_add(&pts, "");
         for (size_t k = from; k <= n_runs; k++) {
             const json_t *v = k < n_runs ? json_array_get(sp, k) : NULL;
             if (v && json_is_number(v)) {
-                pg_rtext_addf(&pts, "%s%.1f,%.1f", pts.len ? " " : "", PX(k),
-                              PY(json_number_value(v)));
+                pg_text_addf(&pts, "%s%.1f,%.1f", pts.len ? " " : "", PX(k),
+                             PY(json_number_value(v)));
                 pg_xw_start(x, "circle");
                 snprintf(b, sizeof b, "%.1f", PX(k));
                 pg_xw_attr(x, "cx", b);
@@ -146,7 +146,7 @@ static void panel(pg_xw *x, const json_t *m, const json_t *series, const size_t 
         }
         if (pts.oom)
             x->failed = true;
-        pg_rtext_free(&pts);
+        pg_text_free(&pts);
         /* legend */
         double ly = y0 + TOP + 14.0 * (double)q;
         line_el(x, WIDTH - RIGHT + 16.0, ly, WIDTH - RIGHT + 34.0, ly, k_colours[q], NULL);

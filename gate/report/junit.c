@@ -119,24 +119,24 @@ static void plan_free(plan *p)
  * out-of-memory). Names are never empty: the schemas require them. */
 static char *clean_name(const char *s, const char *fallback)
 {
-    pg_rtext t;
-    pg_rtext_init(&t, NAME_MAX_BYTES * 2);
+    pg_text t;
+    pg_text_init(&t, NAME_MAX_BYTES * 2);
     pg_rtext_add_clean(&t, s, PG_CLEAN_ONE_LINE, NAME_MAX_BYTES);
     if (t.len == 0)
-        pg_rtext_add(&t, fallback);
-    return pg_rtext_take(&t, NULL);
+        pg_text_add(&t, fallback);
+    return pg_text_take(&t, NULL);
 }
 
 /* a + b + c + e as a malloc'd string (NULL on out-of-memory); any part may be NULL. */
 static char *join(const char *a, const char *b, const char *c, const char *e)
 {
-    pg_rtext t;
-    pg_rtext_init(&t, SIZE_MAX / 2);
-    pg_rtext_add(&t, a);
-    pg_rtext_add(&t, b);
-    pg_rtext_add(&t, c);
-    pg_rtext_add(&t, e);
-    return pg_rtext_take(&t, NULL);
+    pg_text t;
+    pg_text_init(&t, SIZE_MAX / 2);
+    pg_text_add(&t, a);
+    pg_text_add(&t, b);
+    pg_text_add(&t, c);
+    pg_text_add(&t, e);
+    return pg_text_take(&t, NULL);
 }
 
 /* base, or base + "#n" for n > 1 (malloc'd; base is consumed). */
@@ -156,10 +156,10 @@ static char *numbered(char *base, unsigned n)
  * search resumes there: many names that clean alike cost linear time, not quadratic. */
 static int reserve(plan *p, char tag, const char *a, const char *b, unsigned *n_out)
 {
-    pg_rtext k;
-    pg_rtext_init(&k, SIZE_MAX / 2);
-    pg_rtext_addf(&k, "%c\x1f%s%s%s", tag, a, b ? "\x1f" : "", b ? b : "");
-    char *base = pg_rtext_take(&k, NULL);
+    pg_text k;
+    pg_text_init(&k, SIZE_MAX / 2);
+    pg_text_addf(&k, "%c\x1f%s%s%s", tag, a, b ? "\x1f" : "", b ? b : "");
+    char *base = pg_text_take(&k, NULL);
     if (!base || (!p->next && !(p->next = json_object()))) {
         free(base);
         return -1;
@@ -311,14 +311,14 @@ oom:
 /* ---- the numbers of a stage, for messages and bodies ---- */
 
 /* Append one item, separated from the previous one by sep. */
-static void item(pg_rtext *t, bool *first, const char *sep)
+static void item(pg_text *t, bool *first, const char *sep)
 {
     if (!*first)
-        pg_rtext_add(t, sep);
+        pg_text_add(t, sep);
     *first = false;
 }
 
-static pg_status assemble_numbers(const pg_res_stage *s, pg_rtext *t, const char *sep,
+static pg_status assemble_numbers(const pg_res_stage *s, pg_text *t, const char *sep,
                                   size_t max_diags, bool *first, pg_diag *d)
 {
     /* Errors and warnings; ptxas "info" lines stay in system-out. */
@@ -332,16 +332,16 @@ static pg_status assemble_numbers(const pg_res_stage *s, pg_rtext *t, const char
         const pg_res_ptx_diag g = shown[k];
         item(t, first, sep);
         if (g.line.has)
-            pg_rtext_addf(t, "PTX line %lld: ", (long long)g.line.v);
+            pg_text_addf(t, "PTX line %lld: ", (long long)g.line.v);
         if (g.severity[0]) {
             pg_rtext_add_clean(t, g.severity, PG_CLEAN_ONE_LINE, 32);
-            pg_rtext_add(t, ": ");
+            pg_text_add(t, ": ");
         }
         pg_rtext_add_clean(t, g.message, PG_CLEAN_ONE_LINE, 512);
     }
     if (more) {
         item(t, first, sep);
-        pg_rtext_addf(t, "%zu more diagnostic%s", more, more == 1 ? "" : "s");
+        pg_text_addf(t, "%zu more diagnostic%s", more, more == 1 ? "" : "s");
     }
     static const struct {
         const char *key, *label, *unit;
@@ -356,13 +356,13 @@ static pg_status assemble_numbers(const pg_res_stage *s, pg_rtext *t, const char
             return st;
         if (v.has) {
             item(t, first, sep);
-            pg_rtext_addf(t, "%s %lld%s", k_ints[i].label, (long long)v.v, k_ints[i].unit);
+            pg_text_addf(t, "%s %lld%s", k_ints[i].label, (long long)v.v, k_ints[i].unit);
         }
     }
     return PG_OK;
 }
 
-static pg_status correctness_numbers(const pg_res_stage *s, pg_rtext *t, const char *sep,
+static pg_status correctness_numbers(const pg_res_stage *s, pg_text *t, const char *sep,
                                      bool *first, pg_diag *d)
 {
     static const struct {
@@ -377,7 +377,7 @@ static pg_status correctness_numbers(const pg_res_stage *s, pg_rtext *t, const c
             return st;
         if (v.has) {
             item(t, first, sep);
-            pg_rtext_addf(t, "%s %.3g", k_nums[i].label, v.v);
+            pg_text_addf(t, "%s %.3g", k_nums[i].label, v.v);
         }
     }
     pg_res_int bad;
@@ -385,7 +385,7 @@ static pg_status correctness_numbers(const pg_res_stage *s, pg_rtext *t, const c
         return st;
     if (bad.has) {
         item(t, first, sep);
-        pg_rtext_addf(t, "bad elements %lld", (long long)bad.v);
+        pg_text_addf(t, "bad elements %lld", (long long)bad.v);
     }
     pg_res_num atol, rtol, l2;
     if ((st = pg_res_detail_number(s, "tolerance.atol", &atol, d)) != PG_OK ||
@@ -394,15 +394,15 @@ static pg_status correctness_numbers(const pg_res_stage *s, pg_rtext *t, const c
         return st;
     if (atol.has && rtol.has) {
         item(t, first, sep);
-        pg_rtext_addf(t, "tolerance atol %g, rtol %g", atol.v, rtol.v);
+        pg_text_addf(t, "tolerance atol %g, rtol %g", atol.v, rtol.v);
         if (l2.has)
-            pg_rtext_addf(t, ", max rel L2 %g", l2.v);
+            pg_text_addf(t, ", max rel L2 %g", l2.v);
     }
     return PG_OK;
 }
 
 /* "candidate median 1.234 ms [1.230, 1.240], 590.2 TFLOP/s" */
-static pg_status timing_item(const pg_res_stage *s, const char *arm, pg_rtext *t, const char *sep,
+static pg_status timing_item(const pg_res_stage *s, const char *arm, pg_text *t, const char *sep,
                              bool *first, pg_diag *d)
 {
     char k[64];
@@ -423,18 +423,18 @@ static pg_status timing_item(const pg_res_stage *s, const char *arm, pg_rtext *t
     if (!med.has && !tf.has)
         return PG_OK;
     item(t, first, sep);
-    pg_rtext_add(t, arm);
+    pg_text_add(t, arm);
     if (med.has) {
-        pg_rtext_addf(t, " median %.4f ms", med.v);
+        pg_text_addf(t, " median %.4f ms", med.v);
         if (lo.has && hi.has)
-            pg_rtext_addf(t, " [%.4f, %.4f]", lo.v, hi.v);
+            pg_text_addf(t, " [%.4f, %.4f]", lo.v, hi.v);
     }
     if (tf.has)
-        pg_rtext_addf(t, "%s%.1f TFLOP/s", med.has ? ", " : " ", tf.v);
+        pg_text_addf(t, "%s%.1f TFLOP/s", med.has ? ", " : " ", tf.v);
     return PG_OK;
 }
 
-static pg_status performance_numbers(const pg_results *r, const pg_res_stage *s, pg_rtext *t,
+static pg_status performance_numbers(const pg_results *r, const pg_res_stage *s, pg_text *t,
                                      const char *sep, bool *first, pg_diag *d)
 {
     pg_res_num est, lo, hi, conf, min;
@@ -449,16 +449,16 @@ static pg_status performance_numbers(const pg_results *r, const pg_res_stage *s,
         conf = r->confidence;
     if (est.has) {
         item(t, first, sep);
-        pg_rtext_addf(t, "speedup %.3f×", est.v);
+        pg_text_addf(t, "speedup %.3f×", est.v);
         if (lo.has && hi.has) {
-            pg_rtext_addf(t, " [%.3f, %.3f]", lo.v, hi.v);
+            pg_text_addf(t, " [%.3f, %.3f]", lo.v, hi.v);
             if (conf.has)
-                pg_rtext_addf(t, " (%g%% CI)", conf.v * 100.0);
+                pg_text_addf(t, " (%g%% CI)", conf.v * 100.0);
         }
     }
     if (min.has) {
         item(t, first, sep);
-        pg_rtext_addf(t, "min speedup %.3g", min.v);
+        pg_text_addf(t, "min speedup %.3g", min.v);
     }
     if ((st = timing_item(s, "candidate", t, sep, first, d)) != PG_OK ||
         (st = timing_item(s, "baseline", t, sep, first, d)) != PG_OK)
@@ -468,7 +468,7 @@ static pg_status performance_numbers(const pg_results *r, const pg_res_stage *s,
 
 /* Failed targets of an instructions stage: "target: reason" (message), or with their
  * one-line findings (body, verbose). */
-static pg_status instructions_numbers(const pg_res_stage *s, pg_rtext *t, const char *sep,
+static pg_status instructions_numbers(const pg_res_stage *s, pg_text *t, const char *sep,
                                       bool verbose, bool *first, pg_diag *d)
 {
     const json_t *targets = NULL;
@@ -481,26 +481,26 @@ static pg_status instructions_numbers(const pg_res_stage *s, pg_rtext *t, const 
             continue;
         item(t, first, sep);
         pg_rtext_add_clean(t, tg.target, PG_CLEAN_ONE_LINE, 128);
-        pg_rtext_add(t, ": ");
+        pg_text_add(t, ": ");
         pg_rtext_add_clean(t, tg.reason ? tg.reason : tg.status, PG_CLEAN_ONE_LINE, 64);
         if (verbose && tg.summary[0]) {
-            pg_rtext_add(t, " — ");
+            pg_text_add(t, " — ");
             pg_rtext_add_clean(t, tg.summary, PG_CLEAN_ONE_LINE, 1024);
         }
         if (verbose && tg.runtime_status[0]) {
-            pg_rtext_add(t, "; runtime ");
+            pg_text_add(t, "; runtime ");
             pg_rtext_add_clean(t, tg.runtime_status, PG_CLEAN_ONE_LINE, 64);
             if (tg.executed_count.has)
-                pg_rtext_addf(t, ", executed %.0f", tg.executed_count.v);
+                pg_text_addf(t, ", executed %.0f", tg.executed_count.v);
             if (tg.coverage.has)
-                pg_rtext_addf(t, ", coverage %.4g", tg.coverage.v);
+                pg_text_addf(t, ", coverage %.4g", tg.coverage.v);
         }
     }
     return st;
 }
 
 /* The numbers of stage s as items joined by sep. */
-static pg_status stage_numbers(const pg_results *r, const pg_res_stage *s, pg_rtext *t,
+static pg_status stage_numbers(const pg_results *r, const pg_res_stage *s, pg_text *t,
                                const char *sep, size_t max_diags, pg_diag *d)
 {
     bool first = true;
@@ -517,16 +517,16 @@ static pg_status stage_numbers(const pg_results *r, const pg_res_stage *s, pg_rt
 
 /* ---- details as "key: value" lines ---- */
 
-static void dump_scalar(pg_rtext *t, const json_t *v)
+static void dump_scalar(pg_text *t, const json_t *v)
 {
     switch (json_typeof(v)) {
     case JSON_STRING: pg_rtext_add_clean(t, json_string_value(v), PG_CLEAN_ONE_LINE, 4096); break;
-    case JSON_INTEGER: pg_rtext_addf(t, "%" JSON_INTEGER_FORMAT, json_integer_value(v)); break;
-    case JSON_REAL: pg_rtext_addf(t, "%.6g", json_real_value(v)); break;
-    case JSON_TRUE: pg_rtext_add(t, "true"); break;
-    case JSON_FALSE: pg_rtext_add(t, "false"); break;
-    case JSON_NULL: pg_rtext_add(t, "null"); break;
-    default: pg_rtext_add(t, "…"); break;
+    case JSON_INTEGER: pg_text_addf(t, "%" JSON_INTEGER_FORMAT, json_integer_value(v)); break;
+    case JSON_REAL: pg_text_addf(t, "%.6g", json_real_value(v)); break;
+    case JSON_TRUE: pg_text_add(t, "true"); break;
+    case JSON_FALSE: pg_text_add(t, "false"); break;
+    case JSON_NULL: pg_text_add(t, "null"); break;
+    default: pg_text_add(t, "…"); break;
     }
 }
 
@@ -538,18 +538,18 @@ static bool all_scalars(const json_t *a)
     return true;
 }
 
-static void dump_value(pg_rtext *t, const char *key, const json_t *v, int depth)
+static void dump_value(pg_text *t, const char *key, const json_t *v, int depth)
 {
     if (json_is_object(v) && json_object_size(v) > 0 && depth < DETAILS_MAX_DEPTH) {
         const char *k;
         const json_t *m;
         json_object_foreach((json_t *)v, k, m) {
-            pg_rtext sub;
-            pg_rtext_init(&sub, 1024);
+            pg_text sub;
+            pg_text_init(&sub, 1024);
             if (key[0])
-                pg_rtext_addf(&sub, "%s.", key);
+                pg_text_addf(&sub, "%s.", key);
             pg_rtext_add_clean(&sub, k, PG_CLEAN_ONE_LINE, 128);
-            char *path = pg_rtext_take(&sub, NULL);
+            char *path = pg_text_take(&sub, NULL);
             if (!path) {
                 t->oom = true;
                 return;
@@ -572,37 +572,37 @@ static void dump_value(pg_rtext *t, const char *key, const json_t *v, int depth)
     }
     if (!key[0] && json_is_object(v))
         return; /* empty details: nothing to show */
-    pg_rtext_addf(t, "%s:", key);
+    pg_text_addf(t, "%s:", key);
     if (json_is_string(v) && !json_string_length(v)) {
-        pg_rtext_add(t, " \"\"\n");
+        pg_text_add(t, " \"\"\n");
     } else if (json_is_object(v)) {
-        pg_rtext_add(t, json_object_size(v) ? " {…}\n" : " {}\n");
+        pg_text_add(t, json_object_size(v) ? " {…}\n" : " {}\n");
     } else if (json_is_array(v)) {
         size_t i;
         const json_t *m;
-        pg_rtext_add(t, " [");
+        pg_text_add(t, " [");
         json_array_foreach(v, i, m) {
             if (i)
-                pg_rtext_add(t, ", ");
+                pg_text_add(t, ", ");
             if (json_is_object(m) || json_is_array(m))
-                pg_rtext_add(t, "…");
+                pg_text_add(t, "…");
             else
                 dump_scalar(t, m);
         }
-        pg_rtext_add(t, "]\n");
+        pg_text_add(t, "]\n");
     } else if (json_is_string(v) && strpbrk(json_string_value(v), "\r\n")) {
         /* A multi-line text (a compiler log): one indented line per line. */
         const char *s = json_string_value(v);
-        pg_rtext_add(t, "\n");
+        pg_text_add(t, "\n");
         while (*s) {
             size_t n = strcspn(s, "\r\n");
             char line[4096];
             size_t m = n < sizeof line - 1 ? n : sizeof line - 1;
             memcpy(line, s, m);
             line[m] = '\0';
-            pg_rtext_add(t, "  ");
+            pg_text_add(t, "  ");
             pg_rtext_add_clean(t, line, 0, 0);
-            pg_rtext_add(t, "\n");
+            pg_text_add(t, "\n");
             s += n;
             if (*s == '\r' && s[1] == '\n')
                 s++;
@@ -610,9 +610,9 @@ static void dump_value(pg_rtext *t, const char *key, const json_t *v, int depth)
                 s++;
         }
     } else {
-        pg_rtext_add(t, " ");
+        pg_text_add(t, " ");
         dump_scalar(t, v);
-        pg_rtext_add(t, "\n");
+        pg_text_add(t, "\n");
     }
 }
 
@@ -743,14 +743,14 @@ static void write_property(pg_xw *x, const char *name, const char *value)
 {
     if (!value)
         return;
-    pg_rtext t;
-    pg_rtext_init(&t, 2048);
+    pg_text t;
+    pg_text_init(&t, 2048);
     pg_rtext_add_clean(&t, value, PG_CLEAN_ONE_LINE, 1024);
     pg_xw_start(x, "property");
     pg_xw_attr(x, "name", name);
     pg_xw_attr(x, "value", t.data ? t.data : "");
     pg_xw_end(x);
-    pg_rtext_free(&t);
+    pg_text_free(&t);
 }
 
 /* The run-wide properties (the version, the verdict, the environment fingerprint), written once:
@@ -783,10 +783,10 @@ static pg_status write_testcase(pg_xw *x, const pg_results *r, const tcase *c, p
 {
     const pg_res_stage *s = c->stage;
     pg_status st = PG_OK;
-    pg_rtext msg, body, out;
-    pg_rtext_init(&msg, MESSAGE_MAX_BYTES + 64);
-    pg_rtext_init(&body, BODY_MAX_BYTES);
-    pg_rtext_init(&out, OUT_MAX_BYTES);
+    pg_text msg, body, out;
+    pg_text_init(&msg, MESSAGE_MAX_BYTES + 64);
+    pg_text_init(&body, BODY_MAX_BYTES);
+    pg_text_init(&out, OUT_MAX_BYTES);
 
     location loc = {NULL, 0};
     bool failed = s->status == PG_RES_FAIL || s->status == PG_RES_ERROR;
@@ -802,24 +802,24 @@ static pg_status write_testcase(pg_xw *x, const pg_results *r, const tcase *c, p
     }
 
     if (failed) {
-        pg_rtext numbers;
-        pg_rtext_init(&numbers, MESSAGE_MAX_BYTES);
+        pg_text numbers;
+        pg_text_init(&numbers, MESSAGE_MAX_BYTES);
         pg_rtext_add_clean(&msg, s->message, PG_CLEAN_ONE_LINE, 1024);
         st = stage_numbers(r, s, &numbers, "; ", DIAGS_IN_MESSAGE, d);
         if (st == PG_OK && numbers.len) {
-            pg_rtext_add(&msg, msg.len ? " — " : "");
-            pg_rtext_add(&msg, numbers.data);
+            pg_text_add(&msg, msg.len ? " — " : "");
+            pg_text_add(&msg, numbers.data);
         }
-        pg_rtext_free(&numbers);
+        pg_text_free(&numbers);
         if (st != PG_OK)
             goto done;
         /* "path:line: message" first: the form reporters that read the text parse */
-        pg_rtext_addf(&body, "%s:%ld: ", loc.file, loc.line);
+        pg_text_addf(&body, "%s:%ld: ", loc.file, loc.line);
         pg_rtext_add_clean(&body, s->message[0] ? s->message : s->stage, 0, 16384);
-        pg_rtext_add(&body, "\n");
+        pg_text_add(&body, "\n");
         if ((st = stage_numbers(r, s, &body, "\n", DIAGS_IN_BODY, d)) != PG_OK)
             goto done;
-        pg_rtext_add(&body, "\n");
+        pg_text_add(&body, "\n");
         pg_xw_start(x, s->status == PG_RES_FAIL ? "failure" : "error");
         pg_xw_attr(x, "message", msg.data ? msg.data : "");
         pg_xw_attr(x, "type", s->stage);
@@ -832,24 +832,24 @@ static pg_status write_testcase(pg_xw *x, const pg_results *r, const tcase *c, p
         pg_xw_end(x);
     }
 
-    pg_rtext_addf(&out, "status: %s\n", pg_res_status_name(s->status));
+    pg_text_addf(&out, "status: %s\n", pg_res_status_name(s->status));
     if (s->message[0]) {
-        pg_rtext_add(&out, "message: ");
+        pg_text_add(&out, "message: ");
         pg_rtext_add_clean(&out, s->message, PG_CLEAN_ONE_LINE, 4096);
-        pg_rtext_add(&out, "\n");
+        pg_text_add(&out, "\n");
     }
     dump_value(&out, "", s->details, 0);
     if (out.truncated)
-        pg_rtext_add(&out, "\n… (truncated; the full record is in the results json)\n");
+        pg_text_add(&out, "\n… (truncated; the full record is in the results json)\n");
     pg_xw_text_element(x, "system-out", out.data ? out.data : "");
     pg_xw_end(x);
     if (msg.oom || body.oom || out.oom)
         st = pg_diag_set(d, PG_ERR_INFRA, r->file, 0, s->ctx.path, "out of memory rendering JUnit");
 done:
     free(loc.file);
-    pg_rtext_free(&msg);
-    pg_rtext_free(&body);
-    pg_rtext_free(&out);
+    pg_text_free(&msg);
+    pg_text_free(&body);
+    pg_text_free(&out);
     return st;
 }
 

@@ -67,10 +67,10 @@ static bool segment_byte(char c)
  * '|', so one backtick delimits it in any cell. Elsewhere an '_' between two ASCII letters or
  * digits stays as it is (GFM never reads it as emphasis, and names like gemm_bf16_nt stay
  * readable), and a '#' before a digit gets a zero-width joiner (no issue reference). */
-static void md_text(pg_rtext *t, const char *s, size_t max_bytes)
+static void md_text(pg_text *t, const char *s, size_t max_bytes)
 {
-    pg_rtext c;
-    pg_rtext_init(&c, max_bytes * 2 + 16);
+    pg_text c;
+    pg_text_init(&c, max_bytes * 2 + 16);
     pg_rtext_add_clean(&c, s, PG_CLEAN_ONE_LINE, max_bytes);
     size_t seg_end = 0; /* end of the current plain segment, when inside one */
     for (size_t i = 0; i < c.len;) {
@@ -79,9 +79,9 @@ static void md_text(pg_rtext *t, const char *s, size_t max_bytes)
             while (j < c.len && segment_byte(c.data[j]))
                 j++;
             if (autolink_like(c.data + i, j - i)) {
-                pg_rtext_add(t, "`");
-                pg_rtext_addn(t, c.data + i, j - i);
-                pg_rtext_add(t, "`");
+                pg_text_add(t, "`");
+                pg_text_addn(t, c.data + i, j - i);
+                pg_text_add(t, "`");
                 i = j;
                 continue;
             }
@@ -90,49 +90,49 @@ static void md_text(pg_rtext *t, const char *s, size_t max_bytes)
         uint32_t cp;
         size_t k = pg_utf8_next(c.data + i, &cp);
         if (cp == '<')
-            pg_rtext_add(t, "&lt;");
+            pg_text_add(t, "&lt;");
         else if (cp == '>')
-            pg_rtext_add(t, "&gt;");
+            pg_text_add(t, "&gt;");
         else if (cp == '&')
-            pg_rtext_add(t, "&amp;");
+            pg_text_add(t, "&amp;");
         else if (cp == '@')
-            pg_rtext_add(t, "@\u200D"); /* a zero-width joiner: no mention, no notification */
+            pg_text_add(t, "@\u200D"); /* a zero-width joiner: no mention, no notification */
         else if (cp == '#' && c.data[i + 1] >= '0' && c.data[i + 1] <= '9')
-            pg_rtext_add(t, "#\u200D"); /* no reference to an issue or pull request */
+            pg_text_add(t, "#\u200D"); /* no reference to an issue or pull request */
         else if (cp == '_' && i > 0 && ascii_alnum(c.data[i - 1]) && ascii_alnum(c.data[i + 1]))
-            pg_rtext_add(t, "_");
+            pg_text_add(t, "_");
         else if (md_punct(cp)) {
             char e[3] = {'\\', (char)cp, '\0'};
-            pg_rtext_add(t, e);
+            pg_text_add(t, e);
         } else
-            pg_rtext_addn(t, c.data + i, k);
+            pg_text_addn(t, c.data + i, k);
         i += k;
     }
     if (c.oom)
         t->oom = true;
-    pg_rtext_free(&c);
+    pg_text_free(&c);
 }
 
 /* md_text, or DASH for NULL/empty. */
-static void md_text_or_dash(pg_rtext *t, const char *s, size_t max_bytes)
+static void md_text_or_dash(pg_text *t, const char *s, size_t max_bytes)
 {
     if (s && s[0])
         md_text(t, s, max_bytes);
     else
-        pg_rtext_add(t, DASH);
+        pg_text_add(t, DASH);
 }
 
 /* "<stage>[<workload>]" escaped (the JUnit testcase name). */
-static void md_stage_name(pg_rtext *t, const char *stage, const char *workload)
+static void md_stage_name(pg_text *t, const char *stage, const char *workload)
 {
-    pg_rtext n;
-    pg_rtext_init(&n, 2 * NAME_MAX_BYTES + 64);
-    pg_rtext_add(&n, stage);
-    pg_rtext_add(&n, "[");
+    pg_text n;
+    pg_text_init(&n, 2 * NAME_MAX_BYTES + 64);
+    pg_text_add(&n, stage);
+    pg_text_add(&n, "[");
     pg_rtext_add_clean(&n, workload, PG_CLEAN_ONE_LINE, NAME_MAX_BYTES);
-    pg_rtext_add(&n, "]");
+    pg_text_add(&n, "]");
     md_text(t, n.data, 2 * NAME_MAX_BYTES + 64);
-    pg_rtext_free(&n);
+    pg_text_free(&n);
 }
 
 /* ---- header ---- */
@@ -149,7 +149,7 @@ static const char *verdict_words(const pg_results *r, const pg_res_submission *s
     return pg_res_status_word(s->verdict);
 }
 
-static void write_title(pg_rtext *t, const pg_results *r)
+static void write_title(pg_text *t, const pg_results *r)
 {
     size_t subs[4] = {0}, recs[4] = {0};
     for (size_t i = 0; i < r->n_subs; i++) {
@@ -163,90 +163,90 @@ static void write_title(pg_rtext *t, const pg_results *r)
     }
     const char *why = NULL;
     size_t unjudged = pg_res_count_not_judged_on_gpu(r, &why);
-    pg_rtext_addf(t, "## ptxgate: %s",
-                  r->verdict == PG_RES_ERROR ? "INFRASTRUCTURE ERROR"
-                                             : pg_res_status_word(r->verdict));
+    pg_text_addf(t, "## ptxgate: %s",
+                 r->verdict == PG_RES_ERROR ? "INFRASTRUCTURE ERROR"
+                                            : pg_res_status_word(r->verdict));
     if (unjudged) {
-        pg_rtext_add(t, " · not judged on a GPU: ");
+        pg_text_add(t, " · not judged on a GPU: ");
         md_text(t, why, MESSAGE_MAX_BYTES);
     }
-    pg_rtext_add(t, "\n\n");
+    pg_text_add(t, "\n\n");
     if (r->verdict == PG_RES_ERROR)
-        pg_rtext_add(t, "> **Infrastructure error:** the gate could not judge everything (no GPU, "
-                        "a missing tool, a worker that died, a failed vendor library); this is "
-                        "not a verdict on the kernels. The failing stages are listed below.\n\n");
+        pg_text_add(t, "> **Infrastructure error:** the gate could not judge everything (no GPU, "
+                       "a missing tool, a worker that died, a failed vendor library); this is "
+                       "not a verdict on the kernels. The failing stages are listed below.\n\n");
     if (unjudged)
-        pg_rtext_addf(t, "> **Not judged on a GPU:** %zu of %zu submission%s passed only the "
-                         "offline stages; correctness and performance did not run, so their "
-                         "kernels are unjudged.\n\n",
-                      unjudged, r->n_subs, r->n_subs == 1 ? "" : "s");
-    pg_rtext_addf(t, "%zu submission%s: %zu PASS, %zu FAIL, %zu ERROR", r->n_subs,
-                  r->n_subs == 1 ? "" : "s", subs[PG_RES_PASS], subs[PG_RES_FAIL],
-                  subs[PG_RES_ERROR]);
+        pg_text_addf(t, "> **Not judged on a GPU:** %zu of %zu submission%s passed only the "
+                        "offline stages; correctness and performance did not run, so their "
+                        "kernels are unjudged.\n\n",
+                     unjudged, r->n_subs, r->n_subs == 1 ? "" : "s");
+    pg_text_addf(t, "%zu submission%s: %zu PASS, %zu FAIL, %zu ERROR", r->n_subs,
+                 r->n_subs == 1 ? "" : "s", subs[PG_RES_PASS], subs[PG_RES_FAIL],
+                 subs[PG_RES_ERROR]);
     if (subs[PG_RES_SKIPPED])
-        pg_rtext_addf(t, ", %zu SKIPPED", subs[PG_RES_SKIPPED]);
-    pg_rtext_addf(t, " · stages: %zu passed, %zu failed, %zu errored, %zu skipped · exit code %lld "
-                     "· %.1f s · started %s",
-                  recs[PG_RES_PASS], recs[PG_RES_FAIL], recs[PG_RES_ERROR], recs[PG_RES_SKIPPED],
-                  (long long)r->exit_code, r->duration_s, r->started_utc);
+        pg_text_addf(t, ", %zu SKIPPED", subs[PG_RES_SKIPPED]);
+    pg_text_addf(t, " · stages: %zu passed, %zu failed, %zu errored, %zu skipped · exit code %lld "
+                    "· %.1f s · started %s",
+                 recs[PG_RES_PASS], recs[PG_RES_FAIL], recs[PG_RES_ERROR], recs[PG_RES_SKIPPED],
+                 (long long)r->exit_code, r->duration_s, r->started_utc);
     if (r->tool_version) {
-        pg_rtext_add(t, " · ptxgate ");
+        pg_text_add(t, " · ptxgate ");
         md_text(t, r->tool_version, 64);
     }
-    pg_rtext_add(t, "\n\n");
+    pg_text_add(t, "\n\n");
 }
 
-static void write_environment(pg_rtext *t, const pg_results *r)
+static void write_environment(pg_text *t, const pg_results *r)
 {
     const pg_res_env *e = &r->env;
     char b[32];
-    pg_rtext_add(t, "**Environment:** ");
+    pg_text_add(t, "**Environment:** ");
     if (e->has_gpu) {
         md_text_or_dash(t, e->gpu_name, NAME_MAX_BYTES);
         if (e->compute_capability || e->sm_count.has) {
-            pg_rtext_add(t, " (");
+            pg_text_add(t, " (");
             if (e->compute_capability) {
-                pg_rtext_add(t, "compute capability ");
+                pg_text_add(t, "compute capability ");
                 md_text(t, e->compute_capability, 16);
             }
             if (e->sm_count.has)
-                pg_rtext_addf(t, "%s%lld SMs", e->compute_capability ? ", " : "",
-                              (long long)e->sm_count.v);
-            pg_rtext_add(t, ")");
+                pg_text_addf(t, "%s%lld SMs", e->compute_capability ? ", " : "",
+                             (long long)e->sm_count.v);
+            pg_text_add(t, ")");
         }
     } else {
         /* Said once: the title gives the reason when a submission went unjudged. */
         const char *why = NULL;
         pg_res_count_not_judged_on_gpu(r, &why);
         if (why && why == e->gpu_skip_reason) {
-            pg_rtext_add(t, "GPU not used (the reason is in the title)");
+            pg_text_add(t, "GPU not used (the reason is in the title)");
         } else {
-            pg_rtext_add(t, "GPU not used: ");
+            pg_text_add(t, "GPU not used: ");
             md_text(t, e->gpu_skip_reason ? e->gpu_skip_reason : "no reason recorded",
                     MESSAGE_MAX_BYTES);
         }
     }
-    pg_rtext_add(t, " · driver ");
+    pg_text_add(t, " · driver ");
     md_text_or_dash(t, e->driver_version, 64);
-    pg_rtext_addf(t, " · CUDA %s",
-                  e->cuda_driver_api_version.has
-                      ? pg_res_cuda_version(e->cuda_driver_api_version.v, b, sizeof b)
-                      : DASH);
-    pg_rtext_add(t, " · ptxas ");
+    pg_text_addf(t, " · CUDA %s",
+                 e->cuda_driver_api_version.has
+                     ? pg_res_cuda_version(e->cuda_driver_api_version.v, b, sizeof b)
+                     : DASH);
+    pg_text_add(t, " · ptxas ");
     md_text_or_dash(t, e->ptxas_version, 64);
-    pg_rtext_addf(t, " · cuBLASLt %s",
-                  e->cublaslt_version.has
-                      ? pg_res_cublaslt_version(e->cublaslt_version.v, b, sizeof b)
-                      : DASH);
-    pg_rtext_add(t, " · host ");
+    pg_text_addf(t, " · cuBLASLt %s",
+                 e->cublaslt_version.has
+                     ? pg_res_cublaslt_version(e->cublaslt_version.v, b, sizeof b)
+                     : DASH);
+    pg_text_add(t, " · host ");
     md_text_or_dash(t, e->hostname, NAME_MAX_BYTES);
-    pg_rtext_add(t, "\n\n");
+    pg_text_add(t, "\n\n");
 }
 
 /* The stored baselines the run used (results "baselines", docs/baselines.md): the folder, the
  * GPU key and policies, then its notes (fingerprint changes, missing files, drift). Nothing when
  * the run used no baselines folder, or looked nothing up and has no note. */
-static pg_status write_baselines(pg_rtext *t, const json_t *root, const char *file, pg_diag *d)
+static pg_status write_baselines(pg_text *t, const json_t *root, const char *file, pg_diag *d)
 {
     pg_jctx top = {.file = file ? file : "results.json", .path = ""};
     const char *dir = NULL, *key = NULL, *key_source = NULL, *missing = NULL, *drift = NULL;
@@ -268,24 +268,24 @@ static pg_status write_baselines(pg_rtext *t, const json_t *root, const char *fi
     /* Nothing was looked up (no GPU and no --gpu-key) and nothing to say: no section. */
     if (st != PG_OK || !dir || (!key && json_array_size(notes) == 0))
         return st;
-    pg_rtext_add(t, "**Stored baselines:** ");
+    pg_text_add(t, "**Stored baselines:** ");
     md_text(t, dir, NAME_MAX_BYTES);
     if (key) {
-        pg_rtext_add(t, " · GPU key ");
+        pg_text_add(t, " · GPU key ");
         md_text(t, key, 64);
         if (key_source) {
-            pg_rtext_add(t, " (");
+            pg_text_add(t, " (");
             md_text(t, key_source, NAME_MAX_BYTES);
-            pg_rtext_add(t, ")");
+            pg_text_add(t, ")");
         }
     }
-    pg_rtext_add(t, " · missing baseline: ");
+    pg_text_add(t, " · missing baseline: ");
     md_text_or_dash(t, missing, 16);
-    pg_rtext_add(t, " · runner drift: ");
+    pg_text_add(t, " · runner drift: ");
     md_text_or_dash(t, drift, 16);
     if (tol.has)
-        pg_rtext_addf(t, " beyond %.1f %%", 100.0 * tol.v);
-    pg_rtext_add(t, "\n\n");
+        pg_text_addf(t, " beyond %.1f %%", 100.0 * tol.v);
+    pg_text_add(t, "\n\n");
     size_t n = json_array_size(notes);
     for (size_t i = 0; i < n && i < BASELINE_NOTES_SHOWN; i++) {
         const json_t *note = json_array_get(notes, i);
@@ -294,21 +294,21 @@ static pg_status write_baselines(pg_rtext *t, const json_t *root, const char *fi
             snprintf(f, sizeof f, "baselines.notes[%zu]", i);
             return pg_diag_set(d, PG_ERR_INPUT, top.file, 0, f, "expected a string");
         }
-        pg_rtext_add(t, "- ");
+        pg_text_add(t, "- ");
         md_text(t, json_string_value(note), MESSAGE_MAX_BYTES);
-        pg_rtext_add(t, "\n");
+        pg_text_add(t, "\n");
     }
     if (n > BASELINE_NOTES_SHOWN)
-        pg_rtext_addf(t, "- … %zu more in the results json\n", n - BASELINE_NOTES_SHOWN);
+        pg_text_addf(t, "- … %zu more in the results json\n", n - BASELINE_NOTES_SHOWN);
     if (n)
-        pg_rtext_add(t, "\n");
+        pg_text_add(t, "\n");
     return PG_OK;
 }
 
 /* ---- submission stages ---- */
 
 /* "168 registers, 0 B spill stores, 0 B spill loads, ..." from obj (ptxas numbers at ctx). */
-static pg_status register_summary(pg_rtext *t, const json_t *obj, const pg_jctx *ctx, bool *wrote,
+static pg_status register_summary(pg_text *t, const json_t *obj, const pg_jctx *ctx, bool *wrote,
                                   pg_diag *d)
 {
     static const struct {
@@ -324,8 +324,8 @@ static pg_status register_summary(pg_rtext *t, const json_t *obj, const pg_jctx 
         if (st != PG_OK)
             return st;
         if (v.has) {
-            pg_rtext_add(t, *wrote ? ", " : "");
-            pg_rtext_addf(t, "%lld%s", (long long)v.v, k_items[i].label);
+            pg_text_add(t, *wrote ? ", " : "");
+            pg_text_addf(t, "%lld%s", (long long)v.v, k_items[i].label);
             *wrote = true;
         }
     }
@@ -333,7 +333,7 @@ static pg_status register_summary(pg_rtext *t, const json_t *obj, const pg_jctx 
 }
 
 /* Registers and spills of the whole module, or else of each entry. */
-static pg_status write_assemble_numbers(pg_rtext *t, const pg_res_stage *s, pg_diag *d)
+static pg_status write_assemble_numbers(pg_text *t, const pg_res_stage *s, pg_diag *d)
 {
     bool wrote = false;
     pg_status st = register_summary(t, s->details, &s->details_ctx, &wrote, d);
@@ -353,23 +353,23 @@ static pg_status write_assemble_numbers(pg_rtext *t, const pg_res_stage *s, pg_d
         const char *name = NULL;
         if ((st = pg_res_get_string(e, &ec, "name", &name, d)) != PG_OK)
             return st;
-        pg_rtext_add(t, i ? "; " : "");
+        pg_text_add(t, i ? "; " : "");
         md_text_or_dash(t, name, NAME_MAX_BYTES);
-        pg_rtext_add(t, ": ");
+        pg_text_add(t, ": ");
         bool any = false;
         if ((st = register_summary(t, e, &ec, &any, d)) != PG_OK)
             return st;
         if (!any)
-            pg_rtext_add(t, DASH);
+            pg_text_add(t, DASH);
     }
     if (n > ENTRIES_SHOWN)
-        pg_rtext_addf(t, "; %zu more entries", n - ENTRIES_SHOWN);
+        pg_text_addf(t, "; %zu more entries", n - ENTRIES_SHOWN);
     return PG_OK;
 }
 
 /* The first error and warning diagnostics (ptxas "info" lines are resource chatter, left to the
  * results json). */
-static pg_status write_diagnostics(pg_rtext *t, const pg_res_stage *s, pg_diag *d)
+static pg_status write_diagnostics(pg_text *t, const pg_res_stage *s, pg_diag *d)
 {
     pg_res_ptx_diag shown[DIAGS_SHOWN];
     size_t n, more;
@@ -378,40 +378,40 @@ static pg_status write_diagnostics(pg_rtext *t, const pg_res_stage *s, pg_diag *
         return st;
     for (size_t k = 0; k < n; k++) {
         const pg_res_ptx_diag g = shown[k];
-        pg_rtext_add(t, "  - ");
+        pg_text_add(t, "  - ");
         if (g.line.has)
-            pg_rtext_addf(t, "PTX line %lld: ", (long long)g.line.v);
+            pg_text_addf(t, "PTX line %lld: ", (long long)g.line.v);
         if (g.severity[0]) {
             md_text(t, g.severity, 32);
-            pg_rtext_add(t, ": ");
+            pg_text_add(t, ": ");
         }
         md_text_or_dash(t, g.message, MESSAGE_MAX_BYTES);
-        pg_rtext_add(t, "\n");
+        pg_text_add(t, "\n");
     }
     if (more)
-        pg_rtext_addf(t, "  - … %zu more diagnostic%s in the results json\n", more,
-                      more == 1 ? "" : "s");
+        pg_text_addf(t, "  - … %zu more diagnostic%s in the results json\n", more,
+                     more == 1 ? "" : "s");
     return PG_OK;
 }
 
-static void write_reason(pg_rtext *t, const pg_results *r, const char *why);
+static void write_reason(pg_text *t, const pg_results *r, const char *why);
 
-static pg_status write_submission_stage(pg_rtext *t, const pg_results *r, const pg_res_stage *s,
+static pg_status write_submission_stage(pg_text *t, const pg_results *r, const pg_res_stage *s,
                                         pg_diag *d)
 {
     pg_status st = PG_OK;
-    pg_rtext_add(t, "- ");
+    pg_text_add(t, "- ");
     md_text(t, s->stage, 64);
-    pg_rtext_addf(t, ": %s", pg_res_status_word(s->status));
+    pg_text_addf(t, ": %s", pg_res_status_word(s->status));
     bool is_assemble = strcmp(s->stage, "assemble") == 0;
     if (s->status == PG_RES_SKIPPED && s->message[0]) {
-        pg_rtext_add(t, " — ");
+        pg_text_add(t, " — ");
         write_reason(t, r, s->message);
     } else if (s->status != PG_RES_PASS && s->message[0]) {
-        pg_rtext_add(t, " — ");
+        pg_text_add(t, " — ");
         md_text(t, s->message, MESSAGE_MAX_BYTES);
     } else if (is_assemble && s->status == PG_RES_PASS) {
-        pg_rtext_add(t, " — ");
+        pg_text_add(t, " — ");
         size_t before = t->len;
         if ((st = write_assemble_numbers(t, s, d)) != PG_OK)
             return st;
@@ -419,8 +419,8 @@ static pg_status write_submission_stage(pg_rtext *t, const pg_results *r, const 
             md_text_or_dash(t, s->message, MESSAGE_MAX_BYTES);
     }
     if (s->status != PG_RES_SKIPPED)
-        pg_rtext_addf(t, " (%.3f s)", s->duration_s);
-    pg_rtext_add(t, "\n");
+        pg_text_addf(t, " (%.3f s)", s->duration_s);
+    pg_text_add(t, "\n");
     if (is_assemble)
         st = write_diagnostics(t, s, d);
     return st;
@@ -456,7 +456,7 @@ static bool instructions_uniform(const pg_res_submission *s, const pg_res_stage 
 }
 
 /* One row per target of the instructions stage shown (docs/instructions.md). */
-static pg_status write_instructions(pg_rtext *t, const pg_res_submission *s,
+static pg_status write_instructions(pg_text *t, const pg_res_submission *s,
                                     const pg_res_stage *st, pg_diag *d)
 {
     const char *policy = NULL, *arch = NULL;
@@ -467,41 +467,41 @@ static pg_status write_instructions(pg_rtext *t, const pg_res_submission *s,
         (rc = pg_res_detail_array(st, "targets", &targets, d)) != PG_OK)
         return rc;
     bool warn = policy && strcmp(policy, "warn") == 0;
-    pg_rtext_add(t, "Target instructions (");
+    pg_text_add(t, "Target instructions (");
     md_text_or_dash(t, arch, 32);
-    pg_rtext_add(t, ", policy ");
+    pg_text_add(t, ", policy ");
     md_text_or_dash(t, policy, 32);
-    pg_rtext_addf(t, "): %s", pg_res_status_word(st->status));
+    pg_text_addf(t, "): %s", pg_res_status_word(st->status));
     if (!instructions_uniform(s, st))
-        pg_rtext_add(t, " in the first workload; the others are listed below");
-    pg_rtext_add(t, "\n\n| target | status | finding | executed |\n|---|---|---|---|\n");
+        pg_text_add(t, " in the first workload; the others are listed below");
+    pg_text_add(t, "\n\n| target | status | finding | executed |\n|---|---|---|---|\n");
     for (size_t i = 0; i < json_array_size(targets); i++) {
         pg_res_instr_target tg;
         if ((rc = pg_res_instr_target_get(st, targets, i, &tg, d)) != PG_OK)
             return rc;
-        pg_rtext_add(t, "| ");
+        pg_text_add(t, "| ");
         md_text(t, tg.target, NAME_MAX_BYTES);
-        pg_rtext_add(t, " | ");
+        pg_text_add(t, " | ");
         bool failed = strcmp(tg.status, "fail") == 0;
-        pg_rtext_add(t, failed && warn ? "WARN" : failed ? "FAIL" : strcmp(tg.status, "pass") == 0 ? "PASS" : "UNKNOWN");
+        pg_text_add(t, failed && warn ? "WARN" : failed ? "FAIL" : strcmp(tg.status, "pass") == 0 ? "PASS" : "UNKNOWN");
         if (tg.reason) {
-            pg_rtext_add(t, " (");
+            pg_text_add(t, " (");
             md_text(t, tg.reason, 64);
-            pg_rtext_add(t, ")");
+            pg_text_add(t, ")");
         }
-        pg_rtext_add(t, " | ");
+        pg_text_add(t, " | ");
         md_text_or_dash(t, tg.summary, MESSAGE_MAX_BYTES);
-        pg_rtext_add(t, " | ");
+        pg_text_add(t, " | ");
         if (tg.executed_count.has) {
-            pg_rtext_addf(t, "%.0f", tg.executed_count.v);
+            pg_text_addf(t, "%.0f", tg.executed_count.v);
             if (tg.coverage.has)
-                pg_rtext_addf(t, ", coverage %.4g", tg.coverage.v);
+                pg_text_addf(t, ", coverage %.4g", tg.coverage.v);
         } else {
             md_text_or_dash(t, tg.runtime_status, 64);
         }
-        pg_rtext_add(t, " |\n");
+        pg_text_add(t, " |\n");
     }
-    pg_rtext_add(t, "\n");
+    pg_text_add(t, "\n");
     return PG_OK;
 }
 
@@ -528,49 +528,49 @@ static const char *timing_void(const pg_res_submission *s)
 }
 
 /* A rate cell: TFLOP/s "%.1f". */
-static void cell_rate(pg_rtext *t, pg_res_num v)
+static void cell_rate(pg_text *t, pg_res_num v)
 {
-    pg_rtext_add(t, " | ");
+    pg_text_add(t, " | ");
     if (v.has)
-        pg_rtext_addf(t, "%.1f", v.v);
+        pg_text_addf(t, "%.1f", v.v);
     else
-        pg_rtext_add(t, DASH);
+        pg_text_add(t, DASH);
 }
 
 /* An error cell: "%.3g". */
-static void cell_error(pg_rtext *t, pg_res_num v)
+static void cell_error(pg_text *t, pg_res_num v)
 {
-    pg_rtext_add(t, " | ");
+    pg_text_add(t, " | ");
     if (v.has)
-        pg_rtext_addf(t, "%.3g", v.v);
+        pg_text_addf(t, "%.3g", v.v);
     else
-        pg_rtext_add(t, DASH);
+        pg_text_add(t, DASH);
 }
 
-static void write_status_cell(pg_rtext *t, const pg_res_workload *w)
+static void write_status_cell(pg_text *t, const pg_res_workload *w)
 {
     size_t skipped = 0;
     for (size_t k = 0; k < w->n_stages; k++)
         skipped += w->stages[k].status == PG_RES_SKIPPED;
     if (w->verdict == PG_RES_SKIPPED ||
         (w->n_stages > 0 && skipped == w->n_stages && w->verdict == PG_RES_PASS)) {
-        pg_rtext_add(t, "SKIPPED");
+        pg_text_add(t, "SKIPPED");
         return;
     }
-    pg_rtext_add(t, pg_res_status_word(w->verdict));
+    pg_text_add(t, pg_res_status_word(w->verdict));
     bool first = true;
     for (size_t k = 0; k < w->n_stages; k++) {
         const pg_res_stage *s = &w->stages[k];
         if (s->status != PG_RES_FAIL && s->status != PG_RES_ERROR)
             continue;
-        pg_rtext_add(t, first ? " (" : ", ");
+        pg_text_add(t, first ? " (" : ", ");
         first = false;
         md_text(t, s->stage, 64);
         if (s->status != w->verdict)
-            pg_rtext_addf(t, " %s", pg_res_status_word(s->status));
+            pg_text_addf(t, " %s", pg_res_status_word(s->status));
     }
     if (!first)
-        pg_rtext_add(t, ")");
+        pg_text_add(t, ")");
 }
 
 /* The numbers of one workload row (docs/reports.md). */
@@ -604,101 +604,101 @@ static bool row_has_numbers(const row_numbers *n)
 }
 
 /* "0.833× [0.828, 0.837]", "0.833×" or DASH. */
-static void write_speedup(pg_rtext *t, const row_numbers *n)
+static void write_speedup(pg_text *t, const row_numbers *n)
 {
     if (n->est.has && n->lo.has && n->hi.has)
-        pg_rtext_addf(t, "%.3f× [%.3f, %.3f]", n->est.v, n->lo.v, n->hi.v);
+        pg_text_addf(t, "%.3f× [%.3f, %.3f]", n->est.v, n->lo.v, n->hi.v);
     else if (n->est.has)
-        pg_rtext_addf(t, "%.3f×", n->est.v);
+        pg_text_addf(t, "%.3f×", n->est.v);
     else
-        pg_rtext_add(t, DASH);
+        pg_text_add(t, DASH);
 }
 
-static pg_status write_row(pg_rtext *t, const pg_res_workload *w, const char *void_why,
+static pg_status write_row(pg_text *t, const pg_res_workload *w, const char *void_why,
                            pg_diag *d)
 {
     row_numbers n;
     pg_status st = read_row(w, &n, d);
     if (st != PG_OK)
         return st;
-    pg_rtext_add(t, "| ");
+    pg_text_add(t, "| ");
     md_text_or_dash(t, w->name, NAME_MAX_BYTES);
-    pg_rtext_add(t, " | ");
+    pg_text_add(t, " | ");
     write_status_cell(t, w);
     if (void_why && (n.cand.has || n.base.has || n.est.has)) {
-        pg_rtext_addf(t, " | %s | %s | %s", DASH, DASH, void_why);
+        pg_text_addf(t, " | %s | %s | %s", DASH, DASH, void_why);
     } else {
         cell_rate(t, n.cand);
         cell_rate(t, n.base);
-        pg_rtext_add(t, " | ");
+        pg_text_add(t, " | ");
         write_speedup(t, &n);
     }
     cell_error(t, n.abs_err);
     cell_error(t, n.l2);
-    pg_rtext_add(t, " | ");
+    pg_text_add(t, " | ");
     if (n.bad.has)
-        pg_rtext_addf(t, "%lld", (long long)n.bad.v);
+        pg_text_addf(t, "%lld", (long long)n.bad.v);
     else
-        pg_rtext_add(t, DASH);
-    pg_rtext_add(t, " |\n");
+        pg_text_add(t, DASH);
+    pg_text_add(t, " |\n");
     return PG_OK;
 }
 
-static void write_table_header(pg_rtext *t, const pg_results *r)
+static void write_table_header(pg_text *t, const pg_results *r)
 {
     double conf = r->confidence.has ? r->confidence.v : 0.95;
-    pg_rtext_addf(t,
-                  "| workload | status | candidate TFLOP/s | baseline TFLOP/s | speedup [%g%% CI] "
-                  "| max abs error | rel L2 error | bad elements |\n"
-                  "|---|---|--:|--:|--:|--:|--:|--:|\n",
-                  conf * 100.0);
+    pg_text_addf(t,
+                 "| workload | status | candidate TFLOP/s | baseline TFLOP/s | speedup [%g%% CI] "
+                 "| max abs error | rel L2 error | bad elements |\n"
+                 "|---|---|--:|--:|--:|--:|--:|--:|\n",
+                 conf * 100.0);
 }
 
 /* When no workload row has a number and every status cell reads the same, one line says so
  * instead of a table of dashes: "All 6 workloads (a, b, c, …): FAIL (instructions); nothing
  * measured." Sets *done when it wrote that line. */
-static pg_status write_compact_rows(pg_rtext *t, const pg_res_submission *s, bool *done,
+static pg_status write_compact_rows(pg_text *t, const pg_res_submission *s, bool *done,
                                     pg_diag *d)
 {
     *done = false;
     if (s->n_workloads < 2)
         return PG_OK;
-    pg_rtext first, cell;
-    pg_rtext_init(&first, 4096);
-    pg_rtext_add(&first, "");
+    pg_text first, cell;
+    pg_text_init(&first, 4096);
+    pg_text_add(&first, "");
     write_status_cell(&first, &s->workloads[0]);
     bool same = !first.oom;
     for (size_t w = 0; same && w < s->n_workloads; w++) {
         row_numbers n;
         pg_status st = read_row(&s->workloads[w], &n, d);
         if (st != PG_OK) {
-            pg_rtext_free(&first);
+            pg_text_free(&first);
             return st;
         }
-        pg_rtext_init(&cell, 4096);
-        pg_rtext_add(&cell, "");
+        pg_text_init(&cell, 4096);
+        pg_text_add(&cell, "");
         write_status_cell(&cell, &s->workloads[w]);
         same = !row_has_numbers(&n) && !cell.oom && strcmp(cell.data, first.data) == 0;
-        pg_rtext_free(&cell);
+        pg_text_free(&cell);
     }
     if (same) {
-        pg_rtext_addf(t, "All %zu workloads (", s->n_workloads);
+        pg_text_addf(t, "All %zu workloads (", s->n_workloads);
         for (size_t w = 0; w < s->n_workloads && w < 4; w++) {
-            pg_rtext_add(t, w ? ", " : "");
+            pg_text_add(t, w ? ", " : "");
             md_text_or_dash(t, s->workloads[w].name, NAME_MAX_BYTES);
         }
-        pg_rtext_addf(t, "%s): %s; nothing measured.\n", s->n_workloads > 4 ? ", …" : "",
-                      first.data);
+        pg_text_addf(t, "%s): %s; nothing measured.\n", s->n_workloads > 4 ? ", …" : "",
+                     first.data);
         *done = true;
     }
-    pg_rtext_free(&first);
+    pg_text_free(&first);
     return PG_OK;
 }
 
 /* One line per passed performance stage: its message says the verdict (PASS, FAST, or an
  * INCONCLUSIVE warning) with the estimate and interval; failures are listed above already.
  * Nothing but the reason when the submission's timings are void. */
-static void write_verdict_lines(pg_rtext *t, const pg_res_submission *s, const char *void_why)
+static void write_verdict_lines(pg_text *t, const pg_res_submission *s, const char *void_why)
 {
     bool any = false;
     for (size_t w = 0; w < s->n_workloads && w < ROWS_SHOWN; w++)
@@ -708,25 +708,25 @@ static void write_verdict_lines(pg_rtext *t, const pg_res_submission *s, const c
                 !st->message[0])
                 continue;
             if (void_why) {
-                pg_rtext_addf(t, "\nPerformance verdicts: %s (a kernel whose output is wrong "
-                                 "after timing may have skipped work while it was timed; no "
-                                 "timing of this submission is shown).\n", void_why);
+                pg_text_addf(t, "\nPerformance verdicts: %s (a kernel whose output is wrong "
+                                "after timing may have skipped work while it was timed; no "
+                                "timing of this submission is shown).\n", void_why);
                 return;
             }
             if (!any)
-                pg_rtext_add(t, "\nPerformance verdicts:\n\n");
+                pg_text_add(t, "\nPerformance verdicts:\n\n");
             any = true;
-            pg_rtext_add(t, "- ");
+            pg_text_add(t, "- ");
             md_stage_name(t, st->stage, s->workloads[w].name);
-            pg_rtext_add(t, ": ");
+            pg_text_add(t, ": ");
             md_text(t, st->message, MESSAGE_MAX_BYTES);
-            pg_rtext_add(t, "\n");
+            pg_text_add(t, "\n");
         }
 }
 
 /* Instructions stages that passed or were skipped with another message than the target table
  * shows (a warning under policy warn, a workload whose runtime counts differ). */
-static void write_instruction_others(pg_rtext *t, const pg_res_submission *s,
+static void write_instruction_others(pg_text *t, const pg_res_submission *s,
                                      const pg_res_stage *shown)
 {
     bool any = false;
@@ -738,13 +738,13 @@ static void write_instruction_others(pg_rtext *t, const pg_res_submission *s,
                 (st->status == shown->status && strcmp(st->message, shown->message) == 0))
                 continue;
             if (!any)
-                pg_rtext_add(t, "\nTarget instructions in the other workloads:\n\n");
+                pg_text_add(t, "\nTarget instructions in the other workloads:\n\n");
             any = true;
-            pg_rtext_add(t, "- ");
+            pg_text_add(t, "- ");
             md_stage_name(t, st->stage, s->workloads[w].name);
-            pg_rtext_addf(t, ": %s — ", pg_res_status_word(st->status));
+            pg_text_addf(t, ": %s — ", pg_res_status_word(st->status));
             md_text_or_dash(t, st->message, MESSAGE_MAX_BYTES);
-            pg_rtext_add(t, "\n");
+            pg_text_add(t, "\n");
         }
 }
 
@@ -752,7 +752,7 @@ static void write_instruction_others(pg_rtext *t, const pg_res_submission *s,
  * workloads is said once with their names ("instructions[a, b and 4 more]"), and instructions
  * stages that say what the target table (shown) says are not repeated. A performance message
  * of a submission whose timings are void gives only the reason. */
-static void write_problems(pg_rtext *t, const pg_res_submission *s, const pg_res_stage *shown,
+static void write_problems(pg_text *t, const pg_res_submission *s, const pg_res_stage *shown,
                            const char *void_why)
 {
     bool any = false;
@@ -781,18 +781,18 @@ static void write_problems(pg_rtext *t, const pg_res_submission *s, const pg_res
                 same += o && o->status == st->status && strcmp(o->message, st->message) == 0;
             }
             if (!any)
-                pg_rtext_add(t, "\nFailed and errored stages:\n\n");
+                pg_text_add(t, "\nFailed and errored stages:\n\n");
             any = true;
-            pg_rtext_add(t, "- ");
+            pg_text_add(t, "- ");
             md_stage_name(t, st->stage, s->workloads[w].name);
             if (same)
-                pg_rtext_addf(t, " and %zu more workload%s", same, same == 1 ? "" : "s");
-            pg_rtext_addf(t, ": %s — ", pg_res_status_word(st->status));
+                pg_text_addf(t, " and %zu more workload%s", same, same == 1 ? "" : "s");
+            pg_text_addf(t, ": %s — ", pg_res_status_word(st->status));
             if (void_why && strcmp(st->stage, "performance") == 0)
-                pg_rtext_add(t, void_why);
+                pg_text_add(t, void_why);
             else
                 md_text_or_dash(t, st->message, MESSAGE_MAX_BYTES);
-            pg_rtext_add(t, "\n");
+            pg_text_add(t, "\n");
         }
 }
 
@@ -800,7 +800,7 @@ static void write_problems(pg_rtext *t, const pg_res_submission *s, const pg_res
 
 /* The stages that failed or errored, distinct names in order ("assemble", "instructions,
  * performance"), or DASH. */
-static void write_failing_stages(pg_rtext *t, const pg_res_submission *s)
+static void write_failing_stages(pg_text *t, const pg_res_submission *s)
 {
     const char *names[4];
     size_t n = 0;
@@ -822,55 +822,55 @@ static void write_failing_stages(pg_rtext *t, const pg_res_submission *s)
             NOTE(&s->workloads[w].stages[k]);
 #undef NOTE
     if (!n)
-        pg_rtext_add(t, DASH);
+        pg_text_add(t, DASH);
     for (size_t q = 0; q < n; q++) {
-        pg_rtext_add(t, q ? ", " : "");
+        pg_text_add(t, q ? ", " : "");
         md_text(t, names[q], 64);
     }
     if (more)
-        pg_rtext_add(t, ", …");
+        pg_text_add(t, ", …");
 }
 
 /* One row per submission: its number (a link to its section), task / name, verdict, failing
  * stages, and the speedup at its headline workload (the first in the results: the first the
  * task lists, its headline size). */
-static pg_status write_overview(pg_rtext *t, const pg_results *r, size_t shown, pg_diag *d)
+static pg_status write_overview(pg_text *t, const pg_results *r, size_t shown, pg_diag *d)
 {
-    pg_rtext_add(t, "| # | submission | verdict | failing stage | speedup at the headline workload "
-                    "|\n|--:|---|---|---|---|\n");
+    pg_text_add(t, "| # | submission | verdict | failing stage | speedup at the headline workload "
+                   "|\n|--:|---|---|---|---|\n");
     for (size_t i = 0; i < shown; i++) {
         const pg_res_submission *s = &r->subs[i];
-        pg_rtext_addf(t, "| [%zu](#ptxgate-%zu) | ", i + 1, i + 1);
+        pg_text_addf(t, "| [%zu](#ptxgate-%zu) | ", i + 1, i + 1);
         md_text(t, s->task, NAME_MAX_BYTES);
-        pg_rtext_add(t, " / ");
+        pg_text_add(t, " / ");
         md_text(t, s->name, NAME_MAX_BYTES);
-        pg_rtext_addf(t, " | %s | ", verdict_words(r, s));
+        pg_text_addf(t, " | %s | ", verdict_words(r, s));
         write_failing_stages(t, s);
-        pg_rtext_add(t, " | ");
+        pg_text_add(t, " | ");
         row_numbers n = {0};
         pg_status st;
         if (s->n_workloads && (st = read_row(&s->workloads[0], &n, d)) != PG_OK)
             return st;
         const char *void_why = timing_void(s);
         if (void_why)
-            pg_rtext_add(t, void_why);
+            pg_text_add(t, void_why);
         else if (n.est.has) {
             write_speedup(t, &n);
-            pg_rtext_add(t, " at ");
+            pg_text_add(t, " at ");
             md_text(t, s->workloads[0].name, NAME_MAX_BYTES);
         } else
-            pg_rtext_add(t, DASH);
-        pg_rtext_add(t, " |\n");
+            pg_text_add(t, DASH);
+        pg_text_add(t, " |\n");
     }
     if (shown < r->n_subs)
-        pg_rtext_addf(t, "| … | %zu more in the results json | | | |\n", r->n_subs - shown);
-    pg_rtext_add(t, "\n");
+        pg_text_addf(t, "| … | %zu more in the results json | | | |\n", r->n_subs - shown);
+    pg_text_add(t, "\n");
     return PG_OK;
 }
 
 /* ---- one submission ---- */
 
-static pg_status write_workloads(pg_rtext *t, const pg_results *r, const pg_res_submission *s,
+static pg_status write_workloads(pg_text *t, const pg_results *r, const pg_res_submission *s,
                                  pg_diag *d)
 {
     pg_status st;
@@ -887,8 +887,8 @@ static pg_status write_workloads(pg_rtext *t, const pg_results *r, const pg_res_
             if ((st = write_row(t, &s->workloads[w], void_why, d)) != PG_OK)
                 return st;
         if (s->n_workloads > ROWS_SHOWN)
-            pg_rtext_addf(t, "\n… %zu more workloads in the results json.\n",
-                          s->n_workloads - ROWS_SHOWN);
+            pg_text_addf(t, "\n… %zu more workloads in the results json.\n",
+                         s->n_workloads - ROWS_SHOWN);
     }
     write_problems(t, s, instr, void_why);
     write_verdict_lines(t, s, void_why);
@@ -896,39 +896,39 @@ static pg_status write_workloads(pg_rtext *t, const pg_results *r, const pg_res_
     return PG_OK;
 }
 
-static pg_status write_submission(pg_rtext *t, const pg_results *r, size_t index, pg_diag *d)
+static pg_status write_submission(pg_text *t, const pg_results *r, size_t index, pg_diag *d)
 {
     const pg_res_submission *s = &r->subs[index];
     pg_status st;
-    pg_rtext_addf(t, "<a name=\"ptxgate-%zu\"></a>\n\n### %zu · %s: ", index + 1, index + 1,
-                  verdict_words(r, s));
+    pg_text_addf(t, "<a name=\"ptxgate-%zu\"></a>\n\n### %zu · %s: ", index + 1, index + 1,
+                 verdict_words(r, s));
     md_text(t, s->task, NAME_MAX_BYTES);
-    pg_rtext_add(t, " / ");
+    pg_text_add(t, " / ");
     md_text(t, s->name, NAME_MAX_BYTES);
-    pg_rtext_add(t, "\n\n- task: ");
+    pg_text_add(t, "\n\n- task: ");
     md_text(t, s->task, NAME_MAX_BYTES);
-    pg_rtext_add(t, " · source: ");
+    pg_text_add(t, " · source: ");
     md_text_or_dash(t, s->source, NAME_MAX_BYTES);
-    pg_rtext_add(t, " · arch: ");
+    pg_text_add(t, " · arch: ");
     md_text_or_dash(t, s->arch, 32);
-    pg_rtext_add(t, "\n");
+    pg_text_add(t, "\n");
     for (size_t k = 0; k < s->n_stages; k++)
         if ((st = write_submission_stage(t, r, &s->stages[k], d)) != PG_OK)
             return st;
-    pg_rtext_add(t, "\n");
+    pg_text_add(t, "\n");
     if (s->n_workloads == 0) {
-        pg_rtext_add(t, "No workloads.\n\n");
+        pg_text_add(t, "No workloads.\n\n");
         return PG_OK;
     }
     /* A passing submission's numbers are there to look up, not to read first: collapsed. */
     bool collapse = s->verdict == PG_RES_PASS || s->verdict == PG_RES_SKIPPED;
     if (collapse)
-        pg_rtext_addf(t, "<details><summary>%zu workload%s: targets, numbers and verdicts"
-                         "</summary>\n\n",
-                      s->n_workloads, s->n_workloads == 1 ? "" : "s");
+        pg_text_addf(t, "<details><summary>%zu workload%s: targets, numbers and verdicts"
+                        "</summary>\n\n",
+                     s->n_workloads, s->n_workloads == 1 ? "" : "s");
     if ((st = write_workloads(t, r, s, d)) != PG_OK)
         return st;
-    pg_rtext_add(t, collapse ? "\n</details>\n\n" : "\n");
+    pg_text_add(t, collapse ? "\n</details>\n\n" : "\n");
     return PG_OK;
 }
 
@@ -946,28 +946,28 @@ typedef struct {
 
 #define SUBS_NAMED 4 /* submissions named per reason */
 
-static void write_reason(pg_rtext *t, const pg_results *r, const char *why)
+static void write_reason(pg_text *t, const pg_results *r, const char *why)
 {
     const char *env = r->env.has_gpu ? NULL : r->env.gpu_skip_reason;
     const char *at = env && env[0] ? strstr(why, env) : NULL;
     if (!why[0]) {
-        pg_rtext_add(t, "no reason recorded");
+        pg_text_add(t, "no reason recorded");
         return;
     }
     if (!at) {
         md_text(t, why, MESSAGE_MAX_BYTES);
         return;
     }
-    pg_rtext n;
-    pg_rtext_init(&n, 2 * MESSAGE_MAX_BYTES + 64);
-    pg_rtext_addn(&n, why, (size_t)(at - why));
-    pg_rtext_add(&n, "no GPU (the reason is above)");
-    pg_rtext_add(&n, at + strlen(env));
+    pg_text n;
+    pg_text_init(&n, 2 * MESSAGE_MAX_BYTES + 64);
+    pg_text_addn(&n, why, (size_t)(at - why));
+    pg_text_add(&n, "no GPU (the reason is above)");
+    pg_text_add(&n, at + strlen(env));
     md_text(t, n.data ? n.data : "", MESSAGE_MAX_BYTES);
-    pg_rtext_free(&n);
+    pg_text_free(&n);
 }
 
-static void skipped_group(pg_rtext *t, const pg_results *r, skipped_ref *refs, size_t n,
+static void skipped_group(pg_text *t, const pg_results *r, skipped_ref *refs, size_t n,
                           size_t first, size_t *items)
 {
     const char *why = refs[first].stage->message;
@@ -986,32 +986,32 @@ static void skipped_group(pg_rtext *t, const pg_results *r, skipped_ref *refs, s
             }
         }
     if (*items == 0)
-        pg_rtext_add(t, "### Skipped stages\n\n");
+        pg_text_add(t, "### Skipped stages\n\n");
     if (++*items > SKIPPED_SHOWN)
         return;
-    pg_rtext_add(t, "- ");
+    pg_text_add(t, "- ");
     write_reason(t, r, why);
-    pg_rtext_add(t, ": ");
+    pg_text_add(t, ": ");
     if (count == 1) {
         md_stage_name(t, refs[first].stage->stage, refs[first].workload);
-        pg_rtext_add(t, " of ");
+        pg_text_add(t, " of ");
     } else {
-        pg_rtext_addf(t, "%zu stages of ", count);
+        pg_text_addf(t, "%zu stages of ", count);
     }
     if (subs > 1)
-        pg_rtext_addf(t, "%zu submissions (", subs);
+        pg_text_addf(t, "%zu submissions (", subs);
     for (size_t q = 0; q < subs && q < SUBS_NAMED; q++) {
-        pg_rtext_add(t, q ? ", " : "");
+        pg_text_add(t, q ? ", " : "");
         md_text(t, named[q]->task, NAME_MAX_BYTES);
-        pg_rtext_add(t, " / ");
+        pg_text_add(t, " / ");
         md_text(t, named[q]->name, NAME_MAX_BYTES);
     }
     if (subs > SUBS_NAMED)
-        pg_rtext_addf(t, " and %zu more", subs - SUBS_NAMED);
-    pg_rtext_add(t, subs > 1 ? ")\n" : "\n");
+        pg_text_addf(t, " and %zu more", subs - SUBS_NAMED);
+    pg_text_add(t, subs > 1 ? ")\n" : "\n");
 }
 
-static void write_skipped(pg_rtext *t, const pg_results *r)
+static void write_skipped(pg_text *t, const pg_results *r)
 {
     size_t items = 0, cap = 0, n = 0;
     for (size_t i = 0; i < r->n_subs; i++) {
@@ -1040,9 +1040,9 @@ static void write_skipped(pg_rtext *t, const pg_results *r)
             skipped_group(t, r, refs, n, j, &items);
     free(refs);
     if (items > SKIPPED_SHOWN)
-        pg_rtext_addf(t, "- … %zu more in the results json\n", items - SKIPPED_SHOWN);
+        pg_text_addf(t, "- … %zu more in the results json\n", items - SKIPPED_SHOWN);
     if (items)
-        pg_rtext_add(t, "\n");
+        pg_text_add(t, "\n");
 }
 
 pg_status pg_report_markdown(const json_t *results, const char *results_file, char **out,
@@ -1053,8 +1053,8 @@ pg_status pg_report_markdown(const json_t *results, const char *results_file, ch
         *len = 0;
     pg_results r;
     pg_res_locale loc = {0};
-    pg_rtext t;
-    pg_rtext_init(&t, PG_MARKDOWN_MAX_BYTES);
+    pg_text t;
+    pg_text_init(&t, PG_MARKDOWN_MAX_BYTES);
     pg_status st = pg_results_read(results, results_file, &r, d);
     if (st != PG_OK)
         return st;
@@ -1072,18 +1072,18 @@ pg_status pg_report_markdown(const json_t *results, const char *results_file, ch
         if ((st = write_submission(&t, &r, i, d)) != PG_OK)
             goto done;
     if (i < r.n_subs)
-        pg_rtext_addf(&t, "… %zu more submissions are left out to stay within GitHub's summary "
-                          "size limit; the results json has them all.\n\n",
-                      r.n_subs - i);
+        pg_text_addf(&t, "… %zu more submissions are left out to stay within GitHub's summary "
+                         "size limit; the results json has them all.\n\n",
+                     r.n_subs - i);
     write_skipped(&t, &r);
     if (t.oom) {
         st = pg_diag_set(d, PG_ERR_INFRA, r.file, 0, NULL, "out of memory rendering markdown");
         goto done;
     }
-    *out = pg_rtext_take(&t, len);
+    *out = pg_text_take(&t, len);
     st = PG_OK;
 done:
-    pg_rtext_free(&t);
+    pg_text_free(&t);
     pg_res_locale_leave(&loc);
     pg_results_free(&r);
     return st;
@@ -1102,13 +1102,13 @@ char *pg_report_markdown_url(const char *s)
 
 char *pg_report_markdown_inline(const char *s, size_t max_bytes)
 {
-    pg_rtext t;
-    pg_rtext_init(&t, max_bytes * 8 + 64);
-    pg_rtext_add(&t, "");
+    pg_text t;
+    pg_text_init(&t, max_bytes * 8 + 64);
+    pg_text_add(&t, "");
     md_text(&t, s, max_bytes);
     if (t.oom) {
-        pg_rtext_free(&t);
+        pg_text_free(&t);
         return NULL;
     }
-    return pg_rtext_take(&t, NULL);
+    return pg_text_take(&t, NULL);
 }

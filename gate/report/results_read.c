@@ -2,7 +2,6 @@
  * (see results_read.h). */
 #include "results_read.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -731,97 +730,6 @@ pg_status pg_res_instr_target_get(const pg_res_stage *s, const json_t *targets, 
     return PG_OK;
 }
 
-/* ---- text buffer ---- */
-
-void pg_rtext_init(pg_rtext *t, size_t max)
-{
-    memset(t, 0, sizeof *t);
-    t->max = max;
-}
-
-void pg_rtext_addn(pg_rtext *t, const char *s, size_t n)
-{
-    if (t->oom || n == 0)
-        return;
-    if (t->len + n > t->max) {
-        size_t room = t->max - t->len;
-        while (room > 0 && ((unsigned char)s[room] & 0xC0) == 0x80)
-            room--;
-        n = room;
-        t->truncated = true;
-        if (n == 0)
-            return;
-    }
-    if (t->len + n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 256;
-        while (cap < t->len + n + 1)
-            cap *= 2;
-        char *p = realloc(t->data, cap);
-        if (!p) {
-            t->oom = true;
-            return;
-        }
-        t->data = p;
-        t->cap = cap;
-    }
-    memcpy(t->data + t->len, s, n);
-    t->len += n;
-    t->data[t->len] = '\0';
-}
-
-void pg_rtext_add(pg_rtext *t, const char *s)
-{
-    if (s)
-        pg_rtext_addn(t, s, strlen(s));
-}
-
-void pg_rtext_addf(pg_rtext *t, const char *fmt, ...)
-{
-    char small[512];
-    va_list ap, ap2;
-    va_start(ap, fmt);
-    va_copy(ap2, ap);
-    int n = vsnprintf(small, sizeof small, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        va_end(ap2);
-        return;
-    }
-    if ((size_t)n < sizeof small) {
-        pg_rtext_addn(t, small, (size_t)n);
-    } else {
-        char *big = malloc((size_t)n + 1);
-        if (!big)
-            t->oom = true;
-        else {
-            vsnprintf(big, (size_t)n + 1, fmt, ap2);
-            pg_rtext_addn(t, big, (size_t)n);
-            free(big);
-        }
-    }
-    va_end(ap2);
-}
-
-char *pg_rtext_take(pg_rtext *t, size_t *len)
-{
-    char *p = NULL;
-    if (!t->oom)
-        p = t->data ? t->data : strdup("");
-    else
-        free(t->data);
-    if (len)
-        *len = p ? t->len : 0;
-    size_t max = t->max;
-    pg_rtext_init(t, max);
-    return p;
-}
-
-void pg_rtext_free(pg_rtext *t)
-{
-    free(t->data);
-    pg_rtext_init(t, t->max);
-}
-
 /* ---- UTF-8 ---- */
 
 size_t pg_utf8_next(const char *s, uint32_t *cp)
@@ -858,24 +766,6 @@ size_t pg_utf8_next(const char *s, uint32_t *cp)
     return n;
 }
 
-void pg_rtext_add_cp(pg_rtext *t, uint32_t cp)
-{
-    char b[4];
-    size_t n;
-    if (cp < 0x80) {
-        b[0] = (char)cp, n = 1;
-    } else if (cp < 0x800) {
-        b[0] = (char)(0xC0 | (cp >> 6)), b[1] = (char)(0x80 | (cp & 0x3F)), n = 2;
-    } else if (cp < 0x10000) {
-        b[0] = (char)(0xE0 | (cp >> 12)), b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        b[2] = (char)(0x80 | (cp & 0x3F)), n = 3;
-    } else {
-        b[0] = (char)(0xF0 | (cp >> 18)), b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-        b[2] = (char)(0x80 | ((cp >> 6) & 0x3F)), b[3] = (char)(0x80 | (cp & 0x3F)), n = 4;
-    }
-    pg_rtext_addn(t, b, n);
-}
-
 /* Characters no report shows as they are: those XML 1.0 forbids (C0 controls other than
  * TAB/LF/CR, U+FFFE, U+FFFF), DEL and the C1 controls (terminal escapes), and the bidirectional
  * overrides and isolates that make text read differently from what it is. */
@@ -891,7 +781,7 @@ static bool is_space(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-void pg_rtext_add_clean(pg_rtext *t, const char *s, unsigned flags, size_t max_bytes)
+void pg_rtext_add_clean(pg_text *t, const char *s, unsigned flags, size_t max_bytes)
 {
     if (!s)
         return;
@@ -911,9 +801,9 @@ void pg_rtext_add_clean(pg_rtext *t, const char *s, unsigned flags, size_t max_b
             while (j < end && is_space(s[j]))
                 breaks |= s[j++] != ' ';
             if (!breaks)
-                pg_rtext_addn(t, s + i, j - i);
+                pg_text_addn(t, s + i, j - i);
             else if (i > 0 && j < end)
-                pg_rtext_add(t, " ");
+                pg_text_add(t, " ");
             i = j;
             continue;
         }
@@ -922,13 +812,13 @@ void pg_rtext_add_clean(pg_rtext *t, const char *s, unsigned flags, size_t max_b
         if (i + k > end)
             k = end - i, cp = 0xFFFD;
         if (cp == 0xFFFD || hidden(cp))
-            pg_rtext_add_cp(t, 0xFFFD);
+            pg_text_add_cp(t, 0xFFFD);
         else
-            pg_rtext_addn(t, s + i, k);
+            pg_text_addn(t, s + i, k);
         i += k;
     }
     if (cut)
-        pg_rtext_add(t, "…");
+        pg_text_add(t, "…");
 }
 
 /* ---- locale and versions ---- */

@@ -1,7 +1,8 @@
 /* Strict reading of a results json (docs/results.md) into a borrowed C view, plus the small text
- * toolkit the report writers share: a bounded text buffer, UTF-8 cleaning and the C numeric
- * locale. Every report (JUnit, markdown) reads results only through this view, so a malformed
- * results file fails the same way everywhere: PG_ERR_INPUT naming the file and the JSON path.
+ * toolkit the report writers share: UTF-8 cleaning of untrusted text (into base/text.h's
+ * buffer) and the C numeric locale. Every report (JUnit, markdown) reads results only through
+ * this view, so a malformed results file fails the same way everywhere: PG_ERR_INPUT naming the
+ * file and the JSON path.
  *
  * Calling sequence of a writer:
  *     pg_results r;
@@ -21,6 +22,7 @@
 
 #include "base/diag.h"
 #include "base/jsonget.h"
+#include "base/text.h"
 
 /* Outcome of a stage record, and verdict of a submission, workload or run. A submission or
  * workload whose every stage was skipped has verdict PG_RES_SKIPPED; the run's verdict is never
@@ -194,30 +196,10 @@ pg_status pg_res_instr_target_get(const pg_res_stage *s, const json_t *targets, 
 
 /* ---- text toolkit shared by the writers ---- */
 
-/* A growable text buffer with a hard maximum. Appending past max stops at max (on a UTF-8
- * character boundary when the appended text is valid UTF-8) and sets truncated; an allocation
- * failure sets oom and drops the text. data is always NUL-terminated once anything was added. */
-typedef struct {
-    char *data;
-    size_t len, cap, max;
-    bool truncated, oom;
-} pg_rtext;
-
-void pg_rtext_init(pg_rtext *t, size_t max);
-void pg_rtext_add(pg_rtext *t, const char *s);
-void pg_rtext_addn(pg_rtext *t, const char *s, size_t n);
-void pg_rtext_addf(pg_rtext *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Hand the text over (never NULL unless oom: an empty buffer yields ""); t is reset. The caller
- * frees the result. */
-char *pg_rtext_take(pg_rtext *t, size_t *len);
-void pg_rtext_free(pg_rtext *t);
-
 /* Decode one UTF-8 character of s (s[0] != 0). Returns the bytes consumed (1..4) and sets *cp;
  * an invalid or truncated sequence, an overlong form or a surrogate consumes 1 byte and yields
  * U+FFFD. */
 size_t pg_utf8_next(const char *s, uint32_t *cp);
-/* Append the UTF-8 encoding of cp. */
-void pg_rtext_add_cp(pg_rtext *t, uint32_t cp);
 
 /* Flags for pg_rtext_add_clean. */
 enum {
@@ -229,7 +211,7 @@ enum {
  * overrides and isolates (U+202A-U+202E, U+2066-U+2069) become U+FFFD; with PG_CLEAN_ONE_LINE the
  * text is kept on one line. At most max_bytes of s are used (0 = no limit); a longer text is cut
  * at a character boundary and ends with "…". s may be NULL (appends nothing). */
-void pg_rtext_add_clean(pg_rtext *t, const char *s, unsigned flags, size_t max_bytes);
+void pg_rtext_add_clean(pg_text *t, const char *s, unsigned flags, size_t max_bytes);
 
 /* Switch the calling thread to the C locale for number formatting, so "%.3f" always writes a
  * '.' whatever setlocale() the program made; leave restores the previous locale. */

@@ -4,6 +4,7 @@
 #include "process.h"
 
 #include "children.h"
+#include "../base/text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,13 +27,6 @@ extern char **environ;
 #define LEFTOVER_GRACE_S 0.1
 #define FINAL_DRAIN_S 0.5
 
-/* Bounded output buffer: keeps at most max bytes; memory failure also counts as truncation. */
-typedef struct {
-    char *buf;
-    size_t len, cap, max;
-    bool truncated;
-} sink;
-
 static double now_s(void)
 {
     struct timespec ts;
@@ -40,35 +34,8 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void sink_add(sink *s, const char *data, size_t n)
-{
-    if (n > s->max - s->len) {
-        s->truncated = true;
-        n = s->max - s->len;
-    }
-    if (n == 0)
-        return;
-    if (s->len + n + 1 > s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 4096;
-        if (cap < s->len + n + 1)
-            cap = s->len + n + 1;
-        if (cap > s->max + 1)
-            cap = s->max + 1;
-        char *nb = realloc(s->buf, cap);
-        if (!nb) {
-            s->truncated = true;
-            return;
-        }
-        s->buf = nb;
-        s->cap = cap;
-    }
-    memcpy(s->buf + s->len, data, n);
-    s->len += n;
-    s->buf[s->len] = '\0';
-}
-
 /* Wait up to wait_ms for output and read one chunk; sets *eof at end of file. */
-static void read_some(int fd, int wait_ms, sink *s, bool *eof)
+static void read_some(int fd, int wait_ms, pg_text *s, bool *eof)
 {
     struct pollfd p = {.fd = fd, .events = POLLIN};
     if (poll(&p, 1, wait_ms) <= 0)
@@ -76,13 +43,13 @@ static void read_some(int fd, int wait_ms, sink *s, bool *eof)
     char buf[65536];
     ssize_t n = read(fd, buf, sizeof buf);
     if (n > 0)
-        sink_add(s, buf, (size_t)n);
+        pg_text_addn(s, buf, (size_t)n);
     else if (n == 0 || (errno != EINTR && errno != EAGAIN))
         *eof = true;
 }
 
 /* Read until end of file or for at most seconds. */
-static void drain(int fd, double seconds, sink *s, bool *eof)
+static void drain(int fd, double seconds, pg_text *s, bool *eof)
 {
     double end = now_s() + seconds;
     while (!*eof && now_s() < end)
@@ -91,7 +58,7 @@ static void drain(int fd, double seconds, sink *s, bool *eof)
 
 /* Read output while waiting for the child; kill its group at the deadline (0: none). Returns
  * whether the child was reaped (false only if waitpid fails), with its wait status in *status. */
-static bool wait_reading(pid_t pid, int fd, double deadline, sink *s, bool *eof, bool *timed_out,
+static bool wait_reading(pid_t pid, int fd, double deadline, pg_text *s, bool *eof, bool *timed_out,
                          int *status)
 {
     for (;;) {
@@ -257,7 +224,8 @@ pg_status pg_process_run(const char *const argv[], double timeout_s, size_t max_
 {
     memset(out, 0, sizeof *out);
     out->exit_code = -1;
-    sink s = {.max = max_output};
+    pg_text s;
+    pg_text_init_bytes(&s, max_output);
     int fds[2] = {-1, -1};
     pg_status st = PG_OK;
     double t0 = now_s();
@@ -297,18 +265,18 @@ pg_status pg_process_run(const char *const argv[], double timeout_s, size_t max_
     else if (reaped && WIFSIGNALED(status))
         out->term_signal = WTERMSIG(status);
     out->wall_s = now_s() - t0;
-    if (!s.buf && !(s.buf = calloc(1, 1)))
+    /* Memory that ran out while reading cuts the output like the limit does. */
+    out->output_truncated = s.truncated || s.oom;
+    out->output = pg_text_release(&s, &out->output_len);
+    if (!out->output && !(out->output = calloc(1, 1)))
         st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
 done:
     for (int i = 0; i < 2; i++)
         if (fds[i] >= 0)
             close(fds[i]);
-    if (st == PG_OK) {
-        out->output = s.buf;
-        out->output_len = s.len;
-        out->output_truncated = s.truncated;
-    } else {
-        free(s.buf);
+    if (st != PG_OK) { /* out->output is NULL here */
+        pg_text_free(&s);
+        out->output_truncated = false;
         out->wall_s = now_s() - t0;
     }
     return st;

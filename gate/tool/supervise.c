@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../base/text.h"
 #include "children.h"
 #include "process.h"
 
@@ -31,44 +32,9 @@ double pg_supervise_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Bounded byte buffer. */
-typedef struct {
-    char *buf;
-    size_t len, cap, max;
-    bool truncated;
-} sink;
-
-static bool sink_add(sink *s, const char *data, size_t n)
-{
-    if (n > s->max - s->len) {
-        s->truncated = true;
-        n = s->max - s->len;
-    }
-    if (n == 0)
-        return true;
-    if (s->len + n + 1 > s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 4096;
-        while (cap < s->len + n + 1)
-            cap *= 2;
-        if (cap > s->max + 1)
-            cap = s->max + 1;
-        char *nb = realloc(s->buf, cap);
-        if (!nb) {
-            s->truncated = true;
-            return false;
-        }
-        s->buf = nb;
-        s->cap = cap;
-    }
-    memcpy(s->buf + s->len, data, n);
-    s->len += n;
-    s->buf[s->len] = '\0';
-    return true;
-}
-
 /* Status lines: bytes accumulate until a newline; an over-long line is skipped to its end. */
 typedef struct {
-    sink cur;
+    pg_text cur;
     bool skipping;
     const pg_supervise_hooks *h;
     pg_supervise_result *out;
@@ -80,8 +46,8 @@ static void liner_feed(liner *l, const char *data, size_t n)
         const char *nl = memchr(data, '\n', n);
         size_t take = nl ? (size_t)(nl - data) : n;
         if (!l->skipping) {
-            sink_add(&l->cur, data, take);
-            if (l->cur.truncated)
+            pg_text_addn(&l->cur, data, take);
+            if (l->cur.truncated || l->cur.oom)
                 l->skipping = true;
         }
         if (nl) {
@@ -90,12 +56,9 @@ static void liner_feed(liner *l, const char *data, size_t n)
             } else {
                 l->out->lines++;
                 if (l->h && l->h->on_line)
-                    l->h->on_line(l->h->ctx, l->cur.buf ? l->cur.buf : "", l->cur.len);
+                    l->h->on_line(l->h->ctx, l->cur.data ? l->cur.data : "", l->cur.len);
             }
-            l->cur.len = 0;
-            if (l->cur.buf)
-                l->cur.buf[0] = '\0';
-            l->cur.truncated = false;
+            pg_text_clear(&l->cur);
             l->skipping = false;
             take++;
         }
@@ -105,14 +68,14 @@ static void liner_feed(liner *l, const char *data, size_t n)
 }
 
 /* Read what is there without blocking. Returns false at end of file or on an error. */
-static bool read_ready(int fd, sink *out, liner *l)
+static bool read_ready(int fd, pg_text *out, liner *l)
 {
     char buf[65536];
     for (;;) {
         ssize_t n = read(fd, buf, sizeof buf);
         if (n > 0) {
             if (out)
-                sink_add(out, buf, (size_t)n);
+                pg_text_addn(out, buf, (size_t)n);
             else
                 liner_feed(l, buf, (size_t)n);
             continue;
@@ -134,8 +97,10 @@ pg_status pg_supervise_run(const char *const argv[], const char *status_path,
 {
     memset(out, 0, sizeof *out);
     out->exit_code = -1;
-    sink output = {.max = max_output};
-    liner lines = {.cur = {.max = PG_SUPERVISE_MAX_LINE}, .h = hooks, .out = out};
+    pg_text output;
+    pg_text_init_bytes(&output, max_output);
+    liner lines = {.h = hooks, .out = out};
+    pg_text_init_bytes(&lines.cur, PG_SUPERVISE_MAX_LINE);
     int fifo = -1, pipefd[2] = {-1, -1};
     pg_status st = PG_OK;
     double t0 = pg_supervise_now();
@@ -221,7 +186,9 @@ pg_status pg_supervise_run(const char *const argv[], const char *status_path,
         out->exit_code = WEXITSTATUS(status);
     else if (reaped && WIFSIGNALED(status))
         out->term_signal = WTERMSIG(status);
-    if (!output.buf && !(output.buf = calloc(1, 1)))
+    out->output_truncated = output.truncated || output.oom; /* memory out: cut like the limit */
+    out->output = pg_text_release(&output, &out->output_len);
+    if (!out->output && !(out->output = calloc(1, 1)))
         st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
 done:
     out->wall_s = pg_supervise_now() - t0;
@@ -230,13 +197,10 @@ done:
     for (int i = 0; i < 2; i++)
         if (pipefd[i] >= 0)
             close(pipefd[i]);
-    free(lines.cur.buf);
-    if (st == PG_OK) {
-        out->output = output.buf;
-        out->output_len = output.len;
-        out->output_truncated = output.truncated;
-    } else {
-        free(output.buf);
+    pg_text_free(&lines.cur);
+    if (st != PG_OK) { /* out->output is NULL here */
+        pg_text_free(&output);
+        out->output_truncated = false;
     }
     return st;
 }
