@@ -187,11 +187,11 @@ part_speed() {
     --out "$out/speed" --copies "${PTXGATE_BENCH_COPIES:-0}" ${PTXGATE_BENCH_ARGS:-}
 }
 interface_examples() {
-  "$bin" check --output "$out/interfaces" tasks/gemm_bf16_nt/examples/{params_struct,tmap_global,persistent_cluster,tile_schedule}.json \
+  "$bin" check --output "$out/interfaces" tasks/gemm_bf16_nt/examples/{params_struct,tmap_global,persistent_cluster,tile_schedule,flags_include}.json \
     tasks/mha_fwd_d128/examples/flags_include.json
   local rc=$?
   main_table "$out/interfaces/results.json"
-  [[ $rc == 0 || $rc == 1 ]] # flags_include uses mma.sync: its instructions stage fails
+  [[ $rc == 0 || $rc == 1 ]] # mha_fwd_d128's flags_include uses mma.sync: its instructions stage fails
 }
 part_interfaces() {
   gpu_test interfaces test_interfaces_gpu

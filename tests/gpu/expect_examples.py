@@ -81,7 +81,8 @@ for task, name in (("gemm_bf16_nt", "tiled_mma"), ("gemm_fp16_nt", "tiled_mma"),
 # tile as wgmma_tma, so correct on every workload they support. persistent_cluster declares
 # "supports": M % 128, N % 256, K % 64 == 0; its other workloads are declined (not_applicable),
 # never passed.
-for name in ("params_struct", "tmap_global", "persistent_cluster", "tile_schedule"):
+# flags_include: the same tile, compiled only with its manifest's compile options.
+for name in ("params_struct", "tmap_global", "persistent_cluster", "tile_schedule", "flags_include"):
     s = subs.get(("gemm_bf16_nt", name))
     check(s is not None, f"gemm_bf16_nt/{name} present")
     for w in (s["workloads"] if s else []):
