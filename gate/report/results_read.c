@@ -3,11 +3,13 @@
 #include "results_read.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/utf8.h"
+#include "model/shard.h"
 
 #define DEFAULT_FILE "results.json"
 
@@ -195,6 +197,7 @@ static pg_status read_stages(const json_t *obj, const pg_jctx *ctx, pg_res_stage
                              "expected a stage name of lower-case letters, digits and '_' "
                              "(assemble, load, correctness, instructions, performance)");
         s->details = details;
+        s->json = rec;
         s->details_ctx = pg_jctx_member(&s->ctx, "details");
         if ((st = check_details(s, d)) != PG_OK)
             return st;
@@ -244,6 +247,7 @@ static pg_status read_submission(const json_t *s, pg_res_submission *out, pg_dia
             return pg_diag_set(d, PG_ERR_INPUT, c->file, 0, w->ctx.path,
                                "expected a workload (an object), found %s",
                                pg_json_type_name(wj));
+        w->json = wj;
         if ((st = read_workload(wj, w, d)) != PG_OK)
             return st;
     }
@@ -258,6 +262,7 @@ static pg_status read_environment(const json_t *root, const pg_jctx *top, pg_res
     if (st != PG_OK)
         return st;
     pg_jctx c = pg_jctx_member(top, "environment");
+    e->json = env;
     if ((st = get_nstring(env, &c, "hostname", false, &e->hostname, d)) != PG_OK ||
         (st = get_nobject(env, &c, "gpu", &gpu, d)) != PG_OK ||
         (st = get_nstring(env, &c, "gpu_skip_reason", false, &e->gpu_skip_reason, d)) != PG_OK ||
@@ -273,7 +278,9 @@ static pg_status read_environment(const json_t *root, const pg_jctx *top, pg_res
         if ((st = get_nstring(gpu, &g, "name", false, &e->gpu_name, d)) != PG_OK ||
             (st = get_nstring(gpu, &g, "compute_capability", false, &e->compute_capability, d)) !=
                 PG_OK ||
-            (st = get_nint(gpu, &g, "sm_count", &e->sm_count, d)) != PG_OK)
+            (st = get_nint(gpu, &g, "sm_count", &e->sm_count, d)) != PG_OK ||
+            (st = get_nint(gpu, &g, "memory_bytes", &e->memory_bytes, d)) != PG_OK ||
+            (st = get_nstring(gpu, &g, "uuid", false, &e->gpu_uuid, d)) != PG_OK)
             return st;
     }
     return PG_OK;
@@ -284,6 +291,7 @@ pg_status pg_results_read(const json_t *root, const char *file, pg_results *out,
     memset(out, 0, sizeof *out);
     pg_jctx top = {.file = file ? file : DEFAULT_FILE};
     out->file = top.file;
+    out->root = root;
     pg_status st;
     if (!root || !json_is_object(root))
         return pg_diag_set(d, PG_ERR_INPUT, top.file, 0, NULL,
@@ -305,6 +313,8 @@ pg_status pg_results_read(const json_t *root, const char *file, pg_results *out,
         (st = get_nobject(root, &top, "settings", &settings, d)) != PG_OK ||
         (st = read_environment(root, &top, &out->env, d)) != PG_OK)
         goto done;
+    out->tool = tool;
+    out->settings = settings;
     if (!is_utc_timestamp(out->started_utc)) {
         st = bad_field(&top, "started_utc", d,
                        "expected a UTC time \"YYYY-MM-DDTHH:MM:SSZ\" (fractional seconds allowed)");
@@ -358,6 +368,7 @@ pg_status pg_results_read(const json_t *root, const char *file, pg_results *out,
                              pg_json_type_name(sj));
             goto done;
         }
+        s->json = sj;
         if ((st = read_submission(sj, s, d)) != PG_OK)
             goto done;
     }
@@ -382,6 +393,148 @@ void pg_results_free(pg_results *r)
     free(r->subs);
     r->subs = NULL;
     r->n_subs = 0;
+}
+
+/* ---- the records of a sharded run ---- */
+
+pg_status pg_results_read_shard(const pg_results *r, pg_res_shard *out, pg_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    const char *file = r->file;
+    const json_t *sh = json_object_get(r->root, "shard");
+    if (!json_is_object(sh))
+        return pg_diag_set(d, PG_ERR_INPUT, file, 0, "shard",
+                           "not the results of a shard: no \"shard\" record (run ptxgate check "
+                           "with --shard i/n)");
+    const json_t *holm = json_object_get(r->root, "holm");
+    if (!json_is_object(holm) || !json_is_integer(json_object_get(holm, "m")) ||
+        !json_is_integer(json_object_get(holm, "m_planned")) ||
+        !json_is_number(json_object_get(holm, "run_alpha")))
+        return pg_diag_set(d, PG_ERR_INPUT, file, 0, "holm",
+                           "expected an object with run_alpha, m_planned and m (written by "
+                           "ptxgate check of this version)");
+    const json_t *idx = json_object_get(sh, "index"), *cnt = json_object_get(sh, "count"),
+                 *tot = json_object_get(sh, "items_total"), *items = json_object_get(sh, "items");
+    if (!json_is_integer(idx) || !json_is_integer(cnt) || !json_is_integer(tot) ||
+        !json_is_array(items) || json_integer_value(cnt) < 1 ||
+        json_integer_value(cnt) > PG_SHARD_MAX || json_integer_value(idx) < 1 ||
+        json_integer_value(idx) > json_integer_value(cnt) || json_integer_value(tot) < 0)
+        return pg_diag_set(d, PG_ERR_INPUT, file, 0, "shard",
+                           "expected index (1..count), count (1..%d), items_total (>= 0) and "
+                           "items",
+                           PG_SHARD_MAX);
+    /* Holm's inputs: a level in (0, 1) and comparison counts a run can have (their sum over
+     * every shard stays far from overflowing). */
+    double alpha = json_number_value(json_object_get(holm, "run_alpha"));
+    json_int_t m = json_integer_value(json_object_get(holm, "m")),
+               m_planned = json_integer_value(json_object_get(holm, "m_planned"));
+    if (!(alpha > 0.0 && alpha < 1.0))
+        return pg_diag_set(d, PG_ERR_INPUT, file, 0, "holm.run_alpha",
+                           "expected a level between 0 and 1, got %g", alpha);
+    if (m_planned < 0 || m_planned > INT32_MAX || m < 0 || m > m_planned)
+        return pg_diag_set(d, PG_ERR_INPUT, file, 0, "holm.m",
+                           "expected 0 <= m <= m_planned <= %d, got m = %lld, m_planned = %lld",
+                           INT32_MAX, (long long)m, (long long)m_planned);
+    size_t n = json_array_size(items);
+    if (n > 0 && !(out->items = calloc(n, sizeof *out->items)))
+        return pg_diag_set(d, PG_ERR_INFRA, file, 0, "shard.items", "out of memory");
+    out->n_items = n;
+    for (size_t k = 0; k < n; k++) {
+        const json_t *it = json_array_get(items, k);
+        pg_res_shard_item *o = &out->items[k];
+        const json_t *si = json_object_get(it, "submission_index"),
+                     *wi = json_object_get(it, "workload_index");
+        o->submission_index = json_is_integer(si) ? (int64_t)json_integer_value(si) : -1;
+        o->workload_index = json_is_integer(wi) ? (int64_t)json_integer_value(wi) : -1;
+        o->task = json_string_value(json_object_get(it, "task"));
+        o->submission = json_string_value(json_object_get(it, "submission"));
+        o->workload = json_string_value(json_object_get(it, "workload"));
+        o->manifest = json_string_value(json_object_get(it, "manifest"));
+        o->json = it;
+    }
+    out->index = (int)json_integer_value(idx);
+    out->count = (int)json_integer_value(cnt);
+    out->items_total = (int64_t)json_integer_value(tot);
+    out->run_alpha = alpha;
+    out->m_planned = (int64_t)m_planned;
+    out->m = (int64_t)m;
+    return PG_OK;
+}
+
+void pg_res_shard_free(pg_res_shard *s)
+{
+    if (!s)
+        return;
+    free(s->items);
+    s->items = NULL;
+    s->n_items = 0;
+}
+
+bool pg_res_shard_items_same(const pg_res_shard_item *a, const pg_res_shard_item *b,
+                             const char **which)
+{
+    static const char *const keys[] = {"task", "submission", "manifest"};
+    for (size_t q = 0; q < 3; q++) {
+        const json_t *x = json_object_get(a->json, keys[q]), *y = json_object_get(b->json, keys[q]);
+        if ((x || y) && !json_equal((json_t *)x, (json_t *)y)) {
+            if (which)
+                *which = keys[q];
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool same_value(const json_t *va, const json_t *vb)
+{
+    return json_equal((json_t *)va, (json_t *)vb) || (!va && json_is_null(vb)) ||
+           (json_is_null(va) && !vb);
+}
+
+bool pg_res_settings_differ(const pg_results *a, const pg_results *b, const char **key,
+                            const json_t **va, const json_t **vb)
+{
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)a->settings, k, v) {
+        const json_t *w = json_object_get(b->settings, k);
+        if (!same_value(v, w)) {
+            *key = k, *va = v, *vb = w;
+            return true;
+        }
+    }
+    json_object_foreach((json_t *)b->settings, k, v) {
+        const json_t *w = json_object_get(a->settings, k);
+        if (!same_value(w, v)) {
+            *key = k, *va = w, *vb = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+void pg_res_show(const json_t *v, char *buf, size_t n)
+{
+    if (!v || json_is_null(v)) {
+        snprintf(buf, n, "none");
+        return;
+    }
+    if (json_is_string(v)) {
+        snprintf(buf, n, "'%s'", json_string_value(v));
+        return;
+    }
+    /* ASCII, so a cut never splits a character. */
+    char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_SORT_KEYS |
+                                   JSON_ENSURE_ASCII | JSON_REAL_PRECISION(15));
+    if (!text) {
+        snprintf(buf, n, "(a %s)", pg_json_type_name(v));
+        return;
+    }
+    if (strlen(text) < n)
+        snprintf(buf, n, "%s", text);
+    else if (n > 8)
+        snprintf(buf, n, "%.*s…", (int)(n - 8), text);
+    free(text);
 }
 
 const pg_res_stage *pg_res_find_stage(const pg_res_stage *stages, size_t n, const char *name)

@@ -53,6 +53,8 @@ typedef struct {
     const json_t *details; /* an object, possibly empty */
     pg_jctx ctx;           /* file and JSON path of this record ("submissions[0].stages[1]") */
     pg_jctx details_ctx;   /* ... and of its details ("submissions[0].stages[1].details") */
+    const json_t *json;    /* the whole record, kept for pass-through (merge copies it as it is);
+                              never looked into outside the reader */
 } pg_res_stage;
 
 typedef struct {
@@ -61,6 +63,7 @@ typedef struct {
     pg_res_stage *stages;
     size_t n_stages;
     pg_jctx ctx;
+    const json_t *json; /* the whole record, for pass-through only (as pg_res_stage.json) */
 } pg_res_workload;
 
 typedef struct {
@@ -72,6 +75,7 @@ typedef struct {
     pg_res_workload *workloads;
     size_t n_workloads;
     pg_jctx ctx;
+    const json_t *json; /* the whole record, for pass-through only (as pg_res_stage.json) */
 } pg_res_submission;
 
 /* environment. Strings are NULL when absent or null. */
@@ -81,11 +85,14 @@ typedef struct {
     const char *gpu_name;           /* gpu.name */
     const char *compute_capability; /* gpu.compute_capability */
     pg_res_int sm_count;            /* gpu.sm_count */
+    pg_res_int memory_bytes;        /* gpu.memory_bytes */
+    const char *gpu_uuid;           /* gpu.uuid ("GPU-..."), differs between hosts */
     const char *gpu_skip_reason;
     const char *driver_version;
     pg_res_int cuda_driver_api_version; /* 13000 = CUDA 13.0 */
     const char *ptxas_version;
     pg_res_int cublaslt_version;        /* 130100 = 13.1.0 */
+    const json_t *json; /* the whole record, for pass-through only (as pg_res_stage.json) */
 } pg_res_env;
 
 /* The whole results json. Arrays are owned by the view (pg_results_free), strings borrowed. */
@@ -101,6 +108,9 @@ typedef struct {
     pg_res_env env;
     pg_res_submission *subs;
     size_t n_subs;
+    /* Records kept whole for pass-through only (as pg_res_stage.json): the tool record and
+     * the settings record (NULL when absent or null), the root. */
+    const json_t *tool, *settings, *root;
 } pg_results;
 
 /* Read and check the results json root into *out (zeroed first, so pg_results_free is always
@@ -114,6 +124,51 @@ pg_status pg_results_read(const json_t *root, const char *file, pg_results *out,
 
 /* Release the arrays of r (not the json). r may be zeroed. */
 void pg_results_free(pg_results *r);
+
+/* ---- the records of a sharded run (docs/shards.md), read on demand by merge ---- */
+
+/* One entry of shard.items: the work item's position in the unsharded run and its names. */
+typedef struct {
+    int64_t submission_index, workload_index; /* -1 when not an integer */
+    const char *task, *submission, *workload; /* NULL when absent or not a string */
+    const char *manifest;                     /* NULL when absent, null or not a string */
+    const json_t *json; /* the entry, for pg_res_shard_items_same only */
+} pg_res_shard_item;
+
+/* The "shard" and "holm" records of a shard's results. */
+typedef struct {
+    int index, count;        /* 1 <= index <= count <= PG_SHARD_MAX */
+    int64_t items_total;     /* >= 0 */
+    pg_res_shard_item *items; /* owned (pg_res_shard_free) */
+    size_t n_items;
+    double run_alpha;        /* holm.run_alpha, in (0, 1) */
+    int64_t m_planned, m;    /* holm: 0 <= m <= m_planned <= INT32_MAX */
+} pg_res_shard;
+
+/* Read r's "shard" and "holm" records into *out (zeroed first). Errors (PG_ERR_INPUT naming
+ * r->file): no "shard" object ("not the results of a shard ..."), a "holm" record without
+ * run_alpha, m_planned and m, a shard index, count or items_total out of range, a run_alpha
+ * outside (0, 1) or m outside 0..m_planned; PG_ERR_INFRA on out-of-memory. On error *out holds
+ * nothing to free. */
+pg_status pg_results_read_shard(const pg_results *r, pg_res_shard *out, pg_diag *d);
+void pg_res_shard_free(pg_res_shard *s);
+
+/* Whether items a and b name the same submission: their "task", "submission" and "manifest"
+ * members are equal JSON values or both absent. *which gets the first member that differs. */
+bool pg_res_shard_items_same(const pg_res_shard_item *a, const pg_res_shard_item *b,
+                             const char **which);
+
+/* The first member of the settings records a and b (either NULL) that differs between them:
+ * *key gets its name (borrowed), *va / *vb the two values (NULL when absent; null and absent
+ * are the same). Members of a are visited first, in their order, then those only in b.
+ * Returns false when the records agree. The values are for pg_res_show only. */
+bool pg_res_settings_differ(const pg_results *a, const pg_results *b, const char **key,
+                            const json_t **va, const json_t **vb);
+
+/* Text of a value for messages into buf: 'text' for a string, none for null or absent, else
+ * the value as compact ASCII JSON (0.99, false, {"load":1.0}), cut with "…" when longer than
+ * buf. */
+void pg_res_show(const json_t *v, char *buf, size_t n);
 
 /* First stage record named name among stages[0..n), or NULL. */
 const pg_res_stage *pg_res_find_stage(const pg_res_stage *stages, size_t n, const char *name);
