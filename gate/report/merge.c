@@ -172,18 +172,6 @@ static pg_status check_fingerprint(const shard_in *a, const shard_in *b, pg_diag
     return st;
 }
 
-/* Worst status: fail > error > pass > skipped. */
-static int rank(pg_res_status s)
-{
-    switch (s) {
-    case PG_RES_FAIL: return 3;
-    case PG_RES_ERROR: return 2;
-    case PG_RES_PASS: return 1;
-    case PG_RES_SKIPPED: return 0;
-    }
-    return 0;
-}
-
 /* Keep, per submission-level stage name, the worse record of the two. */
 static void merge_sub_stages(merged_sub *m, const pg_res_submission *other)
 {
@@ -192,7 +180,7 @@ static void merge_sub_stages(merged_sub *m, const pg_res_submission *other)
         for (size_t j = 0; j < m->sub->n_stages; j++) {
             if (strcmp(m->stages[j]->stage, o->stage) != 0)
                 continue;
-            if (rank(o->status) > rank(m->stages[j]->status))
+            if (pg_verdict_rank(o->status) > pg_verdict_rank(m->stages[j]->status))
                 m->stages[j] = o;
             break;
         }
@@ -460,7 +448,8 @@ pg_status pg_results_merge(json_t *const *shards, const char *const *files, size
         goto done;
     }
     /* A shard's own Holm verdicts were rewritten: the copies of the inputs are ours. */
-    pg_results_fold(res, false);
+    if ((st = pg_results_fold(res, false, d)) != PG_OK)
+        goto done;
     *out = res;
     res = NULL;
 done:

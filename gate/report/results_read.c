@@ -395,6 +395,78 @@ void pg_results_free(pg_results *r)
     r->n_subs = 0;
 }
 
+/* ---- the statuses of a results json being folded ---- */
+
+static bool parse_status(const char *s, pg_res_status *out)
+{
+    static const pg_res_status all[] = {PG_RES_PASS, PG_RES_FAIL, PG_RES_ERROR, PG_RES_SKIPPED};
+    for (size_t i = 0; s && i < 4; i++)
+        if (strcmp(s, pg_res_status_name(all[i])) == 0) {
+            *out = all[i];
+            return true;
+        }
+    return false;
+}
+
+static bool read_fold_rec(json_t *rec, pg_res_fold_rec *out)
+{
+    out->json = rec;
+    json_t *stages = json_object_get(rec, "stages");
+    size_t n = json_array_size(stages);
+    if (n == 0)
+        return true;
+    if (!(out->stages = calloc(n, sizeof *out->stages)))
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        const char *s = json_string_value(json_object_get(json_array_get(stages, i), "status"));
+        if (parse_status(s, &out->stages[out->n_stages]))
+            out->n_stages++;
+    }
+    return true;
+}
+
+pg_status pg_results_read_fold(json_t *results, pg_res_fold_view *out, pg_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    json_t *subs = json_object_get(results, "submissions");
+    size_t n = json_array_size(subs);
+    if (n > 0 && !(out->subs = calloc(n, sizeof *out->subs)))
+        goto oom;
+    out->n_subs = n;
+    for (size_t i = 0; i < n; i++) {
+        json_t *sub = json_array_get(subs, i);
+        pg_res_fold_sub *o = &out->subs[i];
+        if (!read_fold_rec(sub, &o->sub))
+            goto oom;
+        json_t *wls = json_object_get(sub, "workloads");
+        size_t m = json_array_size(wls);
+        if (m > 0 && !(o->workloads = calloc(m, sizeof *o->workloads)))
+            goto oom;
+        o->n_workloads = m;
+        for (size_t j = 0; j < m; j++)
+            if (!read_fold_rec(json_array_get(wls, j), &o->workloads[j]))
+                goto oom;
+    }
+    return PG_OK;
+oom:
+    pg_res_fold_view_free(out);
+    return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory folding verdicts");
+}
+
+void pg_res_fold_view_free(pg_res_fold_view *v)
+{
+    for (size_t i = 0; v && i < v->n_subs && v->subs; i++) {
+        free(v->subs[i].sub.stages);
+        for (size_t j = 0; j < v->subs[i].n_workloads && v->subs[i].workloads; j++)
+            free(v->subs[i].workloads[j].stages);
+        free(v->subs[i].workloads);
+    }
+    if (v) {
+        free(v->subs);
+        memset(v, 0, sizeof *v);
+    }
+}
+
 /* ---- the records of a sharded run ---- */
 
 pg_status pg_results_read_shard(const pg_results *r, pg_res_shard *out, pg_diag *d)

@@ -125,6 +125,35 @@ pg_status pg_results_read(const json_t *root, const char *file, pg_results *out,
 /* Release the arrays of r (not the json). r may be zeroed. */
 void pg_results_free(pg_results *r);
 
+/* ---- the statuses of a results json being folded (report/verdicts.h) ---- */
+
+/* A record whose verdict is folded from its stage records: the statuses of those stages whose
+ * "status" is one of the four words (others are left out, as the fold leaves them out), and
+ * the record itself, to write the verdict into. */
+typedef struct {
+    json_t *json;
+    pg_res_status *stages; /* owned */
+    size_t n_stages;
+} pg_res_fold_rec;
+
+typedef struct {
+    pg_res_fold_rec sub;          /* the submission and its submission-level stages */
+    pg_res_fold_rec *workloads;   /* owned */
+    size_t n_workloads;
+} pg_res_fold_sub;
+
+typedef struct {
+    pg_res_fold_sub *subs; /* owned */
+    size_t n_subs;
+} pg_res_fold_view;
+
+/* Read the stage statuses of results (a results json, possibly still being written: only
+ * submissions[].stages[].status and submissions[].workloads[].stages[].status are looked at;
+ * records, arrays or statuses of another shape count as absent) into *out (zeroed first).
+ * Errors: PG_ERR_INFRA on out-of-memory (*out then holds nothing to free). */
+pg_status pg_results_read_fold(json_t *results, pg_res_fold_view *out, pg_diag *d);
+void pg_res_fold_view_free(pg_res_fold_view *v);
+
 /* ---- the records of a sharded run (docs/shards.md), read on demand by merge ---- */
 
 /* One entry of shard.items: the work item's position in the unsharded run and its names. */
