@@ -2,6 +2,7 @@
  * (see results_read.h). */
 #include "results_read.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -465,6 +466,120 @@ void pg_res_fold_view_free(pg_res_fold_view *v)
         free(v->subs);
         memset(v, 0, sizeof *v);
     }
+}
+
+/* ---- the performance comparisons of Holm's family ---- */
+
+static bool parse_cmp_verdict(const char *s, pg_cmp_verdict *out)
+{
+    static const pg_cmp_verdict all[] = {PG_CMP_PASS, PG_CMP_FAIL, PG_CMP_INCONCLUSIVE,
+                                         PG_CMP_FAST};
+    for (size_t i = 0; s && i < 4; i++)
+        if (strcmp(s, pg_cmp_verdict_name(all[i])) == 0) {
+            *out = all[i];
+            return true;
+        }
+    return false;
+}
+
+static pg_status holm_member(pg_res_holm_family *f, json_t *cmp, const char *file,
+                             const char *path, pg_diag *d)
+{
+    pg_res_holm_member m = {.json = cmp, .stage = f->n_stages - 1};
+    pg_jctx c = {.file = file};
+    char field[600];
+    snprintf(c.path, sizeof c.path, "%s", path);
+    if (!parse_cmp_verdict(json_string_value(json_object_get(cmp, "verdict")), &m.verdict))
+        return pg_diag_set(d, PG_ERR_INPUT, file, 0,
+                           pg_jctx_field(&c, "verdict", field, sizeof field),
+                           "expected verdict PASS, FAIL, INCONCLUSIVE or FAST");
+    const json_t *p = json_object_get(cmp, "p_fail_seq");
+    if (!json_is_number(p) && !json_is_null(p))
+        return pg_diag_set(d, PG_ERR_INPUT, file, 0,
+                           pg_jctx_field(&c, "p_fail_seq", field, sizeof field),
+                           "expected a probability from 0 to 1 or null, found %s",
+                           pg_json_type_name(p));
+    if (json_is_number(p)) {
+        pg_status st =
+            pg_res_check_range(&c, "p_fail_seq", PG_RES_RANGE_PROB, json_number_value(p), d);
+        if (st != PG_OK)
+            return st;
+    }
+    m.p_fail_seq = json_is_number(p) ? json_number_value(p) : NAN;
+    m.name = json_string_value(json_object_get(cmp, "name"));
+    m.holm_changed = json_is_true(json_object_get(cmp, "holm_changed"));
+    if (f->n % 32 == 0) {
+        pg_res_holm_member *v = realloc(f->members, (f->n + 32) * sizeof *v);
+        if (!v)
+            return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+        f->members = v;
+    }
+    f->members[f->n++] = m;
+    return PG_OK;
+}
+
+static pg_status holm_stages(pg_res_holm_family *f, json_t *stages, const char *file,
+                             const char *base, pg_diag *d)
+{
+    size_t i, k;
+    json_t *st, *c;
+    json_array_foreach(stages, i, st) {
+        const char *name = json_string_value(json_object_get(st, "stage"));
+        if (!name || strcmp(name, "performance") != 0)
+            continue;
+        if (f->n_stages % 32 == 0) {
+            pg_res_perf_stage *v = realloc(f->stages, (f->n_stages + 32) * sizeof *v);
+            if (!v)
+                return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+            f->stages = v;
+        }
+        const char *status = json_string_value(json_object_get(st, "status"));
+        f->stages[f->n_stages++] = (pg_res_perf_stage){
+            .json = st,
+            .is_error = status && strcmp(status, "error") == 0,
+            .message = json_string_value(json_object_get(st, "message")),
+        };
+        json_array_foreach(json_object_get(json_object_get(st, "details"), "comparisons"), k, c) {
+            const char *cname = json_string_value(json_object_get(c, "name"));
+            if (!json_object_get(c, "p_fail_seq") || (cname && strcmp(cname, "aa_canary") == 0))
+                continue;
+            char path[512];
+            snprintf(path, sizeof path, "%s.stages[%zu].details.comparisons[%zu]", base, i, k);
+            pg_status s = holm_member(f, c, file, path, d);
+            if (s != PG_OK)
+                return s;
+        }
+    }
+    return PG_OK;
+}
+
+pg_status pg_results_read_holm_family(json_t *results, const char *file,
+                                      pg_res_holm_family *out, pg_diag *d)
+{
+    memset(out, 0, sizeof *out);
+    pg_status st = PG_OK;
+    size_t i, j;
+    json_t *sub, *wl;
+    json_array_foreach(json_object_get(results, "submissions"), i, sub) {
+        json_array_foreach(json_object_get(sub, "workloads"), j, wl) {
+            char base[128];
+            snprintf(base, sizeof base, "submissions[%zu].workloads[%zu]", i, j);
+            if ((st = holm_stages(out, json_object_get(wl, "stages"), file, base, d)) != PG_OK) {
+                pg_res_holm_family_free(out);
+                return st;
+            }
+        }
+    }
+    return PG_OK;
+}
+
+void pg_res_holm_family_free(pg_res_holm_family *f)
+{
+    if (!f)
+        return;
+    free(f->stages);
+    free(f->members);
+    memset(f, 0, sizeof *f);
 }
 
 /* ---- the records of a sharded run ---- */

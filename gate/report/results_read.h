@@ -21,6 +21,7 @@
 
 #include "base/diag.h"
 #include "base/jsonget.h"
+#include "stats/comparison.h"
 
 /* Outcome of a stage record, and verdict of a submission, workload or run. A submission or
  * workload whose every stage was skipped has verdict PG_RES_SKIPPED; the run's verdict is never
@@ -153,6 +154,43 @@ typedef struct {
  * Errors: PG_ERR_INFRA on out-of-memory (*out then holds nothing to free). */
 pg_status pg_results_read_fold(json_t *results, pg_res_fold_view *out, pg_diag *d);
 void pg_res_fold_view_free(pg_res_fold_view *v);
+
+/* ---- the performance comparisons of Holm's family (report/holm_family.h) ---- */
+
+/* A performance stage of a workload that holds members of the family. */
+typedef struct {
+    json_t *json;        /* the stage record, to rewrite */
+    bool is_error;       /* its status is "error" */
+    const char *message; /* borrowed; NULL when not a string */
+} pg_res_perf_stage;
+
+/* One member: an entry of a performance stage's details.comparisons with a "p_fail_seq" key,
+ * other than "aa_canary". */
+typedef struct {
+    json_t *json;           /* the entry, to rewrite */
+    size_t stage;           /* its stage, an index into pg_res_holm_family.stages */
+    const char *name;       /* NULL when not a string */
+    pg_cmp_verdict verdict; /* as recorded */
+    double p_fail_seq;      /* in [0, 1]; NAN when null */
+    bool holm_changed;      /* "holm_changed": true */
+} pg_res_holm_member;
+
+typedef struct {
+    pg_res_perf_stage *stages;   /* owned */
+    size_t n_stages;
+    pg_res_holm_member *members; /* owned; in file order */
+    size_t n;
+} pg_res_holm_family;
+
+/* Read the family of results (submissions[].workloads[].stages[] whose "stage" is
+ * "performance") into *out (zeroed first). file names results in diagnostics. Errors:
+ * PG_ERR_INPUT when a member's verdict is not PASS, FAIL, INCONCLUSIVE or FAST, or its
+ * p_fail_seq is neither null nor a probability from 0 to 1 (the message names the file and
+ * "submissions[i].workloads[j].stages[k].details.comparisons[c].FIELD"); PG_ERR_INFRA on
+ * out-of-memory. On error *out holds nothing to free. */
+pg_status pg_results_read_holm_family(json_t *results, const char *file,
+                                      pg_res_holm_family *out, pg_diag *d);
+void pg_res_holm_family_free(pg_res_holm_family *f);
 
 /* ---- the records of a sharded run (docs/shards.md), read on demand by merge ---- */
 
