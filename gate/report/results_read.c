@@ -2,6 +2,7 @@
  * (see results_read.h). */
 #include "results_read.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -162,6 +163,7 @@ static bool is_utc_timestamp(const char *s)
 /* ---- the records ---- */
 
 static pg_status check_details(const pg_res_stage *s, pg_diag *d);
+static pg_status read_detail(pg_res_stage *s, pg_diag *d);
 
 static pg_status read_stages(const json_t *obj, const pg_jctx *ctx, pg_res_stage **out, size_t *n,
                              pg_diag *d)
@@ -200,7 +202,7 @@ static pg_status read_stages(const json_t *obj, const pg_jctx *ctx, pg_res_stage
         s->details = details;
         s->json = rec;
         s->details_ctx = pg_jctx_member(&s->ctx, "details");
-        if ((st = check_details(s, d)) != PG_OK)
+        if ((st = check_details(s, d)) != PG_OK || (st = read_detail(s, d)) != PG_OK)
             return st;
     }
     return PG_OK;
@@ -380,15 +382,29 @@ done:
     return st;
 }
 
+static void free_stages(pg_res_stage *stages, size_t n)
+{
+    for (size_t i = 0; stages && i < n; i++) {
+        pg_res_detail *x = &stages[i].detail;
+        if (x->kind == PG_RES_STAGE_ASSEMBLE) {
+            free(x->u.assemble.diagnostics);
+            free(x->u.assemble.entries);
+        } else if (x->kind == PG_RES_STAGE_INSTRUCTIONS) {
+            free(x->u.instructions.targets);
+        }
+    }
+    free(stages);
+}
+
 void pg_results_free(pg_results *r)
 {
     if (!r)
         return;
     for (size_t i = 0; i < r->n_subs && r->subs; i++) {
         pg_res_submission *s = &r->subs[i];
-        free(s->stages);
+        free_stages(s->stages, s->n_stages);
         for (size_t j = 0; j < s->n_workloads && s->workloads; j++)
-            free(s->workloads[j].stages);
+            free_stages(s->workloads[j].stages, s->workloads[j].n_stages);
         free(s->workloads);
     }
     free(r->subs);
@@ -1002,6 +1018,182 @@ static pg_status check_details(const pg_res_stage *s, pg_diag *d)
     return st;
 }
 
+/* ---- typed details ---- */
+
+/* A positive integer below LONG_MAX, else 0 (the lenient lines of pg_res_detail). */
+static long positive_line(const json_t *l)
+{
+    if (json_is_integer(l) && json_integer_value(l) > 0 && json_integer_value(l) < LONG_MAX)
+        return (long)json_integer_value(l);
+    return 0;
+}
+
+/* The first positive "line" of the objects in array a whose "severity" is error or warning (or
+ * that have no severity), or 0; *file (may be NULL) its "file". */
+static long first_diag_line(const json_t *a, const char **file)
+{
+    size_t i;
+    const json_t *g;
+    if (file)
+        *file = NULL;
+    json_array_foreach(a, i, g) {
+        const char *sev = json_string_value(json_object_get(g, "severity"));
+        if (sev && strcmp(sev, "error") != 0 && strcmp(sev, "warning") != 0)
+            continue;
+        long line = positive_line(json_object_get(g, "line"));
+        if (line > 0) {
+            if (file)
+                *file = json_string_value(json_object_get(g, "file"));
+            return line;
+        }
+    }
+    return 0;
+}
+
+/* The first PTX line of the first failed target: where the target occurs, else where its
+ * nearest instruction is; 0 when none is recorded. */
+static long first_target_line(const json_t *targets)
+{
+    size_t i;
+    const json_t *t;
+    json_array_foreach(targets, i, t) {
+        const char *status = json_string_value(json_object_get(t, "status"));
+        if (!status || strcmp(status, "fail") != 0)
+            continue;
+        const json_t *ptx = json_object_get(t, "ptx");
+        const json_t *l = json_array_get(json_object_get(ptx, "lines"), 0);
+        if (!json_is_integer(l))
+            l = json_array_get(
+                json_object_get(json_array_get(json_object_get(ptx, "nearest"), 0), "lines"), 0);
+        long line = positive_line(l);
+        if (line > 0)
+            return line;
+    }
+    return 0;
+}
+
+static pg_status read_resources(const json_t *obj, const pg_jctx *ctx, pg_res_resources *r,
+                                pg_diag *d)
+{
+    pg_status st;
+    if ((st = pg_res_get_int(obj, ctx, "registers", &r->registers, d)) != PG_OK ||
+        (st = pg_res_get_int(obj, ctx, "shared_bytes", &r->shared_bytes, d)) != PG_OK ||
+        (st = pg_res_get_int(obj, ctx, "spill_store_bytes", &r->spill_store_bytes, d)) != PG_OK ||
+        (st = pg_res_get_int(obj, ctx, "spill_load_bytes", &r->spill_load_bytes, d)) != PG_OK ||
+        (st = pg_res_get_int(obj, ctx, "stack_frame_bytes", &r->stack_frame_bytes, d)) != PG_OK)
+        return st;
+    return PG_OK;
+}
+
+static pg_status read_timing(const pg_res_stage *s, const char *arm, pg_res_timing *t,
+                             pg_diag *d)
+{
+    char k[4][64];
+    snprintf(k[0], sizeof k[0], "%s.median_ms", arm);
+    snprintf(k[1], sizeof k[1], "%s.ci_low_ms", arm);
+    snprintf(k[2], sizeof k[2], "%s.ci_high_ms", arm);
+    snprintf(k[3], sizeof k[3], "%s.tflops", arm);
+    pg_status st;
+    if ((st = pg_res_detail_number(s, k[0], &t->median_ms, d)) != PG_OK ||
+        (st = pg_res_detail_number(s, k[1], &t->ci_low_ms, d)) != PG_OK ||
+        (st = pg_res_detail_number(s, k[2], &t->ci_high_ms, d)) != PG_OK ||
+        (st = pg_res_detail_number(s, k[3], &t->tflops, d)) != PG_OK)
+        return st;
+    return PG_OK;
+}
+
+/* Fill s->detail from s->details (check_details has checked the types and ranges). */
+static pg_status read_detail(pg_res_stage *s, pg_diag *d)
+{
+    pg_res_detail *x = &s->detail;
+    memset(x, 0, sizeof *x);
+    pg_status st = PG_OK;
+    const json_t *arr = NULL;
+    if (strcmp(s->stage, "assemble") == 0) {
+        x->kind = PG_RES_STAGE_ASSEMBLE;
+        if ((st = read_resources(s->details, &s->details_ctx, &x->u.assemble.res, d)) != PG_OK ||
+            (st = pg_res_detail_array(s, "diagnostics", &arr, d)) != PG_OK)
+            return st;
+        size_t n = json_array_size(arr);
+        if (n > 0 && !(x->u.assemble.diagnostics = calloc(n, sizeof *x->u.assemble.diagnostics)))
+            return oom(&s->details_ctx, d);
+        for (size_t i = 0; i < n; i++, x->u.assemble.n_diagnostics++)
+            if ((st = pg_res_ptx_diag_get(s, arr, i, &x->u.assemble.diagnostics[i], d)) != PG_OK)
+                return st;
+        x->u.assemble.ptx_line = first_diag_line(arr, NULL);
+        x->u.assemble.cu_line =
+            first_diag_line(json_object_get(json_object_get(s->details, "nvcc"), "diagnostics"),
+                            &x->u.assemble.cu_file);
+        if ((st = pg_res_detail_array(s, "entries", &arr, d)) != PG_OK)
+            return st;
+        n = json_array_size(arr);
+        if (n > 0 && !(x->u.assemble.entries = calloc(n, sizeof *x->u.assemble.entries)))
+            return oom(&s->details_ctx, d);
+        pg_jctx list = pg_jctx_member(&s->details_ctx, "entries");
+        for (size_t i = 0; i < n; i++, x->u.assemble.n_entries++) {
+            pg_jctx ec = pg_jctx_index(&list, i);
+            pg_res_entry *e = &x->u.assemble.entries[i];
+            const json_t *ej = json_array_get(arr, i);
+            if ((st = pg_res_get_string(ej, &ec, "name", &e->name, d)) != PG_OK ||
+                (st = read_resources(ej, &ec, &e->res, d)) != PG_OK)
+                return st;
+        }
+    } else if (strcmp(s->stage, "load") == 0) {
+        x->kind = PG_RES_STAGE_LOAD;
+        st = pg_res_detail_string(s, "log", &x->u.load.log, d);
+    } else if (strcmp(s->stage, "correctness") == 0) {
+        x->kind = PG_RES_STAGE_CORRECTNESS;
+        if ((st = pg_res_detail_number(s, "max_absolute_error",
+                                       &x->u.correctness.max_absolute_error, d)) != PG_OK ||
+            (st = pg_res_detail_number(s, "max_relative_error",
+                                       &x->u.correctness.max_relative_error, d)) != PG_OK ||
+            (st = pg_res_detail_number(s, "relative_l2_error",
+                                       &x->u.correctness.relative_l2_error, d)) != PG_OK ||
+            (st = pg_res_detail_int(s, "bad_elements", &x->u.correctness.bad_elements, d)) !=
+                PG_OK ||
+            (st = pg_res_detail_number(s, "tolerance.atol", &x->u.correctness.atol, d)) !=
+                PG_OK ||
+            (st = pg_res_detail_number(s, "tolerance.rtol", &x->u.correctness.rtol, d)) !=
+                PG_OK ||
+            (st = pg_res_detail_number(s, "tolerance.max_rel_l2", &x->u.correctness.max_rel_l2,
+                                       d)) != PG_OK)
+            return st;
+    } else if (strcmp(s->stage, "instructions") == 0) {
+        x->kind = PG_RES_STAGE_INSTRUCTIONS;
+        if ((st = pg_res_detail_string(s, "policy", &x->u.instructions.policy, d)) != PG_OK ||
+            (st = pg_res_detail_string(s, "arch", &x->u.instructions.arch, d)) != PG_OK ||
+            (st = pg_res_detail_array(s, "targets", &arr, d)) != PG_OK)
+            return st;
+        size_t n = json_array_size(arr);
+        if (n > 0 && !(x->u.instructions.targets = calloc(n, sizeof *x->u.instructions.targets)))
+            return oom(&s->details_ctx, d);
+        for (size_t i = 0; i < n; i++, x->u.instructions.n_targets++)
+            if ((st = pg_res_instr_target_get(s, arr, i, &x->u.instructions.targets[i], d)) !=
+                PG_OK)
+                return st;
+        x->u.instructions.failed_line = first_target_line(arr);
+    } else if (strcmp(s->stage, "performance") == 0) {
+        x->kind = PG_RES_STAGE_PERFORMANCE;
+        if ((st = read_timing(s, "candidate", &x->u.performance.candidate, d)) != PG_OK ||
+            (st = read_timing(s, "baseline", &x->u.performance.baseline, d)) != PG_OK ||
+            (st = pg_res_detail_number(s, "speedup.estimate",
+                                       &x->u.performance.speedup_estimate, d)) != PG_OK ||
+            (st = pg_res_detail_number(s, "speedup.ci_low", &x->u.performance.speedup_ci_low,
+                                       d)) != PG_OK ||
+            (st = pg_res_detail_number(s, "speedup.ci_high", &x->u.performance.speedup_ci_high,
+                                       d)) != PG_OK ||
+            (st = pg_res_detail_number(s, "speedup.confidence",
+                                       &x->u.performance.speedup_confidence, d)) != PG_OK ||
+            (st = pg_res_detail_number(s, "min_speedup", &x->u.performance.min_speedup, d)) !=
+                PG_OK)
+            return st;
+    } else if (strcmp(s->stage, "manifest") == 0) {
+        x->kind = PG_RES_STAGE_MANIFEST;
+        x->u.manifest.line = positive_line(json_object_get(s->details, "line"));
+    }
+    return st;
+}
+
 pg_status pg_res_ptx_diag_get(const pg_res_stage *s, const json_t *diagnostics, size_t i,
                               pg_res_ptx_diag *out, pg_diag *d)
 {
@@ -1313,19 +1505,18 @@ char *pg_res_cublaslt_version(int64_t v, char *buf, size_t n)
 pg_status pg_res_ptx_diags_shown(const pg_res_stage *s, pg_res_ptx_diag *out, size_t max,
                                  size_t *n, size_t *more, pg_diag *d)
 {
-    const json_t *diags = NULL;
+    (void)d;
     *n = *more = 0;
-    pg_status st = pg_res_detail_array(s, "diagnostics", &diags, d);
-    for (size_t i = 0; st == PG_OK && i < json_array_size(diags); i++) {
-        pg_res_ptx_diag g;
-        if ((st = pg_res_ptx_diag_get(s, diags, i, &g, d)) != PG_OK)
-            break;
-        if (strcmp(g.severity, "info") == 0)
+    if (s->detail.kind != PG_RES_STAGE_ASSEMBLE)
+        return PG_OK;
+    for (size_t i = 0; i < s->detail.u.assemble.n_diagnostics; i++) {
+        const pg_res_ptx_diag *g = &s->detail.u.assemble.diagnostics[i];
+        if (strcmp(g->severity, "info") == 0)
             continue;
         if (*n < max)
-            out[(*n)++] = g;
+            out[(*n)++] = *g;
         else
             (*more)++;
     }
-    return st;
+    return PG_OK;
 }

@@ -45,6 +45,107 @@ typedef struct {
     int64_t v;
 } pg_res_int;
 
+/* One entry of an assemble stage's details.diagnostics, checked. */
+typedef struct {
+    const char *severity; /* "error", "warning", "info" ("" when absent) */
+    pg_res_int line;      /* PTX line, when known (has is false for a missing, null or 0 line) */
+    const char *message;  /* "" when absent */
+} pg_res_ptx_diag;
+
+/* One entry of an instructions stage's details.targets (docs/instructions.md), checked. */
+typedef struct {
+    const char *target;         /* "wgmma.mma_async" */
+    const char *status;         /* "pass", "fail", "unknown" */
+    const char *reason;         /* absent_in_ptx, removed_by_ptxas, never_executed,
+                                   coverage_too_low; NULL when none */
+    const char *summary;        /* one line; "" when absent */
+    const char *sass_status;    /* "checked", "skipped", "error"; "" when absent */
+    const char *runtime_status; /* "measured", "not measured"; "" when absent */
+    pg_res_num executed_count;  /* runtime.executed_count */
+    pg_res_num coverage;        /* runtime.coverage */
+} pg_res_instr_target;
+
+/* ptxas resource numbers of an assemble stage's details, or of one of its entries. */
+typedef struct {
+    pg_res_int registers, shared_bytes, spill_store_bytes, spill_load_bytes, stack_frame_bytes;
+} pg_res_resources;
+
+/* One entry of an assemble stage's details.entries. */
+typedef struct {
+    const char *name; /* NULL when absent or null */
+    pg_res_resources res;
+} pg_res_entry;
+
+/* One arm of a performance stage (details.candidate, details.baseline). */
+typedef struct {
+    pg_res_num median_ms, ci_low_ms, ci_high_ms, tflops;
+} pg_res_timing;
+
+/* Which typed details a stage record carries, by its "stage" name. */
+typedef enum {
+    PG_RES_STAGE_OTHER, /* a stage no report reads details of (verify, sanitize, ...) */
+    PG_RES_STAGE_ASSEMBLE,
+    PG_RES_STAGE_LOAD,
+    PG_RES_STAGE_CORRECTNESS,
+    PG_RES_STAGE_INSTRUCTIONS,
+    PG_RES_STAGE_PERFORMANCE,
+    PG_RES_STAGE_MANIFEST /* a batch's unusable manifest */
+} pg_res_stage_kind;
+
+typedef struct {
+    pg_res_resources res;          /* of the whole module */
+    pg_res_ptx_diag *diagnostics;  /* every entry, info lines included */
+    size_t n_diagnostics;
+    pg_res_entry *entries;
+    size_t n_entries;
+    long ptx_line; /* the first error or warning diagnostic's PTX line */
+    long cu_line;  /* ... of nvcc.diagnostics (a .cu submission) */
+    const char *cu_file; /* the file of that nvcc diagnostic (a header), or NULL */
+} pg_res_assemble;
+
+typedef struct {
+    const char *log;
+} pg_res_load;
+
+typedef struct {
+    pg_res_num max_absolute_error, max_relative_error, relative_l2_error;
+    pg_res_int bad_elements;
+    pg_res_num atol, rtol, max_rel_l2; /* tolerance.* */
+} pg_res_correctness;
+
+typedef struct {
+    const char *policy, *arch;
+    pg_res_instr_target *targets;
+    size_t n_targets;
+    long failed_line; /* the first failed target's PTX line, else its nearest's */
+} pg_res_instructions;
+
+typedef struct {
+    pg_res_timing candidate, baseline;
+    pg_res_num speedup_estimate, speedup_ci_low, speedup_ci_high, speedup_confidence;
+    pg_res_num min_speedup;
+} pg_res_performance;
+
+typedef struct {
+    long line; /* the line of the field the manifest loader named */
+} pg_res_manifest_stage;
+
+/* The typed details of a stage record, checked and range-checked as pg_results_read says;
+ * arrays owned by the view, strings borrowed from the json. A number or string that is absent
+ * or null reads as has = false / NULL. The lines (ptx_line, cu_line, failed_line, line) are
+ * read leniently: 0 when none is recorded or the value is not a positive integer. */
+typedef struct {
+    pg_res_stage_kind kind;
+    union {
+        pg_res_assemble assemble;
+        pg_res_load load;
+        pg_res_correctness correctness;
+        pg_res_instructions instructions;
+        pg_res_performance performance;
+        pg_res_manifest_stage manifest;
+    } u;
+} pg_res_detail;
+
 /* One STAGE record. Strings and details are borrowed from the json. */
 typedef struct {
     const char *stage;     /* "assemble", "load", "correctness", "instructions", "performance" */
@@ -56,6 +157,7 @@ typedef struct {
     pg_jctx details_ctx;   /* ... and of its details ("submissions[0].stages[1].details") */
     const json_t *json;    /* the whole record, kept for pass-through (merge copies it as it is);
                               never looked into outside the reader */
+    pg_res_detail detail;  /* the typed details */
 } pg_res_stage;
 
 typedef struct {
@@ -278,12 +380,6 @@ pg_status pg_res_detail_string(const pg_res_stage *s, const char *dotted, const 
 pg_status pg_res_detail_array(const pg_res_stage *s, const char *dotted, const json_t **out,
                               pg_diag *d);
 
-/* One entry of an assemble stage's details.diagnostics, checked. */
-typedef struct {
-    const char *severity; /* "error", "warning", "info" ("" when absent) */
-    pg_res_int line;      /* PTX line, when known (has is false for a missing, null or 0 line) */
-    const char *message;  /* "" when absent */
-} pg_res_ptx_diag;
 
 /* Read details.diagnostics[i] of an assemble stage. Errors as for pg_res_detail_*. */
 pg_status pg_res_ptx_diag_get(const pg_res_stage *s, const json_t *diagnostics, size_t i,
@@ -296,18 +392,6 @@ pg_status pg_res_ptx_diag_get(const pg_res_stage *s, const json_t *diagnostics, 
 pg_status pg_res_ptx_diags_shown(const pg_res_stage *s, pg_res_ptx_diag *out, size_t max,
                                  size_t *n, size_t *more, pg_diag *d);
 
-/* One entry of an instructions stage's details.targets (docs/instructions.md), checked. */
-typedef struct {
-    const char *target;         /* "wgmma.mma_async" */
-    const char *status;         /* "pass", "fail", "unknown" */
-    const char *reason;         /* absent_in_ptx, removed_by_ptxas, never_executed,
-                                   coverage_too_low; NULL when none */
-    const char *summary;        /* one line; "" when absent */
-    const char *sass_status;    /* "checked", "skipped", "error"; "" when absent */
-    const char *runtime_status; /* "measured", "not measured"; "" when absent */
-    pg_res_num executed_count;  /* runtime.executed_count */
-    pg_res_num coverage;        /* runtime.coverage */
-} pg_res_instr_target;
 
 /* Read details.targets[i] of an instructions stage. Errors as for pg_res_detail_*; target and
  * status are required. */
