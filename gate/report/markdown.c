@@ -246,56 +246,35 @@ static void write_environment(pg_rtext *t, const pg_results *r)
 /* The stored baselines the run used (results "baselines", docs/baselines.md): the folder, the
  * GPU key and policies, then its notes (fingerprint changes, missing files, drift). Nothing when
  * the run used no baselines folder, or looked nothing up and has no note. */
-static pg_status write_baselines(pg_rtext *t, const json_t *root, const char *file, pg_diag *d)
+static pg_status write_baselines(pg_rtext *t, const pg_results *r, pg_diag *d)
 {
-    pg_jctx top = {.file = file ? file : "results.json", .path = ""};
-    const char *dir = NULL, *key = NULL, *key_source = NULL, *missing = NULL, *drift = NULL;
-    const json_t *notes = NULL;
-    pg_res_num tol;
-    pg_status st = pg_res_get_string(root, &top, "baselines.dir", &dir, d);
-    if (st == PG_OK)
-        st = pg_res_get_string(root, &top, "baselines.gpu_key", &key, d);
-    if (st == PG_OK)
-        st = pg_res_get_string(root, &top, "baselines.gpu_key_source", &key_source, d);
-    if (st == PG_OK)
-        st = pg_res_get_string(root, &top, "baselines.on_missing_baseline", &missing, d);
-    if (st == PG_OK)
-        st = pg_res_get_string(root, &top, "baselines.on_drift", &drift, d);
-    if (st == PG_OK)
-        st = pg_res_get_number(root, &top, "baselines.drift_tolerance", &tol, d);
-    if (st == PG_OK)
-        st = pg_res_get_array(root, &top, "baselines.notes", &notes, d);
+    (void)d;
+    const pg_res_baselines *b = &r->baselines;
     /* Nothing was looked up (no GPU and no --gpu-key) and nothing to say: no section. */
-    if (st != PG_OK || !dir || (!key && json_array_size(notes) == 0))
-        return st;
+    if (!b->dir || (!b->gpu_key && b->n_notes == 0))
+        return PG_OK;
     pg_rtext_add(t, "**Stored baselines:** ");
-    md_text(t, dir, NAME_MAX_BYTES);
-    if (key) {
+    md_text(t, b->dir, NAME_MAX_BYTES);
+    if (b->gpu_key) {
         pg_rtext_add(t, " · GPU key ");
-        md_text(t, key, 64);
-        if (key_source) {
+        md_text(t, b->gpu_key, 64);
+        if (b->gpu_key_source) {
             pg_rtext_add(t, " (");
-            md_text(t, key_source, NAME_MAX_BYTES);
+            md_text(t, b->gpu_key_source, NAME_MAX_BYTES);
             pg_rtext_add(t, ")");
         }
     }
     pg_rtext_add(t, " · missing baseline: ");
-    md_text_or_dash(t, missing, 16);
+    md_text_or_dash(t, b->on_missing_baseline, 16);
     pg_rtext_add(t, " · runner drift: ");
-    md_text_or_dash(t, drift, 16);
-    if (tol.has)
-        pg_rtext_addf(t, " beyond %.1f %%", 100.0 * tol.v);
+    md_text_or_dash(t, b->on_drift, 16);
+    if (b->drift_tolerance.has)
+        pg_rtext_addf(t, " beyond %.1f %%", 100.0 * b->drift_tolerance.v);
     pg_rtext_add(t, "\n\n");
-    size_t n = json_array_size(notes);
+    size_t n = b->n_notes;
     for (size_t i = 0; i < n && i < BASELINE_NOTES_SHOWN; i++) {
-        const json_t *note = json_array_get(notes, i);
-        if (!json_is_string(note)) {
-            char f[64];
-            snprintf(f, sizeof f, "baselines.notes[%zu]", i);
-            return pg_diag_set(d, PG_ERR_INPUT, top.file, 0, f, "expected a string");
-        }
         pg_rtext_add(t, "- ");
-        md_text(t, json_string_value(note), MESSAGE_MAX_BYTES);
+        md_text(t, b->notes[i], MESSAGE_MAX_BYTES);
         pg_rtext_add(t, "\n");
     }
     if (n > BASELINE_NOTES_SHOWN)
@@ -307,58 +286,43 @@ static pg_status write_baselines(pg_rtext *t, const json_t *root, const char *fi
 
 /* ---- submission stages ---- */
 
-/* "168 registers, 0 B spill stores, 0 B spill loads, ..." from obj (ptxas numbers at ctx). */
-static pg_status register_summary(pg_rtext *t, const json_t *obj, const pg_jctx *ctx, bool *wrote,
-                                  pg_diag *d)
+/* "168 registers, 0 B spill stores, 0 B spill loads, ..." from ptxas numbers. */
+static void register_summary(pg_rtext *t, const pg_res_resources *r, bool *wrote)
 {
-    static const struct {
-        const char *key, *label;
-    } k_items[] = {{"registers", " registers"},
-                   {"spill_store_bytes", " B spill stores"},
-                   {"spill_load_bytes", " B spill loads"},
-                   {"shared_bytes", " B shared"},
-                   {"stack_frame_bytes", " B stack"}};
-    for (size_t i = 0; i < sizeof k_items / sizeof k_items[0]; i++) {
+    const struct {
         pg_res_int v;
-        pg_status st = pg_res_get_int(obj, ctx, k_items[i].key, &v, d);
-        if (st != PG_OK)
-            return st;
+        const char *label;
+    } k_items[] = {{r->registers, " registers"},
+                   {r->spill_store_bytes, " B spill stores"},
+                   {r->spill_load_bytes, " B spill loads"},
+                   {r->shared_bytes, " B shared"},
+                   {r->stack_frame_bytes, " B stack"}};
+    for (size_t i = 0; i < sizeof k_items / sizeof k_items[0]; i++) {
+        pg_res_int v = k_items[i].v;
         if (v.has) {
             pg_rtext_add(t, *wrote ? ", " : "");
             pg_rtext_addf(t, "%lld%s", (long long)v.v, k_items[i].label);
             *wrote = true;
         }
     }
-    return PG_OK;
 }
 
 /* Registers and spills of the whole module, or else of each entry. */
 static pg_status write_assemble_numbers(pg_rtext *t, const pg_res_stage *s, pg_diag *d)
 {
+    (void)d;
     bool wrote = false;
-    pg_status st = register_summary(t, s->details, &s->details_ctx, &wrote, d);
-    if (st != PG_OK || wrote)
-        return st;
-    const json_t *entries = NULL;
-    if ((st = pg_res_detail_array(s, "entries", &entries, d)) != PG_OK)
-        return st;
-    pg_jctx list = pg_jctx_member(&s->details_ctx, "entries");
-    size_t n = json_array_size(entries);
+    const pg_res_assemble *a = &s->detail.u.assemble;
+    register_summary(t, &a->res, &wrote);
+    if (wrote)
+        return PG_OK;
+    size_t n = a->n_entries;
     for (size_t i = 0; i < n && i < ENTRIES_SHOWN; i++) {
-        pg_jctx ec = pg_jctx_index(&list, i);
-        const json_t *e = json_array_get(entries, i);
-        if (!json_is_object(e))
-            return pg_diag_set(d, PG_ERR_INPUT, ec.file, 0, ec.path,
-                               "expected an entry (an object), found %s", pg_json_type_name(e));
-        const char *name = NULL;
-        if ((st = pg_res_get_string(e, &ec, "name", &name, d)) != PG_OK)
-            return st;
         pg_rtext_add(t, i ? "; " : "");
-        md_text_or_dash(t, name, NAME_MAX_BYTES);
+        md_text_or_dash(t, a->entries[i].name, NAME_MAX_BYTES);
         pg_rtext_add(t, ": ");
         bool any = false;
-        if ((st = register_summary(t, e, &ec, &any, d)) != PG_OK)
-            return st;
+        register_summary(t, &a->entries[i].res, &any);
         if (!any)
             pg_rtext_add(t, DASH);
     }
@@ -434,10 +398,8 @@ static const pg_res_stage *instructions_shown(const pg_res_submission *s)
     for (size_t w = 0; w < s->n_workloads; w++) {
         const pg_res_stage *st =
             pg_res_find_stage(s->workloads[w].stages, s->workloads[w].n_stages, "instructions");
-        const json_t *targets = NULL;
-        pg_diag d;
-        if (st && pg_res_detail_array(st, "targets", &targets, &d) == PG_OK &&
-            json_array_size(targets) > 0)
+        if (st && st->detail.kind == PG_RES_STAGE_INSTRUCTIONS &&
+            st->detail.u.instructions.n_targets > 0)
             return st;
     }
     return NULL;
@@ -459,13 +421,9 @@ static bool instructions_uniform(const pg_res_submission *s, const pg_res_stage 
 static pg_status write_instructions(pg_rtext *t, const pg_res_submission *s,
                                     const pg_res_stage *st, pg_diag *d)
 {
-    const char *policy = NULL, *arch = NULL;
-    const json_t *targets = NULL;
-    pg_status rc;
-    if ((rc = pg_res_detail_string(st, "policy", &policy, d)) != PG_OK ||
-        (rc = pg_res_detail_string(st, "arch", &arch, d)) != PG_OK ||
-        (rc = pg_res_detail_array(st, "targets", &targets, d)) != PG_OK)
-        return rc;
+    (void)d;
+    const pg_res_instructions *in = &st->detail.u.instructions;
+    const char *policy = in->policy, *arch = in->arch;
     bool warn = policy && strcmp(policy, "warn") == 0;
     pg_rtext_add(t, "Target instructions (");
     md_text_or_dash(t, arch, 32);
@@ -475,10 +433,8 @@ static pg_status write_instructions(pg_rtext *t, const pg_res_submission *s,
     if (!instructions_uniform(s, st))
         pg_rtext_add(t, " in the first workload; the others are listed below");
     pg_rtext_add(t, "\n\n| target | status | finding | executed |\n|---|---|---|---|\n");
-    for (size_t i = 0; i < json_array_size(targets); i++) {
-        pg_res_instr_target tg;
-        if ((rc = pg_res_instr_target_get(st, targets, i, &tg, d)) != PG_OK)
-            return rc;
+    for (size_t i = 0; i < in->n_targets; i++) {
+        const pg_res_instr_target tg = in->targets[i];
         pg_rtext_add(t, "| ");
         md_text(t, tg.target, NAME_MAX_BYTES);
         pg_rtext_add(t, " | ");
@@ -583,18 +539,22 @@ static pg_status read_row(const pg_res_workload *w, row_numbers *n, pg_diag *d)
 {
     const pg_res_stage *perf = pg_res_find_stage(w->stages, w->n_stages, "performance");
     const pg_res_stage *cor = pg_res_find_stage(w->stages, w->n_stages, "correctness");
-    pg_status st = PG_OK;
+    (void)d;
     memset(n, 0, sizeof *n);
-    if (perf && ((st = pg_res_detail_number(perf, "candidate.tflops", &n->cand, d)) != PG_OK ||
-                 (st = pg_res_detail_number(perf, "baseline.tflops", &n->base, d)) != PG_OK ||
-                 (st = pg_res_detail_number(perf, "speedup.estimate", &n->est, d)) != PG_OK ||
-                 (st = pg_res_detail_number(perf, "speedup.ci_low", &n->lo, d)) != PG_OK ||
-                 (st = pg_res_detail_number(perf, "speedup.ci_high", &n->hi, d)) != PG_OK))
-        return st;
-    if (cor && ((st = pg_res_detail_number(cor, "max_absolute_error", &n->abs_err, d)) != PG_OK ||
-                (st = pg_res_detail_number(cor, "relative_l2_error", &n->l2, d)) != PG_OK ||
-                (st = pg_res_detail_int(cor, "bad_elements", &n->bad, d)) != PG_OK))
-        return st;
+    if (perf && perf->detail.kind == PG_RES_STAGE_PERFORMANCE) {
+        const pg_res_performance *p = &perf->detail.u.performance;
+        n->cand = p->candidate.tflops;
+        n->base = p->baseline.tflops;
+        n->est = p->speedup_estimate;
+        n->lo = p->speedup_ci_low;
+        n->hi = p->speedup_ci_high;
+    }
+    if (cor && cor->detail.kind == PG_RES_STAGE_CORRECTNESS) {
+        const pg_res_correctness *c = &cor->detail.u.correctness;
+        n->abs_err = c->max_absolute_error;
+        n->l2 = c->relative_l2_error;
+        n->bad = c->bad_elements;
+    }
     return PG_OK;
 }
 
@@ -1062,7 +1022,7 @@ pg_status pg_report_markdown(const json_t *results, const char *results_file, ch
         goto done;
     write_title(&t, &r);
     write_environment(&t, &r);
-    if ((st = write_baselines(&t, results, results_file, d)) != PG_OK)
+    if ((st = write_baselines(&t, &r, d)) != PG_OK)
         goto done;
     if ((st = write_overview(&t, &r, r.n_subs < OVERVIEW_SHOWN ? r.n_subs : OVERVIEW_SHOWN,
                              d)) != PG_OK)

@@ -289,6 +289,37 @@ static pg_status read_environment(const json_t *root, const pg_jctx *top, pg_res
     return PG_OK;
 }
 
+static pg_status read_baselines(const json_t *root, const pg_jctx *top, pg_res_baselines *b,
+                                pg_diag *d)
+{
+    const json_t *notes = NULL;
+    pg_status st;
+    if ((st = pg_res_get_string(root, top, "baselines.dir", &b->dir, d)) != PG_OK ||
+        (st = pg_res_get_string(root, top, "baselines.gpu_key", &b->gpu_key, d)) != PG_OK ||
+        (st = pg_res_get_string(root, top, "baselines.gpu_key_source", &b->gpu_key_source, d)) !=
+            PG_OK ||
+        (st = pg_res_get_string(root, top, "baselines.on_missing_baseline",
+                                &b->on_missing_baseline, d)) != PG_OK ||
+        (st = pg_res_get_string(root, top, "baselines.on_drift", &b->on_drift, d)) != PG_OK ||
+        (st = pg_res_get_number(root, top, "baselines.drift_tolerance", &b->drift_tolerance,
+                                d)) != PG_OK ||
+        (st = pg_res_get_array(root, top, "baselines.notes", &notes, d)) != PG_OK)
+        return st;
+    size_t n = json_array_size(notes);
+    if (n > 0 && !(b->notes = calloc(n, sizeof *b->notes)))
+        return oom(top, d);
+    for (size_t i = 0; i < n; i++) {
+        const json_t *note = json_array_get(notes, i);
+        if (!json_is_string(note)) {
+            char f[64];
+            snprintf(f, sizeof f, "baselines.notes[%zu]", i);
+            return pg_diag_set(d, PG_ERR_INPUT, top->file, 0, f, "expected a string");
+        }
+        b->notes[b->n_notes++] = json_string_value(note);
+    }
+    return PG_OK;
+}
+
 pg_status pg_results_read(const json_t *root, const char *file, pg_results *out, pg_diag *d)
 {
     memset(out, 0, sizeof *out);
@@ -375,7 +406,7 @@ pg_status pg_results_read(const json_t *root, const char *file, pg_results *out,
         if ((st = read_submission(sj, s, d)) != PG_OK)
             goto done;
     }
-    st = PG_OK;
+    st = read_baselines(root, &top, &out->baselines, d);
 done:
     if (st != PG_OK)
         pg_results_free(out);
@@ -410,6 +441,9 @@ void pg_results_free(pg_results *r)
     free(r->subs);
     r->subs = NULL;
     r->n_subs = 0;
+    free(r->baselines.notes);
+    r->baselines.notes = NULL;
+    r->baselines.n_notes = 0;
 }
 
 /* ---- the statuses of a results json being folded ---- */

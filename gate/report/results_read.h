@@ -198,6 +198,15 @@ typedef struct {
     const json_t *json; /* the whole record, for pass-through only (as pg_res_stage.json) */
 } pg_res_env;
 
+/* The stored baselines the run used (results "baselines", docs/baselines.md). Strings are
+ * NULL when absent or null. */
+typedef struct {
+    const char *dir, *gpu_key, *gpu_key_source, *on_missing_baseline, *on_drift;
+    pg_res_num drift_tolerance; /* a fraction: 0.1 = 10 % */
+    const char **notes;         /* owned array of borrowed strings */
+    size_t n_notes;
+} pg_res_baselines;
+
 /* The whole results json. Arrays are owned by the view (pg_results_free), strings borrowed. */
 typedef struct {
     const char *file;        /* the results file name given to pg_results_read */
@@ -211,6 +220,7 @@ typedef struct {
     pg_res_env env;
     pg_res_submission *subs;
     size_t n_subs;
+    pg_res_baselines baselines;
     /* Records kept whole for pass-through only (as pg_res_stage.json): the tool record and
      * the settings record (NULL when absent or null), the root. */
     const json_t *tool, *settings, *root;
