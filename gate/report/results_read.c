@@ -212,9 +212,10 @@ static pg_status read_workload(const json_t *w, pg_res_workload *out, pg_diag *d
 {
     pg_status st;
     if ((st = pg_jget_string(w, &out->ctx, "name", true, &out->name, d)) != PG_OK ||
-        (st = get_status(w, &out->ctx, "verdict", true, &out->verdict, d)) != PG_OK)
+        (st = get_status(w, &out->ctx, "verdict", true, &out->verdict, d)) != PG_OK ||
+        (st = read_stages(w, &out->ctx, &out->stages, &out->n_stages, d)) != PG_OK)
         return st;
-    return read_stages(w, &out->ctx, &out->stages, &out->n_stages, d);
+    return pg_res_get_number(w, &out->ctx, "speedup_factor", &out->speedup_factor, d);
 }
 
 static pg_status read_submission(const json_t *s, pg_res_submission *out, pg_diag *d)
@@ -266,6 +267,7 @@ static pg_status read_environment(const json_t *root, const pg_jctx *top, pg_res
         return st;
     pg_jctx c = pg_jctx_member(top, "environment");
     e->json = env;
+    e->cudnn_version = json_object_get(env, "cudnn_version");
     if ((st = get_nstring(env, &c, "hostname", false, &e->hostname, d)) != PG_OK ||
         (st = get_nobject(env, &c, "gpu", &gpu, d)) != PG_OK ||
         (st = get_nstring(env, &c, "gpu_skip_reason", false, &e->gpu_skip_reason, d)) != PG_OK ||

@@ -163,6 +163,8 @@ typedef struct {
 typedef struct {
     const char *name;
     pg_res_status verdict;
+    pg_res_num speedup_factor; /* candidate over baseline (type-checked only; compare keeps
+                                  the positive finite ones) */
     pg_res_stage *stages;
     size_t n_stages;
     pg_jctx ctx;
@@ -195,6 +197,7 @@ typedef struct {
     pg_res_int cuda_driver_api_version; /* 13000 = CUDA 13.0 */
     const char *ptxas_version;
     pg_res_int cublaslt_version;        /* 130100 = 13.1.0 */
+    const json_t *cudnn_version;        /* as recorded (pass-through for compare), or NULL */
     const json_t *json; /* the whole record, for pass-through only (as pg_res_stage.json) */
 } pg_res_env;
 
