@@ -408,7 +408,15 @@ pg_status pg_results_read(const json_t *root, const char *file, pg_results *out,
         if ((st = read_submission(sj, s, d)) != PG_OK)
             goto done;
     }
-    st = read_baselines(root, &top, &out->baselines, d);
+    if ((st = read_baselines(root, &top, &out->baselines, d)) != PG_OK)
+        goto done;
+    for (pg_res_status k = PG_RES_PASS; k <= PG_RES_SKIPPED && st == PG_OK; k++) {
+        char path[32];
+        snprintf(path, sizeof path, "counts.%s", pg_res_status_name(k));
+        st = pg_res_get_int(root, &top, path, &out->counts[k], d);
+    }
+    if (st == PG_OK)
+        st = pg_res_get_int(root, &top, "holm.m", &out->holm_m, d);
 done:
     if (st != PG_OK)
         pg_results_free(out);
@@ -698,6 +706,14 @@ pg_status pg_results_read_shard(const pg_results *r, pg_res_shard *out, pg_diag 
     out->m_planned = (int64_t)m_planned;
     out->m = (int64_t)m;
     return PG_OK;
+}
+
+bool pg_results_shard_label(const json_t *root, long long *index, long long *count)
+{
+    const json_t *shard = json_object_get(root, "shard");
+    *index = (long long)json_integer_value(json_object_get(shard, "index"));
+    *count = (long long)json_integer_value(json_object_get(shard, "count"));
+    return json_is_object(shard);
 }
 
 void pg_res_shard_free(pg_res_shard *s)

@@ -224,6 +224,8 @@ typedef struct {
     pg_res_submission *subs;
     size_t n_subs;
     pg_res_baselines baselines;
+    pg_res_int counts[4]; /* counts.pass, .fail, .error, .skipped, by pg_res_status */
+    pg_res_int holm_m;    /* holm.m: the performance comparisons Holm was applied over */
     /* Records kept whole for pass-through only (as pg_res_stage.json): the tool record and
      * the settings record (NULL when absent or null), the root. */
     const json_t *tool, *settings, *root;
@@ -334,6 +336,11 @@ typedef struct {
  * nothing to free. */
 pg_status pg_results_read_shard(const pg_results *r, pg_res_shard *out, pg_diag *d);
 void pg_res_shard_free(pg_res_shard *s);
+
+/* Whether root (any json: a results file not read by pg_results_read) has a "shard" object,
+ * and its index and count (0 when not integers), for messages about a folder that holds a
+ * shard's results. */
+bool pg_results_shard_label(const json_t *root, long long *index, long long *count);
 
 /* Whether items a and b name the same submission: their "task", "submission" and "manifest"
  * members are equal JSON values or both absent. *which gets the first member that differs. */
