@@ -1,13 +1,24 @@
-/* Strict reading of a results json (docs/results.md) into a borrowed C view, plus the small text
+/* The typed results model and its one strict reader (docs/results.md), plus the small text
  * toolkit the report writers share: a bounded text buffer, UTF-8 cleaning and the C numeric
- * locale. Every report (JUnit, markdown) reads results only through this view, so a malformed
- * results file fails the same way everywhere: PG_ERR_INPUT naming the file and the JSON path.
+ * locale. Every consumer (JUnit, markdown, merge, compare, history, publish, verdicts) reads
+ * results only through this reader, so a malformed results file fails the same way
+ * everywhere: PG_ERR_INPUT naming the file and the JSON path. No consumer looks a results
+ * field up in the json itself: each record keeps its json only for pass-through (merge copies
+ * records as they are) and for rewriting (verdicts and Holm write through the handles of
+ * pg_res_fold_view and pg_res_holm_family).
+ *
+ * The model: pg_results (run, environment, baselines, counts) > pg_res_submission >
+ * pg_res_workload > pg_res_stage, whose details are typed as a union tagged by the stage's
+ * kind (pg_res_detail). Read on demand: the shard and holm records of a shard
+ * (pg_results_read_shard), Holm's family of performance comparisons
+ * (pg_results_read_holm_family), the stage statuses verdicts are folded from
+ * (pg_results_read_fold, also on a results json still being written).
  *
  * Calling sequence of a writer:
  *     pg_results r;
  *     if (pg_results_read(json, file, &r, d) != PG_OK) return d->status;
- *     ... walk r.subs[i].stages / r.subs[i].workloads[j].stages, reading numbers out of a
- *         stage's details with pg_res_detail_number() and friends ...
+ *     ... walk r.subs[i].stages / r.subs[i].workloads[j].stages, reading s->detail.u.<kind>
+ *         after checking s->detail.kind ...
  *     pg_results_free(&r);
  */
 #ifndef PG_REPORT_RESULTS_READ_H
@@ -92,6 +103,7 @@ typedef enum {
     PG_RES_STAGE_MANIFEST /* a batch's unusable manifest */
 } pg_res_stage_kind;
 
+/* The typed details of each kind (fields named as in the stage's details). */
 typedef struct {
     pg_res_resources res;          /* of the whole module */
     pg_res_ptx_diag *diagnostics;  /* every entry, info lines included */
