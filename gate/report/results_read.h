@@ -236,6 +236,7 @@ typedef struct {
     pg_res_submission *subs;
     size_t n_subs;
     pg_res_baselines baselines;
+    /* Read leniently: has is false unless the value is an integer. */
     pg_res_int counts[4]; /* counts.pass, .fail, .error, .skipped, by pg_res_status */
     pg_res_int holm_m;    /* holm.m: the performance comparisons Holm was applied over */
     /* Records kept whole for pass-through only (as pg_res_stage.json): the tool record and
