@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "options.h"
 #include "report/merge.h"
+#include "report/results_read.h"
 
 static pg_option k_options[] = {
     {"output", "DIR", "Folder for the merged results.json, junit.xml and summary.md (created if missing). Default: reports.", NULL},
@@ -61,14 +62,13 @@ static pg_status refuse_shard_folder(const char *out, bool legacy, pg_diag *d)
     pg_diag ignored;
     if (pg_cli_load_results(path, &earlier, &ignored) != PG_OK)
         return PG_OK; /* not results at all: replaced or removed like any stale report */
-    const json_t *shard = json_object_get(earlier, "shard");
+    long long index, count;
     pg_status rc = PG_OK;
-    if (json_is_object(shard))
+    if (pg_results_shard_label(earlier, &index, &count))
         rc = pg_diag_set(d, PG_ERR_INPUT, path, 0, "--output",
                          "holds the results of shard %lld/%lld (ptxgate check --shard); merge "
                          "does not replace or remove a shard's results: %s",
-                         (long long)json_integer_value(json_object_get(shard, "index")),
-                         (long long)json_integer_value(json_object_get(shard, "count")),
+                         index, count,
                          legacy ? "the older form took the first argument for the output "
                                   "folder; give the shard's results.json, and --output DIR"
                                 : "give another --output folder");
@@ -136,6 +136,10 @@ int pg_cmd_merge(int argc, char **argv)
     if (rc == 0 &&
         pg_results_merge(shards, (const char *const *)files, n, &merged, &d) != PG_OK)
         rc = pg_cli_fail(&d);
+    /* The summary line's numbers, through the reader like every other consumer. */
+    pg_results view = {0};
+    if (rc == 0 && pg_results_read(merged, "merged results", &view, &d) != PG_OK)
+        rc = pg_cli_fail(&d);
     /* Bad input: no merged reports, and an earlier merge's must not pass for them. (When
      * writing the reports fails below, the earlier ones are left whole instead.) */
     if (prepared && rc != 0)
@@ -152,22 +156,19 @@ int pg_cmd_merge(int argc, char **argv)
         }
     }
     if (rc == 0) {
-        const json_t *c = json_object_get(merged, "counts");
         printf("merged %zu shards: %zu submissions; stages: %lld pass, %lld fail, %lld error, "
                "%lld skipped; Holm over %lld performance comparisons\n",
-               n, json_array_size(json_object_get(merged, "submissions")),
-               (long long)json_integer_value(json_object_get(c, "pass")),
-               (long long)json_integer_value(json_object_get(c, "fail")),
-               (long long)json_integer_value(json_object_get(c, "error")),
-               (long long)json_integer_value(json_object_get(c, "skipped")),
-               (long long)json_integer_value(json_object_get(json_object_get(merged, "holm"), "m")));
-        printf("verdict: %s (exit %lld)\n", json_string_value(json_object_get(merged, "verdict")),
-               (long long)json_integer_value(json_object_get(merged, "exit_code")));
+               n, view.n_subs, (long long)view.counts[PG_RES_PASS].v,
+               (long long)view.counts[PG_RES_FAIL].v, (long long)view.counts[PG_RES_ERROR].v,
+               (long long)view.counts[PG_RES_SKIPPED].v, (long long)view.holm_m.v);
+        printf("verdict: %s (exit %lld)\n", pg_res_status_name(view.verdict),
+               (long long)view.exit_code);
         printf("reports: %s/results.json, %s/junit.xml, %s/summary.md\n", out, out, out);
         if (junit_copy)
             printf("JUnit copy: %s\n", junit_copy);
-        rc = (int)json_integer_value(json_object_get(merged, "exit_code"));
+        rc = (int)view.exit_code;
     }
+    pg_results_free(&view);
     pg_cli_close_output(&where);
     for (size_t i = 0; i < n; i++)
         json_decref(shards[i]);

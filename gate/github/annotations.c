@@ -131,16 +131,18 @@ static pg_status stage_annotations(pg_gh_annotations *a, const pg_res_submission
     else
         snprintf(title, sizeof title, "ptxgate %s %s: %s / %s", st->stage,
                  pg_res_status_word(st->status), task, name);
-    const json_t *diags = NULL;
-    pg_status rc = pg_res_detail_array(st, "diagnostics", &diags, d);
-    if (rc != PG_OK)
-        return rc;
+    /* ptxas diagnostics: only the assemble stage records them (typed by the reader). */
+    const pg_res_ptx_diag *diags = NULL;
+    size_t n_diags = 0;
+    if (st->detail.kind == PG_RES_STAGE_ASSEMBLE) {
+        diags = st->detail.u.assemble.diagnostics;
+        n_diags = st->detail.u.assemble.n_diagnostics;
+    }
+    pg_status rc = PG_OK;
     size_t errors = 0;
     bool ptx = ends_with(s->source, ".ptx");
-    for (size_t i = 0; diags && i < json_array_size(diags); i++) {
-        pg_res_ptx_diag pd;
-        if ((rc = pg_res_ptx_diag_get(st, diags, i, &pd, d)) != PG_OK)
-            return rc;
+    for (size_t i = 0; i < n_diags; i++) {
+        const pg_res_ptx_diag pd = diags[i];
         bool err = strcmp(pd.severity, "error") == 0;
         if (!err && strcmp(pd.severity, "warning") != 0)
             continue;

@@ -623,7 +623,8 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
                                                       ? pg_flush_bytes_for_l2(run.info.l2_bytes)
                                                       : 0));
     json_object_set_new(res, "duration_s", json_real(pg_now_s() - t0));
-    pg_results_fold(res, o->shard_count > 0);
+    if ((st = pg_results_fold(res, o->shard_count > 0, d)) != PG_OK)
+        goto done;
     *results = res;
     res = NULL;
 done:

@@ -199,16 +199,10 @@ static const pg_res_workload *find_wl(const pg_results *r, const name_index *x,
 }
 
 /* The workload's speedup_factor when it is a positive finite number, else NaN. */
-static pg_status speedup_of(const json_t *root, const pg_res_submission *s, size_t si, size_t wi,
-                            double *out, pg_diag *d)
+static double speedup_of(const pg_res_workload *w)
 {
-    const json_t *wj = json_array_get(
-        json_object_get(json_array_get(json_object_get(root, "submissions"), si), "workloads"),
-        wi);
-    pg_res_num v = {0};
-    pg_status st = pg_res_get_number(wj, &s->workloads[wi].ctx, "speedup_factor", &v, d);
-    *out = st == PG_OK && v.has && isfinite(v.v) && v.v > 0 ? v.v : NAN;
-    return st;
+    pg_res_num v = w->speedup_factor;
+    return v.has && isfinite(v.v) && v.v > 0 ? v.v : NAN;
 }
 
 static json_t *opt_str(const char *s)
@@ -247,7 +241,7 @@ static const char *change_kind(const char *from, const char *to)
     return "not_comparable";
 }
 
-static json_t *env_json(const pg_results *r, const json_t *root)
+static json_t *env_json(const pg_results *r)
 {
     char b[32];
     const pg_res_env *e = &r->env;
@@ -272,11 +266,8 @@ static json_t *env_json(const pg_results *r, const json_t *root)
                         e->cublaslt_version.has
                             ? json_string(pg_res_cublaslt_version(e->cublaslt_version.v, b, sizeof b))
                             : json_null());
-    json_object_set_new(o, "cudnn_version",
-                        json_deep_copy(json_object_get(json_object_get(root, "environment"),
-                                                       "cudnn_version")));
-    if (!json_object_get(o, "cudnn_version"))
-        json_object_set_new(o, "cudnn_version", json_null());
+    json_t *cudnn = e->cudnn_version ? json_deep_copy(e->cudnn_version) : NULL;
+    json_object_set_new(o, "cudnn_version", cudnn ? cudnn : json_null());
     size_t wl = 0;
     for (size_t i = 0; i < r->n_subs; i++)
         wl += r->subs[i].n_workloads;
@@ -309,17 +300,6 @@ static void add_unpaired(json_t *arr, const char *side, const char *task, const 
                                          wl ? json_string(wl) : json_null()));
 }
 
-/* The submission's and its workload's objects in a results root. */
-static const json_t *sub_json(const json_t *root, size_t si)
-{
-    return json_array_get(json_object_get(root, "submissions"), si);
-}
-
-static const json_t *wl_json(const json_t *root, size_t si, size_t wi)
-{
-    return json_array_get(json_object_get(sub_json(root, si), "workloads"), wi);
-}
-
 /* "same", "differs" or "unknown" (a hash missing on a side: an older results file). */
 static const char *source_relation(const pg_res_submission *s, const pg_res_submission *t)
 {
@@ -348,8 +328,8 @@ static json_t *explained_by(const json_t *run_diffs, const json_t *pair_diffs, c
 /* Paired workload records in OLD's order, and the unpaired ones of both sides. run_diffs
  * (the run-level settings differences) gains one "pairs" entry per setting that differs
  * between some pairs. */
-static pg_status pair(const json_t *old_root, const pg_results *a, const name_index *ax,
-                      const json_t *new_root, const pg_results *b, const name_index *bx,
+static pg_status pair(const pg_results *a, const name_index *ax, const pg_results *b,
+                      const name_index *bx,
                       const bool *present, json_t *records, json_t *unpaired,
                       json_t *run_diffs, json_t *pairs, pg_diag *d)
 {
@@ -364,7 +344,6 @@ static pg_status pair(const json_t *old_root, const pg_results *a, const name_in
             add_unpaired(unpaired, "old", s->task, s->name, NULL);
             continue;
         }
-        size_t ti = (size_t)(t - b->subs);
         const char *rel = source_relation(s, t);
         json_array_append_new(
             pairs, json_pack("{s:s, s:s, s:{s:o, s:o}, s:{s:o, s:o}, s:s}", "task", s->task,
@@ -379,20 +358,11 @@ static pg_status pair(const json_t *old_root, const pg_results *a, const name_in
                 add_unpaired(unpaired, "old", s->task, s->name, w->name);
                 continue;
             }
-            size_t vi = (size_t)(v - t->workloads);
-            double sa, sb;
-            st = speedup_of(old_root, s, i, j, &sa, d);
-            if (st == PG_OK)
-                st = speedup_of(new_root, t, ti, vi, &sb, d);
-            if (st != PG_OK)
-                break;
+            double sa = speedup_of(w), sb = speedup_of(v);
             const char *oa[N_STAGES], *ob[N_STAGES];
             outcomes(s, w, oa);
             outcomes(t, v, ob);
-            json_t *pair_diffs = pg_compare_pair_settings(sub_json(old_root, i),
-                                                          wl_json(old_root, i, j),
-                                                          sub_json(new_root, ti),
-                                                          wl_json(new_root, ti, vi));
+            json_t *pair_diffs = pg_compare_pair_settings(s->json, w->json, t->json, v->json);
             json_t *changes = json_array(), *unjudged = json_array();
             for (size_t k = 0; k < N_STAGES; k++) {
                 if (!present[k])
@@ -503,24 +473,24 @@ pg_status pg_compare_build(const json_t *old_res, const char *old_file, const js
         if (present[k])
             json_array_append_new(stages, json_string(k_stages[k]));
     }
-    json_t *old_side = env_json(&a, old_res), *new_side = env_json(&b, new_res);
+    json_t *old_side = env_json(&a), *new_side = env_json(&b);
     json_t *run_diffs = pg_compare_run_settings(old_res, new_res, old_side, new_side);
-    model = json_pack("{s:i, s:s, s:{s:s, s:s}, s:o, s:o, s:o, s:o, s:o, s:o, s:[], s:[], s:[]}",
+    /* The model's arrays, filled below (borrowed: the model holds them). */
+    json_t *subs = json_array(), *records = json_array(), *unpaired = json_array();
+    model = json_pack("{s:i, s:s, s:{s:s, s:s}, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
                       "schema_version", 1, "kind", "ptxgate-compare", "tool", "name", "ptxgate",
                       "version", PG_VERSION, "old", old_side, "new", new_side,
                       "environment_differences", env_differences(old_side, new_side),
                       "settings_differences", run_diffs ? run_diffs : json_null(),
                       "settings", settings_json(o), "compared_stages", stages, "submissions",
-                      "workloads", "unpaired");
+                      subs, "workloads", records, "unpaired", unpaired);
     if (!model || !run_diffs) {
         st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
         goto done;
     }
-    st = pair(old_res, &a, &ax, new_res, &b, &bx, present, json_object_get(model, "workloads"),
-              json_object_get(model, "unpaired"), json_object_get(model, "settings_differences"),
-              json_object_get(model, "submissions"), d);
-    if (st == PG_OK && json_array_size(json_object_get(model, "workloads")) == 0)
-        st = nothing_paired(&a, &b, json_object_get(model, "submissions"), d);
+    st = pair(&a, &ax, &b, &bx, present, records, unpaired, run_diffs, subs, d);
+    if (st == PG_OK && json_array_size(records) == 0)
+        st = nothing_paired(&a, &b, subs, d);
     if (st == PG_OK)
         st = pg_compare_summarize(model, o, d);
     if (st == PG_OK) {

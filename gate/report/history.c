@@ -285,9 +285,8 @@ static pg_status add_run(json_t *series, const pg_results *r, size_t k, size_t n
                 continue; /* the first of duplicates counts (compare refuses them) */
             const pg_res_stage *perf = pg_res_find_stage(wl->stages, wl->n_stages, "performance");
             pg_res_num est = {0};
-            pg_status st;
-            if (perf && (st = pg_res_detail_number(perf, "speedup.estimate", &est, d)) != PG_OK)
-                return st;
+            if (perf && perf->detail.kind == PG_RES_STAGE_PERFORMANCE)
+                est = perf->detail.u.performance.speedup_estimate;
             const char *word = void_timing ? "VOID" : pg_res_status_word(wl->verdict);
             json_array_set_new(json_object_get(x, "status"), k, json_string(word));
             if (est.has && !void_timing)

@@ -343,17 +343,17 @@ static pg_status assemble_numbers(const pg_res_stage *s, pg_text *t, const char 
         item(t, first, sep);
         pg_text_addf(t, "%zu more diagnostic%s", more, more == 1 ? "" : "s");
     }
-    static const struct {
-        const char *key, *label, *unit;
-    } k_ints[] = {{"registers", "registers", ""},
-                  {"spill_store_bytes", "spill stores", " B"},
-                  {"spill_load_bytes", "spill loads", " B"},
-                  {"shared_bytes", "shared", " B"},
-                  {"stack_frame_bytes", "stack frame", " B"}};
-    for (size_t i = 0; i < sizeof k_ints / sizeof k_ints[0]; i++) {
+    const pg_res_resources *res = &s->detail.u.assemble.res;
+    const struct {
         pg_res_int v;
-        if ((st = pg_res_detail_int(s, k_ints[i].key, &v, d)) != PG_OK)
-            return st;
+        const char *label, *unit;
+    } k_ints[] = {{res->registers, "registers", ""},
+                  {res->spill_store_bytes, "spill stores", " B"},
+                  {res->spill_load_bytes, "spill loads", " B"},
+                  {res->shared_bytes, "shared", " B"},
+                  {res->stack_frame_bytes, "stack frame", " B"}};
+    for (size_t i = 0; i < sizeof k_ints / sizeof k_ints[0]; i++) {
+        pg_res_int v = k_ints[i].v;
         if (v.has) {
             item(t, first, sep);
             pg_text_addf(t, "%s %lld%s", k_ints[i].label, (long long)v.v, k_ints[i].unit);
@@ -365,33 +365,27 @@ static pg_status assemble_numbers(const pg_res_stage *s, pg_text *t, const char 
 static pg_status correctness_numbers(const pg_res_stage *s, pg_text *t, const char *sep,
                                      bool *first, pg_diag *d)
 {
-    static const struct {
-        const char *key, *label;
-    } k_nums[] = {{"max_absolute_error", "max abs error"},
-                  {"max_relative_error", "max rel error"},
-                  {"relative_l2_error", "rel L2 error"}};
-    pg_status st;
-    for (size_t i = 0; i < sizeof k_nums / sizeof k_nums[0]; i++) {
+    (void)d;
+    const pg_res_correctness *c = &s->detail.u.correctness;
+    const struct {
         pg_res_num v;
-        if ((st = pg_res_detail_number(s, k_nums[i].key, &v, d)) != PG_OK)
-            return st;
+        const char *label;
+    } k_nums[] = {{c->max_absolute_error, "max abs error"},
+                  {c->max_relative_error, "max rel error"},
+                  {c->relative_l2_error, "rel L2 error"}};
+    for (size_t i = 0; i < sizeof k_nums / sizeof k_nums[0]; i++) {
+        pg_res_num v = k_nums[i].v;
         if (v.has) {
             item(t, first, sep);
             pg_text_addf(t, "%s %.3g", k_nums[i].label, v.v);
         }
     }
-    pg_res_int bad;
-    if ((st = pg_res_detail_int(s, "bad_elements", &bad, d)) != PG_OK)
-        return st;
+    pg_res_int bad = c->bad_elements;
     if (bad.has) {
         item(t, first, sep);
         pg_text_addf(t, "bad elements %lld", (long long)bad.v);
     }
-    pg_res_num atol, rtol, l2;
-    if ((st = pg_res_detail_number(s, "tolerance.atol", &atol, d)) != PG_OK ||
-        (st = pg_res_detail_number(s, "tolerance.rtol", &rtol, d)) != PG_OK ||
-        (st = pg_res_detail_number(s, "tolerance.max_rel_l2", &l2, d)) != PG_OK)
-        return st;
+    pg_res_num atol = c->atol, rtol = c->rtol, l2 = c->max_rel_l2;
     if (atol.has && rtol.has) {
         item(t, first, sep);
         pg_text_addf(t, "tolerance atol %g, rtol %g", atol.v, rtol.v);
@@ -402,26 +396,12 @@ static pg_status correctness_numbers(const pg_res_stage *s, pg_text *t, const ch
 }
 
 /* "candidate median 1.234 ms [1.230, 1.240], 590.2 TFLOP/s" */
-static pg_status timing_item(const pg_res_stage *s, const char *arm, pg_text *t, const char *sep,
-                             bool *first, pg_diag *d)
+static void timing_item(const pg_res_timing *tm, const char *arm, pg_text *t, const char *sep,
+                        bool *first)
 {
-    char k[64];
-    pg_res_num med, lo, hi, tf;
-    pg_status st;
-    snprintf(k, sizeof k, "%s.median_ms", arm);
-    if ((st = pg_res_detail_number(s, k, &med, d)) != PG_OK)
-        return st;
-    snprintf(k, sizeof k, "%s.ci_low_ms", arm);
-    if ((st = pg_res_detail_number(s, k, &lo, d)) != PG_OK)
-        return st;
-    snprintf(k, sizeof k, "%s.ci_high_ms", arm);
-    if ((st = pg_res_detail_number(s, k, &hi, d)) != PG_OK)
-        return st;
-    snprintf(k, sizeof k, "%s.tflops", arm);
-    if ((st = pg_res_detail_number(s, k, &tf, d)) != PG_OK)
-        return st;
+    pg_res_num med = tm->median_ms, lo = tm->ci_low_ms, hi = tm->ci_high_ms, tf = tm->tflops;
     if (!med.has && !tf.has)
-        return PG_OK;
+        return;
     item(t, first, sep);
     pg_text_add(t, arm);
     if (med.has) {
@@ -431,20 +411,15 @@ static pg_status timing_item(const pg_res_stage *s, const char *arm, pg_text *t,
     }
     if (tf.has)
         pg_text_addf(t, "%s%.1f TFLOP/s", med.has ? ", " : " ", tf.v);
-    return PG_OK;
 }
 
 static pg_status performance_numbers(const pg_results *r, const pg_res_stage *s, pg_text *t,
                                      const char *sep, bool *first, pg_diag *d)
 {
-    pg_res_num est, lo, hi, conf, min;
-    pg_status st;
-    if ((st = pg_res_detail_number(s, "speedup.estimate", &est, d)) != PG_OK ||
-        (st = pg_res_detail_number(s, "speedup.ci_low", &lo, d)) != PG_OK ||
-        (st = pg_res_detail_number(s, "speedup.ci_high", &hi, d)) != PG_OK ||
-        (st = pg_res_detail_number(s, "speedup.confidence", &conf, d)) != PG_OK ||
-        (st = pg_res_detail_number(s, "min_speedup", &min, d)) != PG_OK)
-        return st;
+    (void)d;
+    const pg_res_performance *p = &s->detail.u.performance;
+    pg_res_num est = p->speedup_estimate, lo = p->speedup_ci_low, hi = p->speedup_ci_high,
+               conf = p->speedup_confidence, min = p->min_speedup;
     if (!conf.has)
         conf = r->confidence;
     if (est.has) {
@@ -460,9 +435,8 @@ static pg_status performance_numbers(const pg_results *r, const pg_res_stage *s,
         item(t, first, sep);
         pg_text_addf(t, "min speedup %.3g", min.v);
     }
-    if ((st = timing_item(s, "candidate", t, sep, first, d)) != PG_OK ||
-        (st = timing_item(s, "baseline", t, sep, first, d)) != PG_OK)
-        return st;
+    timing_item(&p->candidate, "candidate", t, sep, first);
+    timing_item(&p->baseline, "baseline", t, sep, first);
     return PG_OK;
 }
 
@@ -471,12 +445,9 @@ static pg_status performance_numbers(const pg_results *r, const pg_res_stage *s,
 static pg_status instructions_numbers(const pg_res_stage *s, pg_text *t, const char *sep,
                                       bool verbose, bool *first, pg_diag *d)
 {
-    const json_t *targets = NULL;
-    pg_status st = pg_res_detail_array(s, "targets", &targets, d);
-    for (size_t i = 0; st == PG_OK && i < json_array_size(targets); i++) {
-        pg_res_instr_target tg;
-        if ((st = pg_res_instr_target_get(s, targets, i, &tg, d)) != PG_OK)
-            break;
+    (void)d;
+    for (size_t i = 0; i < s->detail.u.instructions.n_targets; i++) {
+        const pg_res_instr_target tg = s->detail.u.instructions.targets[i];
         if (!verbose && strcmp(tg.status, "fail") != 0)
             continue;
         item(t, first, sep);
@@ -496,7 +467,7 @@ static pg_status instructions_numbers(const pg_res_stage *s, pg_text *t, const c
                 pg_text_addf(t, ", coverage %.4g", tg.coverage.v);
         }
     }
-    return st;
+    return PG_OK;
 }
 
 /* The numbers of stage s as items joined by sep. */
@@ -504,15 +475,14 @@ static pg_status stage_numbers(const pg_results *r, const pg_res_stage *s, pg_te
                                const char *sep, size_t max_diags, pg_diag *d)
 {
     bool first = true;
-    if (strcmp(s->stage, "instructions") == 0)
+    switch (s->detail.kind) {
+    case PG_RES_STAGE_INSTRUCTIONS:
         return instructions_numbers(s, t, sep, max_diags > DIAGS_IN_MESSAGE, &first, d);
-    if (strcmp(s->stage, "assemble") == 0)
-        return assemble_numbers(s, t, sep, max_diags, &first, d);
-    if (strcmp(s->stage, "correctness") == 0)
-        return correctness_numbers(s, t, sep, &first, d);
-    if (strcmp(s->stage, "performance") == 0)
-        return performance_numbers(r, s, t, sep, &first, d);
-    return PG_OK;
+    case PG_RES_STAGE_ASSEMBLE: return assemble_numbers(s, t, sep, max_diags, &first, d);
+    case PG_RES_STAGE_CORRECTNESS: return correctness_numbers(s, t, sep, &first, d);
+    case PG_RES_STAGE_PERFORMANCE: return performance_numbers(r, s, t, sep, &first, d);
+    default: return PG_OK;
+    }
 }
 
 /* ---- details as "key: value" lines ---- */
@@ -646,51 +616,6 @@ static char *relative_path(const char *path, const char *wd)
     return clean_name(path, "results.json");
 }
 
-/* The first positive "line" of the objects in array a whose "severity" is error or warning (or
- * that have no severity), or 0. */
-static long first_diag_line(const json_t *a, const char **file)
-{
-    size_t i;
-    const json_t *g;
-    if (file)
-        *file = NULL;
-    json_array_foreach(a, i, g) {
-        const char *sev = json_string_value(json_object_get(g, "severity"));
-        const json_t *l = json_object_get(g, "line");
-        if (sev && strcmp(sev, "error") != 0 && strcmp(sev, "warning") != 0)
-            continue;
-        if (json_is_integer(l) && json_integer_value(l) > 0 && json_integer_value(l) < LONG_MAX) {
-            if (file) /* nvcc: the file the line belongs to (a header), relative to the root */
-                *file = json_string_value(json_object_get(g, "file"));
-            return (long)json_integer_value(l);
-        }
-    }
-    return 0;
-}
-
-/* The first PTX line of the first failed target of an instructions stage: where the target
- * occurs (removed by ptxas, never executed), else where its nearest instruction is (absent in
- * the PTX); 0 when none is recorded. */
-static long first_target_line(const pg_res_stage *s)
-{
-    const json_t *targets = json_object_get(s->details, "targets");
-    size_t i;
-    const json_t *t;
-    json_array_foreach(targets, i, t) {
-        const char *status = json_string_value(json_object_get(t, "status"));
-        if (!status || strcmp(status, "fail") != 0)
-            continue;
-        const json_t *ptx = json_object_get(t, "ptx");
-        const json_t *l = json_array_get(json_object_get(ptx, "lines"), 0);
-        if (!json_is_integer(l))
-            l = json_array_get(
-                json_object_get(json_array_get(json_object_get(ptx, "nearest"), 0), "lines"), 0);
-        if (json_is_integer(l) && json_integer_value(l) > 0 && json_integer_value(l) < LONG_MAX)
-            return (long)json_integer_value(l);
-    }
-    return 0;
-}
-
 /* The location of a failed or errored stage: the kernel source at the first diagnostic's line
  * — nvcc's .cu line, or ptxas's PTX line (assemble), the failed target's PTX line
  * (instructions) — when the source is PTX or the line is a .cu line; the .cu source at line 1
@@ -703,25 +628,22 @@ static pg_status locate(const pg_results *r, const pg_res_submission *sub, const
     long line = 1;
     bool ptx = ends_with(sub->source, ".ptx"), cu = ends_with(sub->source, ".cu");
     long at = 0;
-    if (strcmp(s->stage, "assemble") == 0) {
-        const char *cu_file = NULL;
-        long cu_line = cu ? first_diag_line(json_object_get(
-                                json_object_get(s->details, "nvcc"), "diagnostics"), &cu_file)
-                          : 0;
-        long ptx_line = first_diag_line(json_object_get(s->details, "diagnostics"), NULL);
+    if (s->detail.kind == PG_RES_STAGE_ASSEMBLE) {
+        const char *cu_file = cu ? s->detail.u.assemble.cu_file : NULL;
+        long cu_line = cu ? s->detail.u.assemble.cu_line : 0;
+        long ptx_line = s->detail.u.assemble.ptx_line;
         if (cu_line > 0) {
             file = cu_file && cu_file[0] ? cu_file : sub->source;
             line = cu_line;
         } else if (ptx_line > 0) {
             at = ptx_line;
         }
-    } else if (strcmp(s->stage, "instructions") == 0) {
-        at = first_target_line(s);
-    } else if (strcmp(s->stage, "manifest") == 0) {
+    } else if (s->detail.kind == PG_RES_STAGE_INSTRUCTIONS) {
+        at = s->detail.u.instructions.failed_line;
+    } else if (s->detail.kind == PG_RES_STAGE_MANIFEST) {
         /* a batch's unusable manifest: the line of the field its loader named */
-        const json_t *l = json_object_get(s->details, "line");
-        if (json_is_integer(l) && json_integer_value(l) > 0 && json_integer_value(l) < LONG_MAX)
-            line = (long)json_integer_value(l);
+        if (s->detail.u.manifest.line > 0)
+            line = s->detail.u.manifest.line;
     }
     if (at > 0 && ptx) {
         file = sub->source;

@@ -164,8 +164,8 @@ static void write_title(pg_text *t, const pg_results *r)
     const char *why = NULL;
     size_t unjudged = pg_res_count_not_judged_on_gpu(r, &why);
     pg_text_addf(t, "## ptxgate: %s",
-                 r->verdict == PG_RES_ERROR ? "INFRASTRUCTURE ERROR"
-                                            : pg_res_status_word(r->verdict));
+                  r->verdict == PG_RES_ERROR ? "INFRASTRUCTURE ERROR"
+                                             : pg_res_status_word(r->verdict));
     if (unjudged) {
         pg_text_add(t, " · not judged on a GPU: ");
         md_text(t, why, MESSAGE_MAX_BYTES);
@@ -173,22 +173,22 @@ static void write_title(pg_text *t, const pg_results *r)
     pg_text_add(t, "\n\n");
     if (r->verdict == PG_RES_ERROR)
         pg_text_add(t, "> **Infrastructure error:** the gate could not judge everything (no GPU, "
-                       "a missing tool, a worker that died, a failed vendor library); this is "
-                       "not a verdict on the kernels. The failing stages are listed below.\n\n");
+                        "a missing tool, a worker that died, a failed vendor library); this is "
+                        "not a verdict on the kernels. The failing stages are listed below.\n\n");
     if (unjudged)
         pg_text_addf(t, "> **Not judged on a GPU:** %zu of %zu submission%s passed only the "
-                        "offline stages; correctness and performance did not run, so their "
-                        "kernels are unjudged.\n\n",
-                     unjudged, r->n_subs, r->n_subs == 1 ? "" : "s");
+                         "offline stages; correctness and performance did not run, so their "
+                         "kernels are unjudged.\n\n",
+                      unjudged, r->n_subs, r->n_subs == 1 ? "" : "s");
     pg_text_addf(t, "%zu submission%s: %zu PASS, %zu FAIL, %zu ERROR", r->n_subs,
-                 r->n_subs == 1 ? "" : "s", subs[PG_RES_PASS], subs[PG_RES_FAIL],
-                 subs[PG_RES_ERROR]);
+                  r->n_subs == 1 ? "" : "s", subs[PG_RES_PASS], subs[PG_RES_FAIL],
+                  subs[PG_RES_ERROR]);
     if (subs[PG_RES_SKIPPED])
         pg_text_addf(t, ", %zu SKIPPED", subs[PG_RES_SKIPPED]);
     pg_text_addf(t, " · stages: %zu passed, %zu failed, %zu errored, %zu skipped · exit code %lld "
-                    "· %.1f s · started %s",
-                 recs[PG_RES_PASS], recs[PG_RES_FAIL], recs[PG_RES_ERROR], recs[PG_RES_SKIPPED],
-                 (long long)r->exit_code, r->duration_s, r->started_utc);
+                     "· %.1f s · started %s",
+                  recs[PG_RES_PASS], recs[PG_RES_FAIL], recs[PG_RES_ERROR], recs[PG_RES_SKIPPED],
+                  (long long)r->exit_code, r->duration_s, r->started_utc);
     if (r->tool_version) {
         pg_text_add(t, " · ptxgate ");
         md_text(t, r->tool_version, 64);
@@ -211,7 +211,7 @@ static void write_environment(pg_text *t, const pg_results *r)
             }
             if (e->sm_count.has)
                 pg_text_addf(t, "%s%lld SMs", e->compute_capability ? ", " : "",
-                             (long long)e->sm_count.v);
+                              (long long)e->sm_count.v);
             pg_text_add(t, ")");
         }
     } else {
@@ -229,15 +229,15 @@ static void write_environment(pg_text *t, const pg_results *r)
     pg_text_add(t, " · driver ");
     md_text_or_dash(t, e->driver_version, 64);
     pg_text_addf(t, " · CUDA %s",
-                 e->cuda_driver_api_version.has
-                     ? pg_res_cuda_version(e->cuda_driver_api_version.v, b, sizeof b)
-                     : DASH);
+                  e->cuda_driver_api_version.has
+                      ? pg_res_cuda_version(e->cuda_driver_api_version.v, b, sizeof b)
+                      : DASH);
     pg_text_add(t, " · ptxas ");
     md_text_or_dash(t, e->ptxas_version, 64);
     pg_text_addf(t, " · cuBLASLt %s",
-                 e->cublaslt_version.has
-                     ? pg_res_cublaslt_version(e->cublaslt_version.v, b, sizeof b)
-                     : DASH);
+                  e->cublaslt_version.has
+                      ? pg_res_cublaslt_version(e->cublaslt_version.v, b, sizeof b)
+                      : DASH);
     pg_text_add(t, " · host ");
     md_text_or_dash(t, e->hostname, NAME_MAX_BYTES);
     pg_text_add(t, "\n\n");
@@ -246,56 +246,35 @@ static void write_environment(pg_text *t, const pg_results *r)
 /* The stored baselines the run used (results "baselines", docs/baselines.md): the folder, the
  * GPU key and policies, then its notes (fingerprint changes, missing files, drift). Nothing when
  * the run used no baselines folder, or looked nothing up and has no note. */
-static pg_status write_baselines(pg_text *t, const json_t *root, const char *file, pg_diag *d)
+static pg_status write_baselines(pg_text *t, const pg_results *r, pg_diag *d)
 {
-    pg_jctx top = {.file = file ? file : "results.json", .path = ""};
-    const char *dir = NULL, *key = NULL, *key_source = NULL, *missing = NULL, *drift = NULL;
-    const json_t *notes = NULL;
-    pg_res_num tol;
-    pg_status st = pg_res_get_string(root, &top, "baselines.dir", &dir, d);
-    if (st == PG_OK)
-        st = pg_res_get_string(root, &top, "baselines.gpu_key", &key, d);
-    if (st == PG_OK)
-        st = pg_res_get_string(root, &top, "baselines.gpu_key_source", &key_source, d);
-    if (st == PG_OK)
-        st = pg_res_get_string(root, &top, "baselines.on_missing_baseline", &missing, d);
-    if (st == PG_OK)
-        st = pg_res_get_string(root, &top, "baselines.on_drift", &drift, d);
-    if (st == PG_OK)
-        st = pg_res_get_number(root, &top, "baselines.drift_tolerance", &tol, d);
-    if (st == PG_OK)
-        st = pg_res_get_array(root, &top, "baselines.notes", &notes, d);
+    (void)d;
+    const pg_res_baselines *b = &r->baselines;
     /* Nothing was looked up (no GPU and no --gpu-key) and nothing to say: no section. */
-    if (st != PG_OK || !dir || (!key && json_array_size(notes) == 0))
-        return st;
+    if (!b->dir || (!b->gpu_key && b->n_notes == 0))
+        return PG_OK;
     pg_text_add(t, "**Stored baselines:** ");
-    md_text(t, dir, NAME_MAX_BYTES);
-    if (key) {
+    md_text(t, b->dir, NAME_MAX_BYTES);
+    if (b->gpu_key) {
         pg_text_add(t, " · GPU key ");
-        md_text(t, key, 64);
-        if (key_source) {
+        md_text(t, b->gpu_key, 64);
+        if (b->gpu_key_source) {
             pg_text_add(t, " (");
-            md_text(t, key_source, NAME_MAX_BYTES);
+            md_text(t, b->gpu_key_source, NAME_MAX_BYTES);
             pg_text_add(t, ")");
         }
     }
     pg_text_add(t, " · missing baseline: ");
-    md_text_or_dash(t, missing, 16);
+    md_text_or_dash(t, b->on_missing_baseline, 16);
     pg_text_add(t, " · runner drift: ");
-    md_text_or_dash(t, drift, 16);
-    if (tol.has)
-        pg_text_addf(t, " beyond %.1f %%", 100.0 * tol.v);
+    md_text_or_dash(t, b->on_drift, 16);
+    if (b->drift_tolerance.has)
+        pg_text_addf(t, " beyond %.1f %%", 100.0 * b->drift_tolerance.v);
     pg_text_add(t, "\n\n");
-    size_t n = json_array_size(notes);
+    size_t n = b->n_notes;
     for (size_t i = 0; i < n && i < BASELINE_NOTES_SHOWN; i++) {
-        const json_t *note = json_array_get(notes, i);
-        if (!json_is_string(note)) {
-            char f[64];
-            snprintf(f, sizeof f, "baselines.notes[%zu]", i);
-            return pg_diag_set(d, PG_ERR_INPUT, top.file, 0, f, "expected a string");
-        }
         pg_text_add(t, "- ");
-        md_text(t, json_string_value(note), MESSAGE_MAX_BYTES);
+        md_text(t, b->notes[i], MESSAGE_MAX_BYTES);
         pg_text_add(t, "\n");
     }
     if (n > BASELINE_NOTES_SHOWN)
@@ -307,58 +286,43 @@ static pg_status write_baselines(pg_text *t, const json_t *root, const char *fil
 
 /* ---- submission stages ---- */
 
-/* "168 registers, 0 B spill stores, 0 B spill loads, ..." from obj (ptxas numbers at ctx). */
-static pg_status register_summary(pg_text *t, const json_t *obj, const pg_jctx *ctx, bool *wrote,
-                                  pg_diag *d)
+/* "168 registers, 0 B spill stores, 0 B spill loads, ..." from ptxas numbers. */
+static void register_summary(pg_text *t, const pg_res_resources *r, bool *wrote)
 {
-    static const struct {
-        const char *key, *label;
-    } k_items[] = {{"registers", " registers"},
-                   {"spill_store_bytes", " B spill stores"},
-                   {"spill_load_bytes", " B spill loads"},
-                   {"shared_bytes", " B shared"},
-                   {"stack_frame_bytes", " B stack"}};
-    for (size_t i = 0; i < sizeof k_items / sizeof k_items[0]; i++) {
+    const struct {
         pg_res_int v;
-        pg_status st = pg_res_get_int(obj, ctx, k_items[i].key, &v, d);
-        if (st != PG_OK)
-            return st;
+        const char *label;
+    } k_items[] = {{r->registers, " registers"},
+                   {r->spill_store_bytes, " B spill stores"},
+                   {r->spill_load_bytes, " B spill loads"},
+                   {r->shared_bytes, " B shared"},
+                   {r->stack_frame_bytes, " B stack"}};
+    for (size_t i = 0; i < sizeof k_items / sizeof k_items[0]; i++) {
+        pg_res_int v = k_items[i].v;
         if (v.has) {
             pg_text_add(t, *wrote ? ", " : "");
             pg_text_addf(t, "%lld%s", (long long)v.v, k_items[i].label);
             *wrote = true;
         }
     }
-    return PG_OK;
 }
 
 /* Registers and spills of the whole module, or else of each entry. */
 static pg_status write_assemble_numbers(pg_text *t, const pg_res_stage *s, pg_diag *d)
 {
+    (void)d;
     bool wrote = false;
-    pg_status st = register_summary(t, s->details, &s->details_ctx, &wrote, d);
-    if (st != PG_OK || wrote)
-        return st;
-    const json_t *entries = NULL;
-    if ((st = pg_res_detail_array(s, "entries", &entries, d)) != PG_OK)
-        return st;
-    pg_jctx list = pg_jctx_member(&s->details_ctx, "entries");
-    size_t n = json_array_size(entries);
+    const pg_res_assemble *a = &s->detail.u.assemble;
+    register_summary(t, &a->res, &wrote);
+    if (wrote)
+        return PG_OK;
+    size_t n = a->n_entries;
     for (size_t i = 0; i < n && i < ENTRIES_SHOWN; i++) {
-        pg_jctx ec = pg_jctx_index(&list, i);
-        const json_t *e = json_array_get(entries, i);
-        if (!json_is_object(e))
-            return pg_diag_set(d, PG_ERR_INPUT, ec.file, 0, ec.path,
-                               "expected an entry (an object), found %s", pg_json_type_name(e));
-        const char *name = NULL;
-        if ((st = pg_res_get_string(e, &ec, "name", &name, d)) != PG_OK)
-            return st;
         pg_text_add(t, i ? "; " : "");
-        md_text_or_dash(t, name, NAME_MAX_BYTES);
+        md_text_or_dash(t, a->entries[i].name, NAME_MAX_BYTES);
         pg_text_add(t, ": ");
         bool any = false;
-        if ((st = register_summary(t, e, &ec, &any, d)) != PG_OK)
-            return st;
+        register_summary(t, &a->entries[i].res, &any);
         if (!any)
             pg_text_add(t, DASH);
     }
@@ -390,7 +354,7 @@ static pg_status write_diagnostics(pg_text *t, const pg_res_stage *s, pg_diag *d
     }
     if (more)
         pg_text_addf(t, "  - … %zu more diagnostic%s in the results json\n", more,
-                     more == 1 ? "" : "s");
+                      more == 1 ? "" : "s");
     return PG_OK;
 }
 
@@ -434,10 +398,8 @@ static const pg_res_stage *instructions_shown(const pg_res_submission *s)
     for (size_t w = 0; w < s->n_workloads; w++) {
         const pg_res_stage *st =
             pg_res_find_stage(s->workloads[w].stages, s->workloads[w].n_stages, "instructions");
-        const json_t *targets = NULL;
-        pg_diag d;
-        if (st && pg_res_detail_array(st, "targets", &targets, &d) == PG_OK &&
-            json_array_size(targets) > 0)
+        if (st && st->detail.kind == PG_RES_STAGE_INSTRUCTIONS &&
+            st->detail.u.instructions.n_targets > 0)
             return st;
     }
     return NULL;
@@ -459,13 +421,9 @@ static bool instructions_uniform(const pg_res_submission *s, const pg_res_stage 
 static pg_status write_instructions(pg_text *t, const pg_res_submission *s,
                                     const pg_res_stage *st, pg_diag *d)
 {
-    const char *policy = NULL, *arch = NULL;
-    const json_t *targets = NULL;
-    pg_status rc;
-    if ((rc = pg_res_detail_string(st, "policy", &policy, d)) != PG_OK ||
-        (rc = pg_res_detail_string(st, "arch", &arch, d)) != PG_OK ||
-        (rc = pg_res_detail_array(st, "targets", &targets, d)) != PG_OK)
-        return rc;
+    (void)d;
+    const pg_res_instructions *in = &st->detail.u.instructions;
+    const char *policy = in->policy, *arch = in->arch;
     bool warn = policy && strcmp(policy, "warn") == 0;
     pg_text_add(t, "Target instructions (");
     md_text_or_dash(t, arch, 32);
@@ -475,10 +433,8 @@ static pg_status write_instructions(pg_text *t, const pg_res_submission *s,
     if (!instructions_uniform(s, st))
         pg_text_add(t, " in the first workload; the others are listed below");
     pg_text_add(t, "\n\n| target | status | finding | executed |\n|---|---|---|---|\n");
-    for (size_t i = 0; i < json_array_size(targets); i++) {
-        pg_res_instr_target tg;
-        if ((rc = pg_res_instr_target_get(st, targets, i, &tg, d)) != PG_OK)
-            return rc;
+    for (size_t i = 0; i < in->n_targets; i++) {
+        const pg_res_instr_target tg = in->targets[i];
         pg_text_add(t, "| ");
         md_text(t, tg.target, NAME_MAX_BYTES);
         pg_text_add(t, " | ");
@@ -583,18 +539,22 @@ static pg_status read_row(const pg_res_workload *w, row_numbers *n, pg_diag *d)
 {
     const pg_res_stage *perf = pg_res_find_stage(w->stages, w->n_stages, "performance");
     const pg_res_stage *cor = pg_res_find_stage(w->stages, w->n_stages, "correctness");
-    pg_status st = PG_OK;
+    (void)d;
     memset(n, 0, sizeof *n);
-    if (perf && ((st = pg_res_detail_number(perf, "candidate.tflops", &n->cand, d)) != PG_OK ||
-                 (st = pg_res_detail_number(perf, "baseline.tflops", &n->base, d)) != PG_OK ||
-                 (st = pg_res_detail_number(perf, "speedup.estimate", &n->est, d)) != PG_OK ||
-                 (st = pg_res_detail_number(perf, "speedup.ci_low", &n->lo, d)) != PG_OK ||
-                 (st = pg_res_detail_number(perf, "speedup.ci_high", &n->hi, d)) != PG_OK))
-        return st;
-    if (cor && ((st = pg_res_detail_number(cor, "max_absolute_error", &n->abs_err, d)) != PG_OK ||
-                (st = pg_res_detail_number(cor, "relative_l2_error", &n->l2, d)) != PG_OK ||
-                (st = pg_res_detail_int(cor, "bad_elements", &n->bad, d)) != PG_OK))
-        return st;
+    if (perf && perf->detail.kind == PG_RES_STAGE_PERFORMANCE) {
+        const pg_res_performance *p = &perf->detail.u.performance;
+        n->cand = p->candidate.tflops;
+        n->base = p->baseline.tflops;
+        n->est = p->speedup_estimate;
+        n->lo = p->speedup_ci_low;
+        n->hi = p->speedup_ci_high;
+    }
+    if (cor && cor->detail.kind == PG_RES_STAGE_CORRECTNESS) {
+        const pg_res_correctness *c = &cor->detail.u.correctness;
+        n->abs_err = c->max_absolute_error;
+        n->l2 = c->relative_l2_error;
+        n->bad = c->bad_elements;
+    }
     return PG_OK;
 }
 
@@ -648,10 +608,10 @@ static void write_table_header(pg_text *t, const pg_results *r)
 {
     double conf = r->confidence.has ? r->confidence.v : 0.95;
     pg_text_addf(t,
-                 "| workload | status | candidate TFLOP/s | baseline TFLOP/s | speedup [%g%% CI] "
-                 "| max abs error | rel L2 error | bad elements |\n"
-                 "|---|---|--:|--:|--:|--:|--:|--:|\n",
-                 conf * 100.0);
+                  "| workload | status | candidate TFLOP/s | baseline TFLOP/s | speedup [%g%% CI] "
+                  "| max abs error | rel L2 error | bad elements |\n"
+                  "|---|---|--:|--:|--:|--:|--:|--:|\n",
+                  conf * 100.0);
 }
 
 /* When no workload row has a number and every status cell reads the same, one line says so
@@ -688,7 +648,7 @@ static pg_status write_compact_rows(pg_text *t, const pg_res_submission *s, bool
             md_text_or_dash(t, s->workloads[w].name, NAME_MAX_BYTES);
         }
         pg_text_addf(t, "%s): %s; nothing measured.\n", s->n_workloads > 4 ? ", …" : "",
-                     first.data);
+                      first.data);
         *done = true;
     }
     pg_text_free(&first);
@@ -709,8 +669,8 @@ static void write_verdict_lines(pg_text *t, const pg_res_submission *s, const ch
                 continue;
             if (void_why) {
                 pg_text_addf(t, "\nPerformance verdicts: %s (a kernel whose output is wrong "
-                                "after timing may have skipped work while it was timed; no "
-                                "timing of this submission is shown).\n", void_why);
+                                 "after timing may have skipped work while it was timed; no "
+                                 "timing of this submission is shown).\n", void_why);
                 return;
             }
             if (!any)
@@ -837,7 +797,7 @@ static void write_failing_stages(pg_text *t, const pg_res_submission *s)
 static pg_status write_overview(pg_text *t, const pg_results *r, size_t shown, pg_diag *d)
 {
     pg_text_add(t, "| # | submission | verdict | failing stage | speedup at the headline workload "
-                   "|\n|--:|---|---|---|---|\n");
+                    "|\n|--:|---|---|---|---|\n");
     for (size_t i = 0; i < shown; i++) {
         const pg_res_submission *s = &r->subs[i];
         pg_text_addf(t, "| [%zu](#ptxgate-%zu) | ", i + 1, i + 1);
@@ -888,7 +848,7 @@ static pg_status write_workloads(pg_text *t, const pg_results *r, const pg_res_s
                 return st;
         if (s->n_workloads > ROWS_SHOWN)
             pg_text_addf(t, "\n… %zu more workloads in the results json.\n",
-                         s->n_workloads - ROWS_SHOWN);
+                          s->n_workloads - ROWS_SHOWN);
     }
     write_problems(t, s, instr, void_why);
     write_verdict_lines(t, s, void_why);
@@ -901,7 +861,7 @@ static pg_status write_submission(pg_text *t, const pg_results *r, size_t index,
     const pg_res_submission *s = &r->subs[index];
     pg_status st;
     pg_text_addf(t, "<a name=\"ptxgate-%zu\"></a>\n\n### %zu · %s: ", index + 1, index + 1,
-                 verdict_words(r, s));
+                  verdict_words(r, s));
     md_text(t, s->task, NAME_MAX_BYTES);
     pg_text_add(t, " / ");
     md_text(t, s->name, NAME_MAX_BYTES);
@@ -924,8 +884,8 @@ static pg_status write_submission(pg_text *t, const pg_results *r, size_t index,
     bool collapse = s->verdict == PG_RES_PASS || s->verdict == PG_RES_SKIPPED;
     if (collapse)
         pg_text_addf(t, "<details><summary>%zu workload%s: targets, numbers and verdicts"
-                        "</summary>\n\n",
-                     s->n_workloads, s->n_workloads == 1 ? "" : "s");
+                         "</summary>\n\n",
+                      s->n_workloads, s->n_workloads == 1 ? "" : "s");
     if ((st = write_workloads(t, r, s, d)) != PG_OK)
         return st;
     pg_text_add(t, collapse ? "\n</details>\n\n" : "\n");
@@ -1062,7 +1022,7 @@ pg_status pg_report_markdown(const json_t *results, const char *results_file, ch
         goto done;
     write_title(&t, &r);
     write_environment(&t, &r);
-    if ((st = write_baselines(&t, results, results_file, d)) != PG_OK)
+    if ((st = write_baselines(&t, &r, d)) != PG_OK)
         goto done;
     if ((st = write_overview(&t, &r, r.n_subs < OVERVIEW_SHOWN ? r.n_subs : OVERVIEW_SHOWN,
                              d)) != PG_OK)
@@ -1073,8 +1033,8 @@ pg_status pg_report_markdown(const json_t *results, const char *results_file, ch
             goto done;
     if (i < r.n_subs)
         pg_text_addf(&t, "… %zu more submissions are left out to stay within GitHub's summary "
-                         "size limit; the results json has them all.\n\n",
-                     r.n_subs - i);
+                          "size limit; the results json has them all.\n\n",
+                      r.n_subs - i);
     write_skipped(&t, &r);
     if (t.oom) {
         st = pg_diag_set(d, PG_ERR_INFRA, r.file, 0, NULL, "out of memory rendering markdown");

@@ -13,123 +13,56 @@
 #include "verdicts.h"
 
 typedef struct {
-    json_t *root;
+    pg_results view; /* the shard's results, read once (strings borrowed from its json) */
+    pg_res_shard sh; /* its "shard" and "holm" records */
     const char *file;
-    int index, count;
-    int64_t items_total;
-    const json_t *items;
-    const json_t *holm;
+    int index, count; /* sh.index, sh.count (sorted on) */
 } shard_in;
 
-/* One submission of the merged run: its first shard's record (copied) and its workloads. */
+/* One submission of the merged run: its first shard's record, its submission-level stages (the
+ * worst of the shards', merge.h) and its workloads. */
 typedef struct {
-    json_t *sub;        /* deep copy, "workloads" emptied; NULL while unseen */
-    json_t **workloads; /* by workload_index; borrowed from the shards */
+    const pg_res_submission *sub;   /* NULL while unseen */
+    const pg_res_stage **stages;    /* sub->n_stages, each from the shard where it is worst */
+    const pg_res_workload **workloads; /* by workload_index; borrowed from the shards */
+    const char **placed_by;         /* ... and the file of the shard that placed each */
     size_t n_workloads;
-    const json_t *item; /* the first shard item placed here (its task, submission, manifest) */
-    const char *file;   /* ... and that shard's file */
-    json_t *names;      /* workload name -> the file of the shard that placed it */
+    const pg_res_shard_item *item;  /* the first shard item placed here */
+    const char *file;               /* ... and that shard's file */
 } merged_sub;
 
-/* The item's "task / submission (manifest)" for messages. */
-static void item_text(const json_t *it, char *buf, size_t n)
+static const char *text_or_null(const char *s)
 {
-    const char *m = json_string_value(json_object_get(it, "manifest"));
-    snprintf(buf, n, "%s / %s (%s)", json_string_value(json_object_get(it, "task")),
-             json_string_value(json_object_get(it, "submission")), m ? m : "no manifest");
+    return s ? s : "(null)";
+}
+
+/* The item's "task / submission (manifest)" for messages. */
+static void item_text(const pg_res_shard_item *it, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s / %s (%s)", text_or_null(it->task), text_or_null(it->submission),
+             it->manifest ? it->manifest : "no manifest");
 }
 
 static pg_status read_shard(json_t *root, const char *file, shard_in *s, pg_diag *d)
 {
-    pg_results view;
-    pg_status st = pg_results_read(root, file, &view, d);
+    memset(s, 0, sizeof *s);
+    pg_status st = pg_results_read(root, file, &s->view, d);
     if (st != PG_OK)
         return st;
-    pg_results_free(&view);
     /* Holm's inputs, checked here so that an error names this shard and its own indices, not
      * the merged run's. */
-    if ((st = pg_results_check_holm(root, file, d)) != PG_OK)
+    if ((st = pg_results_check_holm(root, file, d)) != PG_OK ||
+        (st = pg_results_read_shard(&s->view, &s->sh, d)) != PG_OK)
         return st;
-    memset(s, 0, sizeof *s);
-    s->root = root;
     s->file = file;
-    const json_t *sh = json_object_get(root, "shard");
-    if (!json_is_object(sh))
-        return pg_diag_set(d, PG_ERR_INPUT, file, 0, "shard",
-                           "not the results of a shard: no \"shard\" record (run ptxgate check "
-                           "with --shard i/n)");
-    s->holm = json_object_get(root, "holm");
-    if (!json_is_object(s->holm) || !json_is_integer(json_object_get(s->holm, "m")) ||
-        !json_is_integer(json_object_get(s->holm, "m_planned")) ||
-        !json_is_number(json_object_get(s->holm, "run_alpha")))
-        return pg_diag_set(d, PG_ERR_INPUT, file, 0, "holm",
-                           "expected an object with run_alpha, m_planned and m (written by "
-                           "ptxgate check of this version)");
-    const json_t *idx = json_object_get(sh, "index"), *cnt = json_object_get(sh, "count"),
-                 *tot = json_object_get(sh, "items_total");
-    s->items = json_object_get(sh, "items");
-    if (!json_is_integer(idx) || !json_is_integer(cnt) || !json_is_integer(tot) ||
-        !json_is_array(s->items) || json_integer_value(cnt) < 1 ||
-        json_integer_value(cnt) > PG_SHARD_MAX || json_integer_value(idx) < 1 ||
-        json_integer_value(idx) > json_integer_value(cnt) || json_integer_value(tot) < 0)
-        return pg_diag_set(d, PG_ERR_INPUT, file, 0, "shard",
-                           "expected index (1..count), count (1..%d), items_total (>= 0) and "
-                           "items",
-                           PG_SHARD_MAX);
-    /* Holm's inputs: a level in (0, 1) and comparison counts a run can have (their sum over
-     * every shard stays far from overflowing). */
-    double alpha = json_number_value(json_object_get(s->holm, "run_alpha"));
-    json_int_t m = json_integer_value(json_object_get(s->holm, "m")),
-               m_planned = json_integer_value(json_object_get(s->holm, "m_planned"));
-    if (!(alpha > 0.0 && alpha < 1.0))
-        return pg_diag_set(d, PG_ERR_INPUT, file, 0, "holm.run_alpha",
-                           "expected a level between 0 and 1, got %g", alpha);
-    if (m_planned < 0 || m_planned > INT32_MAX || m < 0 || m > m_planned)
-        return pg_diag_set(d, PG_ERR_INPUT, file, 0, "holm.m",
-                           "expected 0 <= m <= m_planned <= %d, got m = %lld, m_planned = %lld",
-                           INT32_MAX, (long long)m, (long long)m_planned);
-    s->index = (int)json_integer_value(idx);
-    s->count = (int)json_integer_value(cnt);
-    s->items_total = json_integer_value(tot);
+    s->index = s->sh.index;
+    s->count = s->sh.count;
     return PG_OK;
 }
 
-/* Text of a fingerprint value for messages: 'text' for a string, none for null or absent, else
- * the value as compact ASCII JSON (0.99, false, {"load":1.0}), cut with "…" when longer than
- * buf. */
-static void show(const json_t *v, char *buf, size_t n)
+static pg_status differ(const shard_in *a, const shard_in *b, const char *field, const char *x,
+                        const char *y, pg_diag *d)
 {
-    if (!v || json_is_null(v)) {
-        snprintf(buf, n, "none");
-        return;
-    }
-    if (json_is_string(v)) {
-        snprintf(buf, n, "'%s'", json_string_value(v));
-        return;
-    }
-    /* ASCII, so a cut never splits a character. */
-    char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_SORT_KEYS |
-                                   JSON_ENSURE_ASCII | JSON_REAL_PRECISION(15));
-    if (!text) {
-        snprintf(buf, n, "(a %s)", pg_json_type_name(v));
-        return;
-    }
-    if (strlen(text) < n)
-        snprintf(buf, n, "%s", text);
-    else if (n > 8)
-        snprintf(buf, n, "%.*s…", (int)(n - 8), text);
-    free(text);
-}
-
-static pg_status same(const shard_in *a, const shard_in *b, const char *field, const json_t *va,
-                      const json_t *vb, pg_diag *d)
-{
-    if (json_equal((json_t *)va, (json_t *)vb) || (!va && json_is_null(vb)) ||
-        (json_is_null(va) && !vb))
-        return PG_OK;
-    char x[256], y[256];
-    show(vb, x, sizeof x);
-    show(va, y, sizeof y);
     char msg[800];
     snprintf(msg, sizeof msg, "%s here, %s in %s: the shards of one run must share the GPU "
                               "model, driver, libraries, ptxgate version and settings",
@@ -137,83 +70,126 @@ static pg_status same(const shard_in *a, const shard_in *b, const char *field, c
     return pg_diag_set(d, PG_ERR_INPUT, b->file, 0, field, "%s", msg);
 }
 
+/* Typed values shown as pg_res_show shows them: 'text', an integer, or none. */
+static void show_str(const char *v, char *buf, size_t n)
+{
+    if (v)
+        snprintf(buf, n, "'%s'", v);
+    else
+        snprintf(buf, n, "none");
+}
+
+static void show_int(bool has, int64_t v, char *buf, size_t n)
+{
+    if (has)
+        snprintf(buf, n, "%lld", (long long)v);
+    else
+        snprintf(buf, n, "none");
+}
+
+static void show_real(double v, char *buf, size_t n)
+{
+    json_t *j = json_real(v);
+    pg_res_show(j, buf, n);
+    json_decref(j);
+}
+
+static pg_status same_str(const shard_in *a, const shard_in *b, const char *field,
+                          const char *va, const char *vb, pg_diag *d)
+{
+    if ((!va && !vb) || (va && vb && strcmp(va, vb) == 0))
+        return PG_OK;
+    char x[256], y[256];
+    show_str(vb, x, sizeof x);
+    show_str(va, y, sizeof y);
+    return differ(a, b, field, x, y, d);
+}
+
+static pg_status same_int(const shard_in *a, const shard_in *b, const char *field,
+                          pg_res_int va, pg_res_int vb, pg_diag *d)
+{
+    if ((!va.has && !vb.has) || (va.has && vb.has && va.v == vb.v))
+        return PG_OK;
+    char x[256], y[256];
+    show_int(vb.has, vb.v, x, sizeof x);
+    show_int(va.has, va.v, y, sizeof y);
+    return differ(a, b, field, x, y, d);
+}
+
+static pg_res_int has_int(int64_t v)
+{
+    return (pg_res_int){.has = true, .v = v};
+}
+
 /* b's fingerprint against a's (merge.h). GPU fields are compared when both shards opened a GPU
  * (a shard whose items never reached a GPU stage records none). */
 static pg_status check_fingerprint(const shard_in *a, const shard_in *b, pg_diag *d)
 {
-    static const char *const env_fields[] = {"driver_version", "cuda_driver_api_version",
-                                             "cublaslt_version"};
-    static const char *const gpu_fields[] = {"name", "compute_capability", "sm_count",
-                                             "memory_bytes"};
-    const json_t *ea = json_object_get(a->root, "environment"),
-                 *eb = json_object_get(b->root, "environment");
-    const json_t *ga = json_object_get(ea, "gpu"), *gb = json_object_get(eb, "gpu");
-    pg_status st = same(a, b, "environment.ptxas_version", json_object_get(ea, "ptxas_version"),
-                        json_object_get(eb, "ptxas_version"), d);
-    char field[128];
-    for (size_t i = 0; st == PG_OK && json_is_object(ga) && json_is_object(gb) && i < 4; i++) {
-        snprintf(field, sizeof field, "environment.gpu.%s", gpu_fields[i]);
-        st = same(a, b, field, json_object_get(ga, gpu_fields[i]), json_object_get(gb, gpu_fields[i]), d);
-    }
-    for (size_t i = 0; st == PG_OK && json_is_object(ga) && json_is_object(gb) && i < 3; i++) {
-        snprintf(field, sizeof field, "environment.%s", env_fields[i]);
-        st = same(a, b, field, json_object_get(ea, env_fields[i]), json_object_get(eb, env_fields[i]), d);
-    }
+    const pg_res_env *ea = &a->view.env, *eb = &b->view.env;
+    pg_status st = same_str(a, b, "environment.ptxas_version", ea->ptxas_version,
+                            eb->ptxas_version, d);
+    bool gpus = ea->has_gpu && eb->has_gpu;
+    if (st == PG_OK && gpus &&
+        ((st = same_str(a, b, "environment.gpu.name", ea->gpu_name, eb->gpu_name, d)) != PG_OK ||
+         (st = same_str(a, b, "environment.gpu.compute_capability", ea->compute_capability,
+                        eb->compute_capability, d)) != PG_OK ||
+         (st = same_int(a, b, "environment.gpu.sm_count", ea->sm_count, eb->sm_count, d)) !=
+             PG_OK ||
+         (st = same_int(a, b, "environment.gpu.memory_bytes", ea->memory_bytes, eb->memory_bytes,
+                        d)) != PG_OK ||
+         (st = same_str(a, b, "environment.driver_version", ea->driver_version,
+                        eb->driver_version, d)) != PG_OK ||
+         (st = same_int(a, b, "environment.cuda_driver_api_version",
+                        ea->cuda_driver_api_version, eb->cuda_driver_api_version, d)) != PG_OK ||
+         (st = same_int(a, b, "environment.cublaslt_version", ea->cublaslt_version,
+                        eb->cublaslt_version, d)) != PG_OK))
+        return st;
     if (st == PG_OK)
-        st = same(a, b, "tool.version", json_object_get(json_object_get(a->root, "tool"), "version"),
-                  json_object_get(json_object_get(b->root, "tool"), "version"), d);
-    const json_t *sa = json_object_get(a->root, "settings"), *sb = json_object_get(b->root, "settings");
+        st = same_str(a, b, "tool.version", a->view.tool_version, b->view.tool_version, d);
     const char *key;
-    const json_t *v;
-    json_object_foreach((json_t *)sa, key, v) {
-        if (st != PG_OK)
-            break;
+    const json_t *va, *vb;
+    if (st == PG_OK && pg_res_settings_differ(&a->view, &b->view, &key, &va, &vb)) {
+        char field[128], x[256], y[256];
         snprintf(field, sizeof field, "settings.%s", key);
-        st = same(a, b, field, v, json_object_get(sb, key), d);
-    }
-    json_object_foreach((json_t *)sb, key, v) {
-        if (st != PG_OK)
-            break;
-        snprintf(field, sizeof field, "settings.%s", key);
-        st = same(a, b, field, json_object_get(sa, key), v, d);
+        pg_res_show(vb, x, sizeof x);
+        pg_res_show(va, y, sizeof y);
+        st = differ(a, b, field, x, y, d);
     }
     if (st == PG_OK)
-        st = same(a, b, "holm.m_planned", json_object_get(a->holm, "m_planned"),
-                  json_object_get(b->holm, "m_planned"), d);
+        st = same_int(a, b, "holm.m_planned", has_int(a->sh.m_planned), has_int(b->sh.m_planned),
+                      d);
+    if (st == PG_OK && a->sh.run_alpha != b->sh.run_alpha) {
+        char x[64], y[64];
+        show_real(b->sh.run_alpha, x, sizeof x);
+        show_real(a->sh.run_alpha, y, sizeof y);
+        st = differ(a, b, "holm.run_alpha", x, y, d);
+    }
     if (st == PG_OK)
-        st = same(a, b, "holm.run_alpha", json_object_get(a->holm, "run_alpha"),
-                  json_object_get(b->holm, "run_alpha"), d);
+        st = same_int(a, b, "shard.count", has_int(a->sh.count), has_int(b->sh.count), d);
     if (st == PG_OK)
-        st = same(a, b, "shard.count", json_object_get(json_object_get(a->root, "shard"), "count"),
-                  json_object_get(json_object_get(b->root, "shard"), "count"), d);
-    if (st == PG_OK)
-        st = same(a, b, "shard.items_total",
-                  json_object_get(json_object_get(a->root, "shard"), "items_total"),
-                  json_object_get(json_object_get(b->root, "shard"), "items_total"), d);
+        st = same_int(a, b, "shard.items_total", has_int(a->sh.items_total),
+                      has_int(b->sh.items_total), d);
     return st;
 }
 
-static int rank(const char *s)
-{
-    return !s ? 0 : !strcmp(s, "fail") ? 3 : !strcmp(s, "error") ? 2 : !strcmp(s, "pass") ? 1 : 0;
-}
-
 /* Keep, per submission-level stage name, the worse record of the two. */
-static void merge_sub_stages(json_t *into, const json_t *other)
+static void merge_sub_stages(merged_sub *m, const pg_res_submission *other)
 {
-    json_t *mine = json_object_get(into, "stages");
-    size_t i, j;
-    json_t *o, *m;
-    json_array_foreach(json_object_get(other, "stages"), i, o) {
-        json_array_foreach(mine, j, m) {
-            if (!json_equal(json_object_get(m, "stage"), json_object_get(o, "stage")))
+    for (size_t i = 0; i < other->n_stages; i++) {
+        const pg_res_stage *o = &other->stages[i];
+        for (size_t j = 0; j < m->sub->n_stages; j++) {
+            if (strcmp(m->stages[j]->stage, o->stage) != 0)
                 continue;
-            if (rank(json_string_value(json_object_get(o, "status"))) >
-                rank(json_string_value(json_object_get(m, "status"))))
-                json_array_set_new(mine, j, json_deep_copy(o));
+            if (pg_verdict_rank(o->status) > pg_verdict_rank(m->stages[j]->status))
+                m->stages[j] = o;
             break;
         }
     }
+}
+
+static bool same_text(const char *a, const char *b)
+{
+    return a && b && strcmp(a, b) == 0;
 }
 
 /* Place shard s's submissions and workloads at their positions in the unsharded run. Every
@@ -222,19 +198,14 @@ static void merge_sub_stages(json_t *into, const json_t *other)
 static pg_status place(const shard_in *s, merged_sub *subs, size_t n_subs, size_t n_items,
                        pg_diag *d)
 {
-    const json_t *arr = json_object_get(s->root, "submissions");
     size_t next_sub = 0, next_wl = 0;
     int64_t cur = -1;
-    size_t k;
-    const json_t *it;
-    json_array_foreach(s->items, k, it) {
-        json_int_t si = json_integer_value(json_object_get(it, "submission_index"));
-        json_int_t wi = json_integer_value(json_object_get(it, "workload_index"));
+    for (size_t k = 0; k < s->sh.n_items; k++) {
+        const pg_res_shard_item *it = &s->sh.items[k];
+        int64_t si = it->submission_index, wi = it->workload_index;
         char field[64];
         snprintf(field, sizeof field, "shard.items[%zu]", k);
-        if (!json_is_integer(json_object_get(it, "submission_index")) ||
-            !json_is_integer(json_object_get(it, "workload_index")) || si < 0 || wi < 0 ||
-            (size_t)si >= n_subs || (uint64_t)wi >= n_items || si < cur)
+        if (si < 0 || wi < 0 || (uint64_t)si >= n_subs || (uint64_t)wi >= n_items || si < cur)
             return pg_diag_set(d, PG_ERR_INPUT, s->file, 0, field,
                                "expected submission_index and workload_index from 0 to %zu (the "
                                "work items of the run), submissions in increasing order",
@@ -245,83 +216,102 @@ static pg_status place(const shard_in *s, merged_sub *subs, size_t n_subs, size_
             cur = si;
             next_wl = 0;
         }
-        json_t *sub = json_array_get(arr, next_sub);
-        json_t *wl = json_array_get(json_object_get(sub, "workloads"), next_wl++);
-        if (!sub || !wl ||
-            !json_equal(json_object_get(sub, "task"), json_object_get(it, "task")) ||
-            !json_equal(json_object_get(sub, "name"), json_object_get(it, "submission")) ||
-            !json_equal(json_object_get(wl, "name"), json_object_get(it, "workload")))
+        const pg_res_submission *sub =
+            next_sub < s->view.n_subs ? &s->view.subs[next_sub] : NULL;
+        const pg_res_workload *wl =
+            sub && next_wl < sub->n_workloads ? &sub->workloads[next_wl] : NULL;
+        next_wl++;
+        if (!sub || !wl || !same_text(sub->task, it->task) ||
+            !same_text(sub->name, it->submission) || !same_text(wl->name, it->workload))
             return pg_diag_set(d, PG_ERR_INPUT, s->file, 0, field,
                                "does not match the submissions of the file (the shard record and "
                                "the results must come from the same run)");
         merged_sub *m = &subs[si];
         if (!m->sub) {
-            m->sub = json_deep_copy(sub);
-            if (!m->sub)
+            m->sub = sub;
+            if (sub->n_stages > 0 && !(m->stages = calloc(sub->n_stages, sizeof *m->stages)))
                 return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
-            json_object_set_new(m->sub, "workloads", json_array());
+            for (size_t j = 0; j < sub->n_stages; j++)
+                m->stages[j] = &sub->stages[j];
             m->item = it;
             m->file = s->file;
         } else if (next_wl == 1) {
             /* The same position must be the same submission in every shard: shards of runs
              * over other manifests would otherwise be merged into one submission. */
-            static const char *const same_keys[] = {"task", "submission", "manifest"};
-            for (size_t q = 0; q < 3; q++) {
-                const json_t *x = json_object_get(it, same_keys[q]),
-                             *y = json_object_get(m->item, same_keys[q]);
-                if ((x || y) && !json_equal(x, y)) {
-                    char here[700], there[700];
-                    item_text(it, here, sizeof here);
-                    item_text(m->item, there, sizeof there);
-                    return pg_diag_set(d, PG_ERR_INPUT, s->file, 0, field,
-                                       "submission %lld is %s here, %s in %s: the shards come "
-                                       "from runs over different manifests",
-                                       (long long)si, here, there, m->file);
-                }
+            if (!pg_res_shard_items_same(it, m->item, NULL)) {
+                char here[700], there[700];
+                item_text(it, here, sizeof here);
+                item_text(m->item, there, sizeof there);
+                return pg_diag_set(d, PG_ERR_INPUT, s->file, 0, field,
+                                   "submission %lld is %s here, %s in %s: the shards come "
+                                   "from runs over different manifests",
+                                   (long long)si, here, there, m->file);
             }
-            merge_sub_stages(m->sub, sub);
+            merge_sub_stages(m, sub);
         }
-        if ((size_t)wi >= m->n_workloads) {
+        if ((uint64_t)wi >= m->n_workloads) {
             size_t nn = (size_t)wi + 1;
-            json_t **v = realloc(m->workloads, nn * sizeof *v);
-            if (!v)
+            const pg_res_workload **v = realloc(m->workloads, nn * sizeof *v);
+            if (v)
+                m->workloads = v;
+            const char **f = v ? realloc(m->placed_by, nn * sizeof *f) : NULL;
+            if (!v || !f)
                 return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
-            for (size_t z = m->n_workloads; z < nn; z++)
+            m->placed_by = f;
+            for (size_t z = m->n_workloads; z < nn; z++) {
                 v[z] = NULL;
-            m->workloads = v;
+                f[z] = NULL;
+            }
             m->n_workloads = nn;
         }
         if (m->workloads[wi]) {
             char what[600];
-            snprintf(what, sizeof what, "%s / %s / %s",
-                     json_string_value(json_object_get(it, "task")),
-                     json_string_value(json_object_get(it, "submission")),
-                     json_string_value(json_object_get(it, "workload")));
+            snprintf(what, sizeof what, "%s / %s / %s", text_or_null(it->task),
+                     text_or_null(it->submission), text_or_null(it->workload));
             return pg_diag_set(d, PG_ERR_INPUT, s->file, 0, field,
                                "the work item %s is also in another shard", what);
         }
-        const char *wname = json_string_value(json_object_get(wl, "name"));
-        const json_t *placed_by = wname ? json_object_get(m->names, wname) : NULL;
-        if (placed_by) {
-            char what[600];
-            item_text(it, what, sizeof what);
-            return pg_diag_set(d, PG_ERR_INPUT, s->file, 0, field,
-                               "the workload %s of %s is at another position in %s: the shards "
-                               "come from runs over different workloads",
-                               wname, what, json_string_value(placed_by));
-        }
+        for (size_t z = 0; z < m->n_workloads; z++)
+            if (m->workloads[z] && strcmp(m->workloads[z]->name, wl->name) == 0) {
+                char what[600];
+                item_text(it, what, sizeof what);
+                return pg_diag_set(d, PG_ERR_INPUT, s->file, 0, field,
+                                   "the workload %s of %s is at another position in %s: the "
+                                   "shards come from runs over different workloads",
+                                   wl->name, what, m->placed_by[z]);
+            }
         m->workloads[wi] = wl;
-        if (!m->names && !(m->names = json_object()))
-            return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
-        if (wname)
-            json_object_set_new(m->names, wname, json_string(s->file));
+        m->placed_by[wi] = s->file;
     }
-    size_t listed = json_array_size(s->items) > 0 ? next_sub + 1 : 0;
-    if (listed != json_array_size(arr))
+    size_t listed = s->sh.n_items > 0 ? next_sub + 1 : 0;
+    if (listed != s->view.n_subs)
         return pg_diag_set(d, PG_ERR_INPUT, s->file, 0, "submissions",
-                           "holds %zu submissions, its shard record lists %zu", json_array_size(arr),
+                           "holds %zu submissions, its shard record lists %zu", s->view.n_subs,
                            listed);
     return PG_OK;
+}
+
+/* The merged submission record: the first shard's, with the chosen stages and the placed
+ * workloads (copies, in the record's own key order). NULL on out-of-memory. */
+static json_t *merged_record(const merged_sub *m)
+{
+    json_t *sub = json_deep_copy(m->sub->json), *stages = json_array(), *wls = json_array();
+    for (size_t j = 0; stages && j < m->sub->n_stages; j++)
+        if (json_array_append_new(stages, json_deep_copy(m->stages[j]->json)) != 0)
+            break;
+    for (size_t w = 0; wls && w < m->n_workloads; w++)
+        if (m->workloads[w] && json_array_append_new(wls, json_deep_copy(m->workloads[w]->json)))
+            break;
+    if (!sub || !stages || !wls || json_object_set_new(sub, "stages", stages) != 0) {
+        json_decref(sub);
+        json_decref(wls);
+        return NULL;
+    }
+    if (json_object_set_new(sub, "workloads", wls) != 0) {
+        json_decref(sub);
+        return NULL;
+    }
+    return sub;
 }
 
 static int cmp_index(const void *a, const void *b)
@@ -372,23 +362,20 @@ pg_status pg_results_merge(json_t *const *shards, const char *const *files, size
      * the positions below are bounded by what the files hold. */
     size_t n_items = 0;
     for (size_t i = 0; i < n; i++)
-        n_items += json_array_size(in[i].items);
-    if ((uint64_t)n_items != (uint64_t)in[0].items_total) {
+        n_items += in[i].sh.n_items;
+    if ((uint64_t)n_items != (uint64_t)in[0].sh.items_total) {
         st = pg_diag_set(d, PG_ERR_INPUT, in[0].file, 0, "shard.items_total",
                          "the shards hold %zu work items together, expected %lld", n_items,
-                         (long long)in[0].items_total);
+                         (long long)in[0].sh.items_total);
         goto done;
     }
     /* Positions: one slot per submission of the unsharded run. */
-    for (size_t i = 0; i < n; i++) {
-        size_t k;
-        const json_t *it;
-        json_array_foreach(in[i].items, k, it) {
-            json_int_t si = json_integer_value(json_object_get(it, "submission_index"));
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < in[i].sh.n_items; k++) {
+            int64_t si = in[i].sh.items[k].submission_index;
             if (si >= 0 && (uint64_t)si < (uint64_t)n_items && (size_t)si + 1 > n_subs)
                 n_subs = (size_t)si + 1;
         }
-    }
     subs = calloc(n_subs ? n_subs : 1, sizeof *subs);
     if (!subs) {
         st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
@@ -402,65 +389,55 @@ pg_status pg_results_merge(json_t *const *shards, const char *const *files, size
     /* The merged results, keys in the order check writes them. */
     const shard_in *env_from = &in[0];
     for (size_t i = 0; i < n; i++)
-        if (json_is_object(json_object_get(json_object_get(in[i].root, "environment"), "gpu"))) {
+        if (in[i].view.env.has_gpu) {
             env_from = &in[i];
             break;
         }
-    const char *started = json_string_value(json_object_get(in[0].root, "started_utc"));
+    const char *started = in[0].view.started_utc;
     double duration = 0.0;
     json_int_t m_sum = 0;
     json_t *from = json_array(), *merged_subs = json_array();
     for (size_t i = 0; i < n; i++) {
-        const json_t *r = in[i].root;
-        const char *s = json_string_value(json_object_get(r, "started_utc"));
-        if (strcmp(s, started) < 0)
-            started = s;
-        double ds = json_number_value(json_object_get(r, "duration_s"));
-        duration += ds;
-        m_sum += json_integer_value(json_object_get(in[i].holm, "m"));
-        const json_t *env = json_object_get(r, "environment");
+        const pg_results *r = &in[i].view;
+        if (strcmp(r->started_utc, started) < 0)
+            started = r->started_utc;
+        duration += r->duration_s;
+        m_sum += (json_int_t)in[i].sh.m;
         char label[32];
         snprintf(label, sizeof label, "%d/%d", in[i].index, in[i].count);
         json_array_append_new(
-            from, json_pack("{s:s, s:s, s:O, s:O, s:s, s:f, s:I}", "file", in[i].file, "shard",
+            from, json_pack("{s:s, s:s, s:o, s:o, s:s, s:f, s:I}", "file", in[i].file, "shard",
                             label, "hostname",
-                            json_object_get(env, "hostname") ? json_object_get(env, "hostname")
-                                                             : json_null(),
-                            "gpu_uuid",
-                            json_object_get(json_object_get(env, "gpu"), "uuid")
-                                ? json_object_get(json_object_get(env, "gpu"), "uuid")
-                                : json_null(),
-                            "started_utc", s, "duration_s", ds, "items",
-                            (json_int_t)json_array_size(in[i].items)));
+                            r->env.hostname ? json_string(r->env.hostname) : json_null(),
+                            "gpu_uuid", r->env.gpu_uuid ? json_string(r->env.gpu_uuid) : json_null(),
+                            "started_utc", r->started_utc, "duration_s", r->duration_s, "items",
+                            (json_int_t)in[i].sh.n_items));
     }
     for (size_t i = 0; i < n_subs; i++) {
-        merged_sub *m = &subs[i];
-        if (!m->sub)
+        if (!subs[i].sub)
             continue;
-        json_t *wls = json_object_get(m->sub, "workloads");
-        for (size_t w = 0; w < m->n_workloads; w++)
-            if (m->workloads[w])
-                json_array_append_new(wls, json_deep_copy(m->workloads[w]));
-        json_array_append(merged_subs, m->sub);
+        json_t *rec = merged_record(&subs[i]);
+        if (!rec || json_array_append_new(merged_subs, rec) != 0) {
+            json_decref(from);
+            json_decref(merged_subs);
+            st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+            goto done;
+        }
     }
     res = json_pack("{s:i, s:O, s:s, s:f, s:s, s:i, s:o, s:O, s:O, s:{s:i, s:i, s:i, s:i}, "
-                    "s:{s:O, s:O, s:I}, s:o}",
-                    "schema_version", 1, "tool", json_object_get(in[0].root, "tool"),
-                    "started_utc", started, "duration_s", duration, "verdict", "pass",
-                    "exit_code", 0, "submissions", merged_subs, "environment",
-                    json_object_get(env_from->root, "environment"), "settings",
-                    json_object_get(in[0].root, "settings"), "counts", "pass", 0, "fail", 0,
-                    "error", 0, "skipped", 0, "holm", "run_alpha",
-                    json_object_get(in[0].holm, "run_alpha"), "m_planned",
-                    json_object_get(in[0].holm, "m_planned"), "m", m_sum, "merged_from", from);
+                    "s:{s:f, s:I, s:I}, s:o}",
+                    "schema_version", 1, "tool", in[0].view.tool, "started_utc", started,
+                    "duration_s", duration, "verdict", "pass", "exit_code", 0, "submissions",
+                    merged_subs, "environment", env_from->view.env.json, "settings",
+                    in[0].view.settings, "counts", "pass", 0, "fail", 0, "error", 0, "skipped",
+                    0, "holm", "run_alpha", in[0].sh.run_alpha, "m_planned",
+                    (json_int_t)in[0].sh.m_planned, "m", m_sum, "merged_from", from);
     if (!res) {
         st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
         goto done;
     }
     size_t m_family = 0;
-    st = pg_results_reapply_holm(res, "merged results",
-                                 json_number_value(json_object_get(in[0].holm, "run_alpha")),
-                                 &m_family, d);
+    st = pg_results_reapply_holm(res, "merged results", in[0].sh.run_alpha, &m_family, d);
     if (st != PG_OK)
         goto done;
     if ((json_int_t)m_family != m_sum) {
@@ -471,16 +448,21 @@ pg_status pg_results_merge(json_t *const *shards, const char *const *files, size
         goto done;
     }
     /* A shard's own Holm verdicts were rewritten: the copies of the inputs are ours. */
-    pg_results_fold(res, false);
+    if ((st = pg_results_fold(res, false, d)) != PG_OK)
+        goto done;
     *out = res;
     res = NULL;
 done:
     for (size_t i = 0; subs && i < n_subs; i++) {
-        json_decref(subs[i].sub);
-        json_decref(subs[i].names);
+        free(subs[i].stages);
         free(subs[i].workloads);
+        free(subs[i].placed_by);
     }
     free(subs);
+    for (size_t i = 0; in && i < n; i++) {
+        pg_res_shard_free(&in[i].sh);
+        pg_results_free(&in[i].view);
+    }
     free(in);
     json_decref(res);
     return st;

@@ -1,14 +1,24 @@
-/* Strict reading of a results json (docs/results.md) into a borrowed C view, plus the small text
+/* The typed results model and its one strict reader (docs/results.md), plus the small text
  * toolkit the report writers share: UTF-8 cleaning of untrusted text (into base/text.h's
- * buffer) and the C numeric locale. Every report (JUnit, markdown) reads results only through
- * this view, so a malformed results file fails the same way everywhere: PG_ERR_INPUT naming the
- * file and the JSON path.
+ * buffer) and the C numeric locale. Every consumer (JUnit, markdown, merge, compare, history,
+ * publish, verdicts) reads results only through this reader, so a malformed results file fails
+ * the same way everywhere: PG_ERR_INPUT naming the file and the JSON path. No consumer looks a
+ * results field up in the json itself: each record keeps its json only for pass-through (merge
+ * copies records as they are) and for rewriting (verdicts and Holm write through the handles of
+ * pg_res_fold_view and pg_res_holm_family).
+ *
+ * The model: pg_results (run, environment, baselines, counts) > pg_res_submission >
+ * pg_res_workload > pg_res_stage, whose details are typed as a union tagged by the stage's
+ * kind (pg_res_detail). Read on demand: the shard and holm records of a shard
+ * (pg_results_read_shard), Holm's family of performance comparisons
+ * (pg_results_read_holm_family), the stage statuses verdicts are folded from
+ * (pg_results_read_fold, also on a results json still being written).
  *
  * Calling sequence of a writer:
  *     pg_results r;
  *     if (pg_results_read(json, file, &r, d) != PG_OK) return d->status;
- *     ... walk r.subs[i].stages / r.subs[i].workloads[j].stages, reading numbers out of a
- *         stage's details with pg_res_detail_number() and friends ...
+ *     ... walk r.subs[i].stages / r.subs[i].workloads[j].stages, reading s->detail.u.<kind>
+ *         after checking s->detail.kind ...
  *     pg_results_free(&r);
  */
 #ifndef PG_REPORT_RESULTS_READ_H
@@ -23,6 +33,7 @@
 #include "base/diag.h"
 #include "base/jsonget.h"
 #include "base/text.h"
+#include "stats/comparison.h"
 
 /* Outcome of a stage record, and verdict of a submission, workload or run. A submission or
  * workload whose every stage was skipped has verdict PG_RES_SKIPPED; the run's verdict is never
@@ -46,6 +57,108 @@ typedef struct {
     int64_t v;
 } pg_res_int;
 
+/* One entry of an assemble stage's details.diagnostics, checked. */
+typedef struct {
+    const char *severity; /* "error", "warning", "info" ("" when absent) */
+    pg_res_int line;      /* PTX line, when known (has is false for a missing, null or 0 line) */
+    const char *message;  /* "" when absent */
+} pg_res_ptx_diag;
+
+/* One entry of an instructions stage's details.targets (docs/instructions.md), checked. */
+typedef struct {
+    const char *target;         /* "wgmma.mma_async" */
+    const char *status;         /* "pass", "fail", "unknown" */
+    const char *reason;         /* absent_in_ptx, removed_by_ptxas, never_executed,
+                                   coverage_too_low; NULL when none */
+    const char *summary;        /* one line; "" when absent */
+    const char *sass_status;    /* "checked", "skipped", "error"; "" when absent */
+    const char *runtime_status; /* "measured", "not measured"; "" when absent */
+    pg_res_num executed_count;  /* runtime.executed_count */
+    pg_res_num coverage;        /* runtime.coverage */
+} pg_res_instr_target;
+
+/* ptxas resource numbers of an assemble stage's details, or of one of its entries. */
+typedef struct {
+    pg_res_int registers, shared_bytes, spill_store_bytes, spill_load_bytes, stack_frame_bytes;
+} pg_res_resources;
+
+/* One entry of an assemble stage's details.entries. */
+typedef struct {
+    const char *name; /* NULL when absent or null */
+    pg_res_resources res;
+} pg_res_entry;
+
+/* One arm of a performance stage (details.candidate, details.baseline). */
+typedef struct {
+    pg_res_num median_ms, ci_low_ms, ci_high_ms, tflops;
+} pg_res_timing;
+
+/* Which typed details a stage record carries, by its "stage" name. */
+typedef enum {
+    PG_RES_STAGE_OTHER, /* a stage no report reads details of (verify, sanitize, ...) */
+    PG_RES_STAGE_ASSEMBLE,
+    PG_RES_STAGE_LOAD,
+    PG_RES_STAGE_CORRECTNESS,
+    PG_RES_STAGE_INSTRUCTIONS,
+    PG_RES_STAGE_PERFORMANCE,
+    PG_RES_STAGE_MANIFEST /* a batch's unusable manifest */
+} pg_res_stage_kind;
+
+/* The typed details of each kind (fields named as in the stage's details). */
+typedef struct {
+    pg_res_resources res;          /* of the whole module */
+    pg_res_ptx_diag *diagnostics;  /* every entry, info lines included */
+    size_t n_diagnostics;
+    pg_res_entry *entries;
+    size_t n_entries;
+    long ptx_line; /* the first error or warning diagnostic's PTX line */
+    long cu_line;  /* ... of nvcc.diagnostics (a .cu submission) */
+    const char *cu_file; /* the file of that nvcc diagnostic (a header), or NULL */
+} pg_res_assemble;
+
+typedef struct {
+    const char *log;
+} pg_res_load;
+
+typedef struct {
+    pg_res_num max_absolute_error, max_relative_error, relative_l2_error;
+    pg_res_int bad_elements;
+    pg_res_num atol, rtol, max_rel_l2; /* tolerance.* */
+} pg_res_correctness;
+
+typedef struct {
+    const char *policy, *arch;
+    pg_res_instr_target *targets;
+    size_t n_targets;
+    long failed_line; /* the first failed target's PTX line, else its nearest's */
+} pg_res_instructions;
+
+typedef struct {
+    pg_res_timing candidate, baseline;
+    pg_res_num speedup_estimate, speedup_ci_low, speedup_ci_high, speedup_confidence;
+    pg_res_num min_speedup;
+} pg_res_performance;
+
+typedef struct {
+    long line; /* the line of the field the manifest loader named */
+} pg_res_manifest_stage;
+
+/* The typed details of a stage record, checked and range-checked as pg_results_read says;
+ * arrays owned by the view, strings borrowed from the json. A number or string that is absent
+ * or null reads as has = false / NULL. The lines (ptx_line, cu_line, failed_line, line) are
+ * read leniently: 0 when none is recorded or the value is not a positive integer. */
+typedef struct {
+    pg_res_stage_kind kind;
+    union {
+        pg_res_assemble assemble;
+        pg_res_load load;
+        pg_res_correctness correctness;
+        pg_res_instructions instructions;
+        pg_res_performance performance;
+        pg_res_manifest_stage manifest;
+    } u;
+} pg_res_detail;
+
 /* One STAGE record. Strings and details are borrowed from the json. */
 typedef struct {
     const char *stage;     /* "assemble", "load", "correctness", "instructions", "performance" */
@@ -55,14 +168,20 @@ typedef struct {
     const json_t *details; /* an object, possibly empty */
     pg_jctx ctx;           /* file and JSON path of this record ("submissions[0].stages[1]") */
     pg_jctx details_ctx;   /* ... and of its details ("submissions[0].stages[1].details") */
+    const json_t *json;    /* the whole record, kept for pass-through (merge copies it as it is);
+                              never looked into outside the reader */
+    pg_res_detail detail;  /* the typed details */
 } pg_res_stage;
 
 typedef struct {
     const char *name;
     pg_res_status verdict;
+    pg_res_num speedup_factor; /* candidate over baseline (type-checked only; compare keeps
+                                  the positive finite ones) */
     pg_res_stage *stages;
     size_t n_stages;
     pg_jctx ctx;
+    const json_t *json; /* the whole record, for pass-through only (as pg_res_stage.json) */
 } pg_res_workload;
 
 typedef struct {
@@ -74,6 +193,7 @@ typedef struct {
     pg_res_workload *workloads;
     size_t n_workloads;
     pg_jctx ctx;
+    const json_t *json; /* the whole record, for pass-through only (as pg_res_stage.json) */
 } pg_res_submission;
 
 /* environment. Strings are NULL when absent or null. */
@@ -83,12 +203,25 @@ typedef struct {
     const char *gpu_name;           /* gpu.name */
     const char *compute_capability; /* gpu.compute_capability */
     pg_res_int sm_count;            /* gpu.sm_count */
+    pg_res_int memory_bytes;        /* gpu.memory_bytes */
+    const char *gpu_uuid;           /* gpu.uuid ("GPU-..."), differs between hosts */
     const char *gpu_skip_reason;
     const char *driver_version;
     pg_res_int cuda_driver_api_version; /* 13000 = CUDA 13.0 */
     const char *ptxas_version;
     pg_res_int cublaslt_version;        /* 130100 = 13.1.0 */
+    const json_t *cudnn_version;        /* as recorded (pass-through for compare), or NULL */
+    const json_t *json; /* the whole record, for pass-through only (as pg_res_stage.json) */
 } pg_res_env;
+
+/* The stored baselines the run used (results "baselines", docs/baselines.md). Strings are
+ * NULL when absent or null. */
+typedef struct {
+    const char *dir, *gpu_key, *gpu_key_source, *on_missing_baseline, *on_drift;
+    pg_res_num drift_tolerance; /* a fraction: 0.1 = 10 % */
+    const char **notes;         /* owned array of borrowed strings */
+    size_t n_notes;
+} pg_res_baselines;
 
 /* The whole results json. Arrays are owned by the view (pg_results_free), strings borrowed. */
 typedef struct {
@@ -103,6 +236,13 @@ typedef struct {
     pg_res_env env;
     pg_res_submission *subs;
     size_t n_subs;
+    pg_res_baselines baselines;
+    /* Read leniently: has is false unless the value is an integer. */
+    pg_res_int counts[4]; /* counts.pass, .fail, .error, .skipped, by pg_res_status */
+    pg_res_int holm_m;    /* holm.m: the performance comparisons Holm was applied over */
+    /* Records kept whole for pass-through only (as pg_res_stage.json): the tool record and
+     * the settings record (NULL when absent or null), the root. */
+    const json_t *tool, *settings, *root;
 } pg_results;
 
 /* Read and check the results json root into *out (zeroed first, so pg_results_free is always
@@ -116,6 +256,122 @@ pg_status pg_results_read(const json_t *root, const char *file, pg_results *out,
 
 /* Release the arrays of r (not the json). r may be zeroed. */
 void pg_results_free(pg_results *r);
+
+/* ---- the statuses of a results json being folded (report/verdicts.h) ---- */
+
+/* A record whose verdict is folded from its stage records: the statuses of those stages whose
+ * "status" is one of the four words (others are left out, as the fold leaves them out), and
+ * the record itself, to write the verdict into. */
+typedef struct {
+    json_t *json;
+    pg_res_status *stages; /* owned */
+    size_t n_stages;
+} pg_res_fold_rec;
+
+typedef struct {
+    pg_res_fold_rec sub;          /* the submission and its submission-level stages */
+    pg_res_fold_rec *workloads;   /* owned */
+    size_t n_workloads;
+} pg_res_fold_sub;
+
+typedef struct {
+    pg_res_fold_sub *subs; /* owned */
+    size_t n_subs;
+} pg_res_fold_view;
+
+/* Read the stage statuses of results (a results json, possibly still being written: only
+ * submissions[].stages[].status and submissions[].workloads[].stages[].status are looked at;
+ * records, arrays or statuses of another shape count as absent) into *out (zeroed first).
+ * Errors: PG_ERR_INFRA on out-of-memory (*out then holds nothing to free). */
+pg_status pg_results_read_fold(json_t *results, pg_res_fold_view *out, pg_diag *d);
+void pg_res_fold_view_free(pg_res_fold_view *v);
+
+/* ---- the performance comparisons of Holm's family (report/holm_family.h) ---- */
+
+/* A performance stage of a workload that holds members of the family. */
+typedef struct {
+    json_t *json;        /* the stage record, to rewrite */
+    bool is_error;       /* its status is "error" */
+    const char *message; /* borrowed; NULL when not a string */
+} pg_res_perf_stage;
+
+/* One member: an entry of a performance stage's details.comparisons with a "p_fail_seq" key,
+ * other than "aa_canary". */
+typedef struct {
+    json_t *json;           /* the entry, to rewrite */
+    size_t stage;           /* its stage, an index into pg_res_holm_family.stages */
+    const char *name;       /* NULL when not a string */
+    pg_cmp_verdict verdict; /* as recorded */
+    double p_fail_seq;      /* in [0, 1]; NAN when null */
+    bool holm_changed;      /* "holm_changed": true */
+} pg_res_holm_member;
+
+typedef struct {
+    pg_res_perf_stage *stages;   /* owned */
+    size_t n_stages;
+    pg_res_holm_member *members; /* owned; in file order */
+    size_t n;
+} pg_res_holm_family;
+
+/* Read the family of results (submissions[].workloads[].stages[] whose "stage" is
+ * "performance") into *out (zeroed first). file names results in diagnostics. Errors:
+ * PG_ERR_INPUT when a member's verdict is not PASS, FAIL, INCONCLUSIVE or FAST, or its
+ * p_fail_seq is neither null nor a probability from 0 to 1 (the message names the file and
+ * "submissions[i].workloads[j].stages[k].details.comparisons[c].FIELD"); PG_ERR_INFRA on
+ * out-of-memory. On error *out holds nothing to free. */
+pg_status pg_results_read_holm_family(json_t *results, const char *file,
+                                      pg_res_holm_family *out, pg_diag *d);
+void pg_res_holm_family_free(pg_res_holm_family *f);
+
+/* ---- the records of a sharded run (docs/shards.md), read on demand by merge ---- */
+
+/* One entry of shard.items: the work item's position in the unsharded run and its names. */
+typedef struct {
+    int64_t submission_index, workload_index; /* -1 when not an integer */
+    const char *task, *submission, *workload; /* NULL when absent or not a string */
+    const char *manifest;                     /* NULL when absent, null or not a string */
+    const json_t *json; /* the entry, for pg_res_shard_items_same only */
+} pg_res_shard_item;
+
+/* The "shard" and "holm" records of a shard's results. */
+typedef struct {
+    int index, count;        /* 1 <= index <= count <= PG_SHARD_MAX */
+    int64_t items_total;     /* >= 0 */
+    pg_res_shard_item *items; /* owned (pg_res_shard_free) */
+    size_t n_items;
+    double run_alpha;        /* holm.run_alpha, in (0, 1) */
+    int64_t m_planned, m;    /* holm: 0 <= m <= m_planned <= INT32_MAX */
+} pg_res_shard;
+
+/* Read r's "shard" and "holm" records into *out (zeroed first). Errors (PG_ERR_INPUT naming
+ * r->file): no "shard" object ("not the results of a shard ..."), a "holm" record without
+ * run_alpha, m_planned and m, a shard index, count or items_total out of range, a run_alpha
+ * outside (0, 1) or m outside 0..m_planned; PG_ERR_INFRA on out-of-memory. On error *out holds
+ * nothing to free. */
+pg_status pg_results_read_shard(const pg_results *r, pg_res_shard *out, pg_diag *d);
+void pg_res_shard_free(pg_res_shard *s);
+
+/* Whether root (any json: a results file not read by pg_results_read) has a "shard" object,
+ * and its index and count (0 when not integers), for messages about a folder that holds a
+ * shard's results. */
+bool pg_results_shard_label(const json_t *root, long long *index, long long *count);
+
+/* Whether items a and b name the same submission: their "task", "submission" and "manifest"
+ * members are equal JSON values or both absent. *which gets the first member that differs. */
+bool pg_res_shard_items_same(const pg_res_shard_item *a, const pg_res_shard_item *b,
+                             const char **which);
+
+/* The first member of the settings records a and b (either NULL) that differs between them:
+ * *key gets its name (borrowed), *va / *vb the two values (NULL when absent; null and absent
+ * are the same). Members of a are visited first, in their order, then those only in b.
+ * Returns false when the records agree. The values are for pg_res_show only. */
+bool pg_res_settings_differ(const pg_results *a, const pg_results *b, const char **key,
+                            const json_t **va, const json_t **vb);
+
+/* Text of a value for messages into buf: 'text' for a string, none for null or absent, else
+ * the value as compact ASCII JSON (0.99, false, {"load":1.0}), cut with "…" when longer than
+ * buf. */
+void pg_res_show(const json_t *v, char *buf, size_t n);
 
 /* First stage record named name among stages[0..n), or NULL. */
 const pg_res_stage *pg_res_find_stage(const pg_res_stage *stages, size_t n, const char *name);
@@ -158,12 +414,6 @@ pg_status pg_res_detail_string(const pg_res_stage *s, const char *dotted, const 
 pg_status pg_res_detail_array(const pg_res_stage *s, const char *dotted, const json_t **out,
                               pg_diag *d);
 
-/* One entry of an assemble stage's details.diagnostics, checked. */
-typedef struct {
-    const char *severity; /* "error", "warning", "info" ("" when absent) */
-    pg_res_int line;      /* PTX line, when known (has is false for a missing, null or 0 line) */
-    const char *message;  /* "" when absent */
-} pg_res_ptx_diag;
 
 /* Read details.diagnostics[i] of an assemble stage. Errors as for pg_res_detail_*. */
 pg_status pg_res_ptx_diag_get(const pg_res_stage *s, const json_t *diagnostics, size_t i,
@@ -176,18 +426,6 @@ pg_status pg_res_ptx_diag_get(const pg_res_stage *s, const json_t *diagnostics, 
 pg_status pg_res_ptx_diags_shown(const pg_res_stage *s, pg_res_ptx_diag *out, size_t max,
                                  size_t *n, size_t *more, pg_diag *d);
 
-/* One entry of an instructions stage's details.targets (docs/instructions.md), checked. */
-typedef struct {
-    const char *target;         /* "wgmma.mma_async" */
-    const char *status;         /* "pass", "fail", "unknown" */
-    const char *reason;         /* absent_in_ptx, removed_by_ptxas, never_executed,
-                                   coverage_too_low; NULL when none */
-    const char *summary;        /* one line; "" when absent */
-    const char *sass_status;    /* "checked", "skipped", "error"; "" when absent */
-    const char *runtime_status; /* "measured", "not measured"; "" when absent */
-    pg_res_num executed_count;  /* runtime.executed_count */
-    pg_res_num coverage;        /* runtime.coverage */
-} pg_res_instr_target;
 
 /* Read details.targets[i] of an instructions stage. Errors as for pg_res_detail_*; target and
  * status are required. */

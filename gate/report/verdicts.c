@@ -1,67 +1,69 @@
 /* Verdicts, counts and exit code from the stage records (see verdicts.h). */
 #include "verdicts.h"
 
-#include <string.h>
+#include <stdint.h>
 
-/* Worst status: fail > error > pass > skipped. */
-static int rank(const char *status)
+#include "results_read.h"
+
+int pg_verdict_rank(pg_res_status s)
 {
-    if (!status)
-        return 0;
-    if (strcmp(status, "fail") == 0)
-        return 3;
-    if (strcmp(status, "error") == 0)
-        return 2;
-    if (strcmp(status, "pass") == 0)
-        return 1;
+    switch (s) {
+    case PG_RES_FAIL: return 3;
+    case PG_RES_ERROR: return 2;
+    case PG_RES_PASS: return 1;
+    case PG_RES_SKIPPED: return 0;
+    }
     return 0;
 }
 
-static const char *fold(json_t *stages, const char *acc, json_t *counts)
+/* The worst of acc and the record's stages; each stage counted by status. */
+static pg_res_status fold(const pg_res_fold_rec *r, pg_res_status acc, int64_t counts[4])
 {
-    size_t i;
-    json_t *st;
-    json_array_foreach(stages, i, st) {
-        const char *s = json_string_value(json_object_get(st, "status"));
-        if (!s || !json_object_get(counts, s))
-            continue;
-        json_object_set_new(counts, s, json_integer(json_integer_value(json_object_get(counts, s)) + 1));
-        if (rank(s) > rank(acc))
-            acc = s;
+    for (size_t i = 0; i < r->n_stages; i++) {
+        counts[r->stages[i]]++;
+        if (pg_verdict_rank(r->stages[i]) > pg_verdict_rank(acc))
+            acc = r->stages[i];
     }
     return acc;
 }
 
-void pg_results_fold(json_t *results, bool empty_passes)
+pg_status pg_results_fold(json_t *results, bool empty_passes, pg_diag *d)
 {
-    json_t *counts = json_pack("{s:i, s:i, s:i, s:i}", "pass", 0, "fail", 0, "error", 0,
-                               "skipped", 0);
+    pg_res_fold_view v;
+    pg_status st = pg_results_read_fold(results, &v, d);
+    if (st != PG_OK)
+        return st;
+    int64_t counts[4] = {0}; /* by pg_res_status */
     bool any_fail = false, any_error = false;
-    size_t i, j;
-    json_t *sub, *wl;
-    json_t *subs = json_object_get(results, "submissions");
-    json_array_foreach(subs, i, sub) {
-        const char *sv = fold(json_object_get(sub, "stages"), "skipped", counts);
-        json_array_foreach(json_object_get(sub, "workloads"), j, wl) {
-            const char *wv = fold(json_object_get(wl, "stages"), "skipped", counts);
-            json_object_set_new(wl, "verdict", json_string(wv));
-            if (rank(wv) > rank(sv))
+    for (size_t i = 0; i < v.n_subs; i++) {
+        const pg_res_fold_sub *sub = &v.subs[i];
+        pg_res_status sv = fold(&sub->sub, PG_RES_SKIPPED, counts);
+        for (size_t j = 0; j < sub->n_workloads; j++) {
+            pg_res_status wv = fold(&sub->workloads[j], PG_RES_SKIPPED, counts);
+            json_object_set_new(sub->workloads[j].json, "verdict",
+                                json_string(pg_res_status_name(wv)));
+            if (pg_verdict_rank(wv) > pg_verdict_rank(sv))
                 sv = wv;
         }
-        json_object_set_new(sub, "verdict", json_string(sv));
-        any_fail |= strcmp(sv, "fail") == 0;
-        any_error |= strcmp(sv, "error") == 0;
+        json_object_set_new(sub->sub.json, "verdict", json_string(pg_res_status_name(sv)));
+        any_fail |= sv == PG_RES_FAIL;
+        any_error |= sv == PG_RES_ERROR;
     }
     /* An error in one workload must surface even when another failed. */
-    any_error |= json_integer_value(json_object_get(counts, "error")) > 0;
-    any_fail |= json_integer_value(json_object_get(counts, "fail")) > 0;
+    any_error |= counts[PG_RES_ERROR] > 0;
+    any_fail |= counts[PG_RES_FAIL] > 0;
     /* A run that checked nothing must not pass a CI job (e.g. no ptxas and no GPU). */
-    bool nothing_checked = !any_fail && !any_error &&
-                           json_integer_value(json_object_get(counts, "pass")) == 0 &&
-                           !(empty_passes && json_array_size(subs) == 0);
+    bool nothing_checked =
+        !any_fail && !any_error && counts[PG_RES_PASS] == 0 && !(empty_passes && v.n_subs == 0);
     int code = any_error || nothing_checked ? 3 : any_fail ? 1 : 0;
-    json_object_set_new(results, "counts", counts);
+    json_object_set_new(results, "counts",
+                        json_pack("{s:I, s:I, s:I, s:I}", "pass", (json_int_t)counts[PG_RES_PASS],
+                                  "fail", (json_int_t)counts[PG_RES_FAIL], "error",
+                                  (json_int_t)counts[PG_RES_ERROR], "skipped",
+                                  (json_int_t)counts[PG_RES_SKIPPED]));
     json_object_set_new(results, "verdict",
                         json_string(code == 0 ? "pass" : code == 1 ? "fail" : "error"));
     json_object_set_new(results, "exit_code", json_integer(code));
+    pg_res_fold_view_free(&v);
+    return PG_OK;
 }

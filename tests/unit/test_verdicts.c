@@ -23,7 +23,8 @@ static json_t *run(const char *sub, const char *w1, const char *w2)
 
 static void expect(json_t *r, bool empty_passes, const char *verdict, int code)
 {
-    pg_results_fold(r, empty_passes);
+    pg_diag d = {0};
+    assert_int_equal(pg_results_fold(r, empty_passes, &d), PG_OK);
     assert_string_equal(json_string_value(json_object_get(r, "verdict")), verdict);
     assert_int_equal(json_integer_value(json_object_get(r, "exit_code")), code);
 }
