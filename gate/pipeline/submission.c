@@ -8,7 +8,8 @@
 #include <sys/stat.h>
 
 #include "base/fileio.h"
-#include "internal.h"
+#include "run.h"
+#include "submission.h"
 #include "ptx/heap_calls.h"
 #include "ptx/refusals.h"
 
