@@ -15,7 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pipeline/internal.h" /* the gate's block protocol and heat soak */
+#include "pipeline/blocks.h"       /* the gate's block protocol and heat soak */
+#include "pipeline/results_json.h" /* pg_now_s */
 #include "stats/binom.h"
 #include "stats/comparison.h"
 #include "stats/order_stats.h"

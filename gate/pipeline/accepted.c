@@ -9,7 +9,10 @@
 #include <string.h>
 
 #include "base/fileio.h"
-#include "internal.h"
+#include "results_json.h"
+#include "run.h"
+#include "submission.h"
+#include "submission_stages.h"
 #include "ptx/cubin_code.h"
 
 

@@ -12,10 +12,15 @@
 #include <sys/stat.h>
 
 #include "base/digest.h"
+#include "model/baseline.h"
 #include "model/gpu_key.h"
 #include "model/task_ops.h"
 #include "stats/drift.h"
-#include "internal.h"
+#include "baseline_check.h"
+#include "results_json.h"
+#include "run.h"
+#include "stage.h"
+#include "submission.h"
 #include "base/utf8.h"
 
 /* Largest accepted-kernel file hashed for the comparison with the stored hashes. */

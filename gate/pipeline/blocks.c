@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "stats/order_stats.h"
-#include "internal.h"
+#include "blocks.h"
+#include "results_json.h"
 
 /* splitmix64 (Steele, Lea, Flood 2014): a tiny, well-mixed generator for block orders. */
 static uint64_t splitmix64(uint64_t *s)

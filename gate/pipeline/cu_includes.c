@@ -13,7 +13,8 @@
 #include <sys/stat.h>
 
 #include "base/fileio.h"
-#include "internal.h"
+#include "run.h"
+#include "submission.h"
 #include "tool/cu_deps.h"
 #include "tool/diag_filter.h"
 #include "tool/process.h"

@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "tool/toolchain.h"
-#include "internal.h"
+#include "run.h"
 
 json_t *pg_environment_json(const pg_run *run)
 {

@@ -16,7 +16,10 @@
 #include "model/expr.h"
 #include "model/metric_table.h"
 #include "stats/instr_counts.h"
-#include "internal.h"
+#include "results_json.h"
+#include "run.h"
+#include "stage.h"
+#include "submission_stages.h"
 
 /* Work coverage a kernel must reach (issue 3: >= 0.99 of 2·M·N·K for GEMM). */
 #define PG_INSTR_MIN_COVERAGE 0.99

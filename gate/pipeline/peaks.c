@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "run.h"
 
 /* 8192³ bf16 keeps the GEMM compute-bound and long enough (~1.4 ms on the H200) to time. */
 #define PG_PEAK_GEMM_N 8192

@@ -7,7 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "reference_run.h"
+#include "results_json.h"
+#include "run.h"
+#include "stage.h"
+#include "submission.h"
+#include "vendor_arm.h"
 #include "perf_arms.h"
 
 /* Sustained mode: the rotated copies together hold at least 3 × L2 (issue 4); a graph lasts at

@@ -2,7 +2,8 @@
 #ifndef PG_PIPELINE_PERF_ARMS_H
 #define PG_PIPELINE_PERF_ARMS_H
 
-#include "internal.h"
+#include "stage.h"
+#include "vendor_arm.h"
 
 /* Arm indices: the candidate, cuBLASLt, the cuBLASLt A/A canary, and the accepted kernel. */
 enum { PG_ARM_CAND, PG_ARM_BASE, PG_ARM_CANARY, PG_ARM_ACCEPTED, PG_PERF_MAX_ARMS };

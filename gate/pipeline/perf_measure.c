@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "perf_measure.h"
+#include "results_json.h"
 
 /* Launches per arm and block from a probe of one launch each: about 2 ms of timed work per
  * arm and block, from 1 up to max_reps launches; max_warmup untimed launches, only one for

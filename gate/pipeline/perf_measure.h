@@ -5,7 +5,8 @@
 #ifndef PG_PIPELINE_PERF_MEASURE_H
 #define PG_PIPELINE_PERF_MEASURE_H
 
-#include "internal.h"
+#include "blocks.h"
+#include "stage.h"
 #include "perf_arms.h"
 #include "stats/perf_verdict.h"
 

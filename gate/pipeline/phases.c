@@ -1,9 +1,10 @@
-/* Where a GPU stage's time went (see internal.h, pg_phase): seconds per phase, accumulated by
+/* Where a GPU stage's time went (see stage.h, pg_phase): seconds per phase, accumulated by
  * the workload context's primitives and written into the stage's details as "phases_s", so a
  * benchmark (bench/suite_speed.py) can say which part of a stage to make faster. */
 #include <math.h>
 
-#include "internal.h"
+#include "results_json.h"
+#include "stage.h"
 
 static const char *const phase_names[PG_PHASE_COUNT] = {
     [PG_PHASE_FILL] = "fill",           [PG_PHASE_CHECKSUM] = "checksum",

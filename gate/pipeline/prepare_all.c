@@ -12,7 +12,8 @@
 
 #include <jansson.h>
 
-#include "internal.h"
+#include "run.h"
+#include "submission.h"
 
 /* More threads than this gain nothing for nvcc, whose runs also read the same headers. */
 #define PG_PREPARE_MAX_THREADS 16

@@ -5,7 +5,8 @@
 #include <string.h>
 
 #include "model/task_ops.h"
-#include "internal.h"
+#include "reference_run.h"
+#include "stage.h"
 
 static void mha_shape(const pg_wctx *c, pg_mha_shape *m)
 {

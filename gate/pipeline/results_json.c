@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "internal.h"
+#include "results_json.h"
 #include "base/utf8.h"
 
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 when the bytes there are not one. */

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "base/datadir.h"
-#include "internal.h"
+#include "results_json.h"
 #include "model/shard.h"
 #include "model/task.h"
 

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "results_json.h"
+#include "run.h"
+#include "submission.h"
 #include "model/shard.h"
 
 /* Drop workloads w with keep[w] false from s (and from its accepted kernel, whose plans line up

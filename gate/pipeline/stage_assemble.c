@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "results_json.h"
+#include "run.h"
+#include "submission.h"
+#include "submission_stages.h"
 #include "base/utf8.h"
 
 static const char *severity_name(pg_severity s)

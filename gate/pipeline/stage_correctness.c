@@ -9,7 +9,10 @@
 #include <string.h>
 
 #include "stats/accuracy.h"
-#include "internal.h"
+#include "reference_run.h"
+#include "results_json.h"
+#include "run.h"
+#include "stage.h"
 
 /* Tensor i uses seed + i. Documented in docs/correctness.md so a failing set can be
  * replayed. */

@@ -8,7 +8,13 @@
 #include <string.h>
 
 #include "base/fileio.h"
-#include "internal.h"
+#include "baseline_check.h"
+#include "results_json.h"
+#include "run.h"
+#include "stage.h"
+#include "submission.h"
+#include "submission_stages.h"
+#include "worker_parent.h"
 
 /* Largest module image read back from ptxas (bytes). */
 #define PG_CUBIN_MAX_BYTES (256u * 1024u * 1024u)

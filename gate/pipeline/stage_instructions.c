@@ -10,7 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "results_json.h"
+#include "run.h"
+#include "submission.h"
+#include "submission_stages.h"
 #include "model/target_check.h"
 #include "ptx/sass_listing.h"
 #include "tool/disasm.h"

@@ -21,7 +21,12 @@
 #include "stats/comparison.h"
 #include "stats/order_stats.h"
 #include "stats/perf_verdict.h"
-#include "internal.h"
+#include "blocks.h"
+#include "results_json.h"
+#include "run.h"
+#include "stage.h"
+#include "submission.h"
+#include "vendor_arm.h"
 #include "perf_arms.h"
 #include "perf_measure.h"
 

@@ -14,7 +14,11 @@
 #include "tool/sanitizer_log.h"
 #include "tool/supervise.h"
 #include "tool/toolchain.h"
-#include "internal.h"
+#include "results_json.h"
+#include "run.h"
+#include "submission.h"
+#include "submission_stages.h"
+#include "worker_parent.h"
 
 /* Findings printed per tool (compute-sanitizer --print-limit) and the report read back. */
 #define PG_SAN_PRINT_LIMIT "100"

@@ -15,7 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "reference_run.h"
+#include "results_json.h"
+#include "run.h"
+#include "stage.h"
 
 /* One check (all outputs) as a JSON object, and one line per failing output into why. */
 static json_t *check_json(const pg_wctx *c, const pg_outputs *o, const char *what, uint64_t seed,

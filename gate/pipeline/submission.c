@@ -8,7 +8,9 @@
 #include <sys/stat.h>
 
 #include "base/fileio.h"
-#include "internal.h"
+#include "model/binding.h"
+#include "run.h"
+#include "submission.h"
 #include "ptx/heap_calls.h"
 #include "ptx/refusals.h"
 

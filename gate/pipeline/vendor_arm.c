@@ -1,12 +1,14 @@
 /* The vendor baseline of the performance stage as one arm: cuBLASLt for GEMM tasks, cuDNN's
- * SDPA graphs for attention tasks (see internal.h). The baseline writes its own outputs, never
+ * SDPA graphs for attention tasks (see vendor_arm.h). The baseline writes its own outputs, never
  * the candidate's, and reads the workload's inputs as the correctness stage left them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/task_ops.h"
-#include "internal.h"
+#include "baseline_check.h"
+#include "stage.h"
+#include "vendor_arm.h"
 
 struct pg_vendor {
     bool cudnn;

@@ -14,7 +14,13 @@
 
 #include "base/fileio.h"
 #include "tool/supervise.h"
-#include "internal.h"
+#include "baseline_check.h"
+#include "results_json.h"
+#include "run.h"
+#include "submission.h"
+#include "submission_stages.h"
+#include "worker_json.h"
+#include "worker_parent.h"
 #include "base/utf8.h"
 
 /* Worker output (stdout, stderr, kernel printf) kept per worker; the rest is dropped. */

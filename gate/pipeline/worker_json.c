@@ -5,7 +5,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "internal.h"
+#include "results_json.h"
+#include "worker_json.h"
 
 static json_t *num(double v)
 {

@@ -11,7 +11,12 @@
 #include <unistd.h>
 
 #include "base/jsonget.h"
-#include "internal.h"
+#include "baseline_check.h"
+#include "results_json.h"
+#include "run.h"
+#include "submission.h"
+#include "submission_stages.h"
+#include "worker_json.h"
 #include "worker.h"
 
 typedef struct {

@@ -11,7 +11,10 @@
 #include <string.h>
 
 #include "model/devices.h"
-#include "internal.h"
+#include "run.h"
+#include "submission.h"
+#include "submission_stages.h"
+#include "worker_parent.h"
 
 typedef struct {
     pg_run *run;

@@ -6,7 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "reference_run.h"
+#include "results_json.h"
+#include "run.h"
+#include "stage.h"
+#include "submission.h"
 
 int64_t pg_workload_symbol(const pg_task *t, const pg_workload *w, const char *name)
 {

@@ -10,7 +10,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "pipeline/internal.h"
+#include "pipeline/results_json.h"
+#include "pipeline/submission_stages.h"
 
 /* A target record as the static half writes it. */
 static json_t *target(const char *name, const char *status, const char *reason, long ptx,

@@ -14,7 +14,10 @@
 
 #include <cmocka.h>
 
-#include "pipeline/internal.h"
+#include "pipeline/baseline_check.h"
+#include "pipeline/reference_run.h"
+#include "pipeline/run.h"
+#include "pipeline/submission.h"
 
 #define TASKS PG_TEST_DATA "/../../tasks"
 

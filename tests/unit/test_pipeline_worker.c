@@ -12,7 +12,8 @@
 
 #include <cmocka.h>
 
-#include "pipeline/internal.h"
+#include "pipeline/settings.h"
+#include "pipeline/worker_json.h"
 
 /* Through text, as the status channel carries it. */
 static json_t *trip(json_t *j)

@@ -1,0 +1,61 @@
+/* The submission-level stages: assemble, the instructions stage's static half, the GPU stages
+ * in this process and the pieces the worker shares, sanitize; private to gate/pipeline. */
+#ifndef PG_PIPELINE_SUBMISSION_STAGES_H
+#define PG_PIPELINE_SUBMISSION_STAGES_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "run.h"
+#include "submission.h"
+
+/* --- stages */
+void pg_stage_assemble(pg_run *run, pg_submission *s);
+/* stage_instructions.c: the static half, once per submission right after assemble (PTX
+ * inventory against the targets, disassembly of the assembled cubin) into s->instr_static. */
+void pg_instr_static(pg_run *run, pg_submission *s);
+/* Append the submission's instructions stage to a workload's stages (a copy of the static
+ * result; the runtime half fills it in further). Returns the appended stage (borrowed). */
+json_t *pg_stage_instructions(pg_run *run, pg_submission *s, json_t *stages);
+/* The runtime half's entry point (docs/instructions.md, "Runtime fields"): record for target
+ * (its pattern as the task writes it, "wgmma.mma_async") the executed count of its SASS
+ * instructions over the submission's launches of one workload, and coverage = executed tensor
+ * work / required work (NaN when not computed) against min_coverage (e.g. 0.99; NaN: no
+ * requirement). Sets the target's runtime {status "measured", executed_count, coverage,
+ * min_coverage, reason}: reason never_executed when executed <= 0, coverage_too_low when
+ * coverage < min_coverage, else null; a runtime reason fails the target unless a static reason
+ * already did; then the stage's status and message are derived again under its policy.
+ * NaN executed records null (not measured). An unknown target name changes nothing. */
+void pg_instr_record_runtime(json_t *stage, const char *target, double executed,
+                             double coverage, double min_coverage);
+/* Runs load, then correctness, instructions, performance and verify per workload, in this
+ * process. */
+void pg_stages_gpu(pg_run *run, pg_submission *s);
+
+/* --- stage_gpu.c, the pieces pg_stages_gpu and the worker share */
+/* Append a skeleton record per selected workload to s->json "workloads". */
+void pg_gpu_workloads_init(pg_submission *s);
+/* Why the GPU stages cannot run (NULL when they can): the assemble stage did not pass (status
+ * "skipped"), the PTX calls the device heap (the load stage is recorded as failed), or no GPU
+ * ("skipped" or "error" per --if-no-gpu). Asks for the device. */
+const char *pg_gpu_why_not(pg_run *run, pg_submission *s, const char **status,
+                           bool *compile_error);
+/* Record load and every workload's GPU stages as not run with status and reason (the
+ * instructions stage, which needs no GPU, as computed). */
+void pg_gpu_record_not_run(pg_run *run, pg_submission *s, const char *status, const char *why,
+                           bool compile_error);
+/* Record `name` as not run in `stages`, with status and reason (progress for non-skips). */
+void pg_record_not_run(pg_run *run, pg_submission *s, json_t *stages, const char *workload,
+                       const char *name, const char *status, const char *reason);
+/* The load stage record (submission level): the module loads and every entry is found; then
+ * the accepted kernel is loaded (pg_accepted_load). */
+bool pg_gpu_stage_load(pg_run *run, pg_submission *s);
+/* Correctness and instructions, then (when correct) performance and verify of workload i
+ * (position in s->workloads), filling its record wj. */
+void pg_gpu_run_workload(pg_run *run, pg_submission *s, int i, json_t *wj);
+
+/* --- stage_sanitize.c: with --sanitize, the submission-level sanitize stage: a worker under
+ * compute-sanitizer per tool, on the submission's smallest workload, findings per kernel. */
+void pg_stage_sanitize(pg_run *run, pg_submission *s);
+
+#endif
