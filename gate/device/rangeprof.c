@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define PG_RP_RANGE_NAME "ptxgate"
 
@@ -83,14 +82,6 @@ static pg_status check_supported(pg_device *dev, pg_diag *d)
                        "with profiling enabled (vGPU: enable it in the hypervisor; no SLI, "
                        "confidential computing or WSL)",
                        flags[0] ? flags : "not supported");
-}
-
-/* Seconds on the monotonic clock (the step times of pg_rp_times). */
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* cuptiDeviceGetChipName crashed when called before cuptiProfilerInitialize: call it after.
@@ -338,7 +329,7 @@ pg_status pg_device_count_metrics(pg_device *dev, pg_enqueue_fn enqueue, void *c
     memset(times, 0, sizeof *times);
     if (passes)
         *passes = 0;
-    double t = now_s();
+    double t = pg_dev_now();
     pg_status st = check_args(dev, enqueue, metrics, n, timeout_s, values, d);
     if (st == PG_OK)
         st = refuse_injected(d);
@@ -364,12 +355,12 @@ pg_status pg_device_count_metrics(pg_device *dev, pg_enqueue_fn enqueue, void *c
         st = read_chip(dev, chip, sizeof chip, d);
     if (st == PG_OK)
         st = counter_availability(dev, &availability, d);
-    times->init_s = now_s() - t;
-    t = now_s();
+    times->init_s = pg_dev_now() - t;
+    t = pg_dev_now();
     if (st == PG_OK)
         st = pg_rp_host_setup(chip, availability, metrics, n, &host, d);
-    times->config_s = now_s() - t;
-    t = now_s();
+    times->config_s = pg_dev_now() - t;
+    t = pg_dev_now();
     if (st != PG_OK)
         goto done;
     ep.ctx = dev->ctx;
@@ -380,8 +371,8 @@ pg_status pg_device_count_metrics(pg_device *dev, pg_enqueue_fn enqueue, void *c
     st = counter_data_setup(&s, metrics, n, d);
     if (st == PG_OK)
         st = set_config(&s, &host, d);
-    times->enable_s = now_s() - t;
-    t = now_s();
+    times->enable_s = pg_dev_now() - t;
+    t = pg_dev_now();
     if (st != PG_OK)
         goto done;
 
@@ -404,14 +395,14 @@ pg_status pg_device_count_metrics(pg_device *dev, pg_enqueue_fn enqueue, void *c
             goto done;
         pass++;
     }
-    times->passes_s = now_s() - t;
-    t = now_s();
+    times->passes_s = pg_dev_now() - t;
+    t = pg_dev_now();
     st = read_values(&s, &host, metrics, n, values, d);
     if (st == PG_OK && passes)
         *passes = pass;
-    times->read_s = now_s() - t;
+    times->read_s = pg_dev_now() - t;
 done:
-    t = now_s();
+    t = pg_dev_now();
     /* Teardown on every path, in reverse order: nothing of the profiler may stay enabled for
      * the timing runs that follow in this process. A hung kernel (TIMEOUT) leaves the device
      * unusable and CUPTI's teardown would wait for it: the process must end instead. */
@@ -435,6 +426,6 @@ done:
     pg_rp_host_release(&host);
     free(availability);
     profiler_deinitialize();
-    times->teardown_s = now_s() - t;
+    times->teardown_s = pg_dev_now() - t;
     return st;
 }

@@ -25,19 +25,6 @@ static pg_status enqueue_accepted(void *ctx, pg_diag *d)
     return pg_wctx_enqueue(ctx, d);
 }
 
-/* Before each launch of the accepted kernel, as before the candidate's: its own outputs
- * poisoned and workspaces re-initialized (its inputs are the candidate's, refilled there), so
- * both arms reach their launch through the same sequence of device work. */
-static pg_status prepare_accepted(void *ctx, pg_diag *d)
-{
-    pg_wctx *c = ctx;
-    const pg_task *t = c->s->task;
-    pg_status st = PG_OK;
-    for (int i = 0; i < t->n_tensors && st == PG_OK; i++)
-        if (t->tensors[i].is_output)
-            st = pg_buffer_fill_poison(c->tensors[i], d);
-    return st == PG_OK ? pg_wctx_init_workspaces(c, d) : st;
-}
 
 /* Copy `copy` of the candidate's buffers: copy 0 is the candidate workload itself. */
 static pg_wctx *cand_copy(pg_perf_arms *p, int copy)
@@ -164,8 +151,12 @@ pg_status pg_perf_arms_setup(pg_perf_arms *p, pg_wctx *c, bool sustained, bool w
         /* The canary's two arms share one baseline plan (same algorithm, same output): a second
          * heuristic search could pick another algorithm and the A/A pair would not be A/A. */
         p->arms[PG_ARM_BASE] = p->arms[PG_ARM_CANARY] = pg_vendor_arm(p->baseline);
+        /* Before each launch of the accepted kernel, as before the candidate's: its own
+         * outputs poisoned and workspaces re-initialized (its inputs are the candidate's, so
+         * its refresh_inputs stays false), so both arms reach their launches through the same
+         * device work (docs/performance.md, the accepted kernel). */
         p->arms[PG_ARM_ACCEPTED] = (pg_arm){.enqueue = enqueue_accepted, .ctx = &p->acc[0],
-                                             .prepare = prepare_accepted};
+                                             .prepare = pg_wctx_prepare_launch};
         return PG_OK;
     }
     static const pg_enqueue_rot_fn rot[PG_PERF_MAX_ARMS] = {rot_candidate, rot_baseline, NULL,
