@@ -27,7 +27,9 @@
 #               speed       bench/suite_speed.py: the PTXBench suite in one invocation, its
 #                           per-stage and per-phase breakdown (not in "all": a benchmark, not a
 #                           test; PTXGATE_BENCH_COPIES=N adds a batch of N copies per task,
-#                           PTXGATE_BENCH_ARGS more arguments, e.g. --gemm-only)
+#                           PTXGATE_BENCH_ARGS more arguments, e.g. --gemm-only, or
+#                           "--skip-suite --shard 1/2" for one call's half of a batch; then
+#                           bench/suite_speed.py --combine <the two speed/summary.json>)
 #               calibration ptxgate_bench 20 10 50: the timing engine's A/A false-FAIL rate and
 #                           its power at 2 % and 3 % slowdowns (not in "all": a benchmark)
 #   --build   the build folder (default: build/gpu when it exists, else build)
