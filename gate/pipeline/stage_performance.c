@@ -140,7 +140,7 @@ static void read_settings(const pg_wctx *c, pg_perf_stage_settings *s)
     const pg_task *t = sub->task;
     s->mode = o->timing_mode ? o->timing_mode : t->timing_mode[0] ? t->timing_mode : "cold";
     s->sustained = strcmp(s->mode, "sustained") == 0;
-    s->with_accepted = sub->accepted && sub->accepted_usable && !sub->accepted_identical;
+    s->with_accepted = sub->accepted.kernel && sub->accepted.usable && !sub->accepted.identical;
     s->timeout_s = o->timeout_s * 5;
     s->max_warmup = o->warmup;
     s->max_reps = o->repetitions;
@@ -209,12 +209,12 @@ static json_t *comparisons_json(const pg_submission *sub, const pg_perf_measured
                                                     "time; FAIL when the candidate is slower by "
                                                     "more than the tolerance beyond doubt",
                                                     r->regression.verdict));
-    else if (sub->accepted)
+    else if (sub->accepted.kernel)
         json_array_append_new(
             cmps, json_pack("{s:s, s:s, s:o}", "name", "candidate_vs_accepted", "verdict",
-                            sub->accepted_identical ? "PASS" : "NOT_COMPARED", "reason",
-                            pg_jstr(sub->accepted_identical ? pg_accepted_identical_reason(sub)
-                                                            : sub->accepted_note)));
+                            sub->accepted.identical ? "PASS" : "NOT_COMPARED", "reason",
+                            pg_jstr(sub->accepted.identical ? pg_accepted_identical_reason(sub)
+                                                            : sub->accepted.note)));
     return cmps;
 }
 
@@ -253,7 +253,7 @@ static void record_details(pg_wctx *c, json_t *det, const pg_perf_stage_settings
     json_object_set_new(det, "baseline", bj);
     if (s->with_accepted) {
         json_t *aj = summary_json(&v->accepted, flop);
-        json_object_set_new(aj, "manifest", pg_jstr(c->s->accepted->manifest->file));
+        json_object_set_new(aj, "manifest", pg_jstr(c->s->accepted.kernel->manifest->file));
         json_object_set_new(det, "accepted", aj);
     }
     json_object_set_new(det, "speedup",

@@ -400,15 +400,15 @@ bool pg_worker_probe(pg_run *run)
 /* The accepted kernel as this process prepared and assembled it (worker.h), or null. */
 static json_t *accepted_json(const pg_submission *s, bool sanitize)
 {
-    const pg_submission *a = s->accepted;
+    const pg_submission *a = s->accepted.kernel;
     if (!a || sanitize)
         return json_null();
     return json_pack("{s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o}", "manifest",
                      pg_jstr(a->manifest->file), "arch", pg_jstr(a->arch), "ptx_path",
                      pg_jstr(a->ptx_path), "cubin_path", pg_jstr(a->cubin_path), "note",
-                     pg_jstr(s->accepted_note), "usable", s->accepted_usable, "identical",
-                     s->accepted_identical, "identical_by",
-                     pg_jstr(s->accepted_identical_by));
+                     pg_jstr(s->accepted.note), "usable", s->accepted.usable, "identical",
+                     s->accepted.identical, "identical_by",
+                     pg_jstr(s->accepted.identical_by));
 }
 
 /* The job on the device of slot (NULL: o->device_ordinal with the run's peaks). */
