@@ -311,11 +311,12 @@ static void *heater_main(void *arg)
     pg_diag d;
     pg_diag_clear(&d);
     pg_status st = supervise(&w, argv, h->fifo, &r, &d);
-    char why[1024];
+    char why[1024], end[128];
+    describe_end(&r, end, sizeof end);
     if (st != PG_OK)
         snprintf(why, sizeof why, "cannot start the GPU probe worker: %s", d.message);
     else
-        snprintf(why, sizeof why, "the GPU probe worker reported no device: %.*s",
+        snprintf(why, sizeof why, "the GPU probe worker reported no device (%s): %.*s", end,
                  PG_UTF8_CUT(r.output, 300), r.output);
     heater_report(&w, NULL, why); /* nothing when it reported already */
     pg_supervise_result_free(&r);
