@@ -90,8 +90,9 @@ static void side_line(pg_text *t, const char *label, const pg_cmp_side *s)
 
 static void value_or_none(pg_text *t, const json_t *v)
 {
-    if (json_is_string(v))
-        esc(t, json_string_value(v));
+    pg_cmp_value x = pg_cmp_value_of(v);
+    if (x.kind == PG_CMP_VALUE_TEXT)
+        esc(t, x.text);
     else
         pg_text_add(t, "none");
 }
@@ -99,14 +100,15 @@ static void value_or_none(pg_text *t, const json_t *v)
 /* A setting's value: text escaped, numbers bounded, anything else as compact JSON. */
 static void setting_value(pg_text *t, const json_t *v)
 {
-    if (json_is_string(v)) {
-        esc(t, json_string_value(v));
-    } else if (json_is_number(v)) {
-        num_text(t, json_number_value(v), 3);
-    } else if (json_is_null(v) || !v) {
+    pg_cmp_value x = pg_cmp_value_of(v);
+    if (x.kind == PG_CMP_VALUE_TEXT) {
+        esc(t, x.text);
+    } else if (x.kind == PG_CMP_VALUE_NUMBER) {
+        num_text(t, x.number, 3);
+    } else if (x.kind == PG_CMP_VALUE_NONE) {
         pg_text_add(t, "none");
     } else {
-        char *j = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
+        char *j = json_dumps(x.json, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII);
         esc(t, j ? j : "");
         if (!j)
             t->oom = true;

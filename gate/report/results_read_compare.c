@@ -277,6 +277,21 @@ void pg_cmp_side_read(const json_t *side, pg_cmp_side *out)
     out->cublaslt_version = json_string_value(out->env[PG_CMP_ENV_CUBLASLT]);
 }
 
+pg_cmp_value pg_cmp_value_of(const json_t *v)
+{
+    pg_cmp_value out = {PG_CMP_VALUE_OTHER, NULL, 0.0, v};
+    if (!v || json_is_null(v))
+        out.kind = PG_CMP_VALUE_NONE;
+    else if (json_is_string(v)) {
+        out.kind = PG_CMP_VALUE_TEXT;
+        out.text = json_string_value(v);
+    } else if (json_is_number(v)) {
+        out.kind = PG_CMP_VALUE_NUMBER;
+        out.number = json_number_value(v);
+    }
+    return out;
+}
+
 void pg_cmp_setting_diff_read(const json_t *e, pg_cmp_setting_diff *out)
 {
     memset(out, 0, sizeof *out);

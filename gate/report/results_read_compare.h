@@ -118,6 +118,24 @@ typedef struct {
 
 void pg_cmp_side_read(const json_t *side, pg_cmp_side *out);
 
+/* A value recorded as it was (a setting's or an environment field's), by its shape. */
+typedef enum {
+    PG_CMP_VALUE_NONE,   /* absent or null */
+    PG_CMP_VALUE_TEXT,   /* a string: text */
+    PG_CMP_VALUE_NUMBER, /* an integer or real: number */
+    PG_CMP_VALUE_OTHER   /* true, false, an array or an object: json */
+} pg_cmp_value_kind;
+
+typedef struct {
+    pg_cmp_value_kind kind;
+    const char *text; /* TEXT: borrowed from the json; else NULL */
+    double number;    /* NUMBER; else 0 */
+    const json_t *json; /* the value (NULL when absent) */
+} pg_cmp_value;
+
+/* The shape and contents of v (NULL reads as NONE). */
+pg_cmp_value pg_cmp_value_of(const json_t *v);
+
 /* An entry of "settings_differences" (or of one pair's list). */
 typedef struct {
     const char *setting;                 /* "" when absent */
