@@ -37,12 +37,15 @@ typedef struct {
  * occurrence when a (task, name) appears twice in the file or a workload name twice in one
  * submission ("... appears twice (first at submissions[0])"); PG_ERR_INFRA on out-of-memory. */
 pg_status pg_res_cmp_index_build(const pg_results *r, pg_res_cmp_index *x, pg_diag *d);
+/* Release x's maps (not r); x is zeroed, so freeing twice is safe. */
 void pg_res_cmp_index_free(pg_res_cmp_index *x);
 
-/* The submission (task, name) of r (indexed by x), or NULL. */
+/* The submission (task, name) of r (indexed by x), or NULL (also on out-of-memory forming the
+ * key). The result points into r. */
 const pg_res_submission *pg_res_cmp_find_sub(const pg_results *r, const pg_res_cmp_index *x,
                                              const char *task, const char *name);
-/* The workload named name of s (a submission of r, indexed by x), or NULL. */
+/* The workload named name of s (a submission of r, indexed by x), or NULL. The result points
+ * into s. */
 const pg_res_workload *pg_res_cmp_find_wl(const pg_results *r, const pg_res_cmp_index *x,
                                           const pg_res_submission *s, const char *name);
 
@@ -63,7 +66,7 @@ bool pg_cmp_names_set(pg_cmp_names *n, const char *name, long long v);
 
 /* ---- the settings compare lists when they differ (report/compare_settings.h) ---- */
 
-/* Members of a results root's "settings" record (NULL when absent or the record is not an
+/* Members of a results root's "settings" record, borrowed from it (NULL when absent or the record is not an
  * object), and its "baselines" record (NULL when not an object). */
 typedef struct {
     const json_t *correctness_sets, *seed, *min_speedup_override, *timing_mode_override,
@@ -71,7 +74,7 @@ typedef struct {
     const json_t *baselines;
 } pg_res_cmp_run;
 
-/* root: any json (NULL reads as empty). Never fails. */
+/* Read root (any json; NULL reads as empty) into *out. Never fails. */
 void pg_res_cmp_run_read(const json_t *root, pg_res_cmp_run *out);
 
 /* What one submission's workload ran with: the submission's "arch", and details.policy of the
@@ -81,6 +84,7 @@ typedef struct {
     const json_t *arch, *policy, *min_speedup, *mode;
 } pg_res_cmp_pair;
 
+/* Read the pair's values into *out (borrowed from sub and wl). Never fails. */
 void pg_res_cmp_pair_read(const json_t *sub, const json_t *wl, pg_res_cmp_pair *out);
 
 /* ---- the comparison model (compare.json) ---- */
@@ -116,6 +120,8 @@ typedef struct {
     const char *gpu, *driver_version, *cublaslt_version; /* NULL unless a string */
 } pg_cmp_side;
 
+/* Read side (a side record, or NULL: all empty) into *out. Never fails; strings and values are
+ * borrowed from side. */
 void pg_cmp_side_read(const json_t *side, pg_cmp_side *out);
 
 /* A value recorded as it was (a setting's or an environment field's), by its shape. */
@@ -146,6 +152,8 @@ typedef struct {
     size_t n_stages;
 } pg_cmp_setting_diff;
 
+/* Read e (a difference entry, or NULL: all empty) into *out. Never fails; a "stages" list
+ * longer than PG_CMP_LIST_MAX reads as empty. Strings and values are borrowed from e. */
 void pg_cmp_setting_diff_read(const json_t *e, pg_cmp_setting_diff *out);
 
 typedef enum { PG_CMP_REGRESSION, PG_CMP_FIX, PG_CMP_NOT_COMPARABLE } pg_cmp_change_kind;
@@ -294,6 +302,7 @@ typedef struct {
  * not one of its words, or a record holds more outcomes, changes or list entries than the
  * limits above; PG_ERR_INFRA on out-of-memory. On error *out holds nothing to free. */
 pg_status pg_cmp_view_read(const json_t *model, pg_cmp_view *out, pg_diag *d);
+/* Release v's arrays (not the model); v is zeroed, so freeing twice is safe. */
 void pg_cmp_view_free(pg_cmp_view *v);
 
 #endif
