@@ -118,7 +118,7 @@ static void setting_value(pg_text *t, const json_t *v)
 
 static void header(pg_text *t, const pg_cmp_view *m)
 {
-    bool fail = strcmp(m->gate_verdict, "fail") == 0;
+    bool fail = m->gate_fails;
     pg_text_addf(t, "## ptxgate compare: %s\n\n", fail ? "FAIL" : "PASS");
     side_line(t, "OLD", &m->old_side);
     side_line(t, "NEW", &m->new_side);
@@ -143,7 +143,7 @@ static void header(pg_text *t, const pg_cmp_view *m)
             setting_value(t, r->old_value);
             pg_text_add(t, " → ");
             setting_value(t, r->new_value);
-            if (strcmp(r->scope, "pairs") == 0)
+            if (r->per_pairs)
                 pg_text_addf(t, " (%lld paired workload%s; the first shown)", r->pairs,
                              r->pairs == 1 ? "" : "s");
             pg_text_add(t, "\n");
@@ -261,9 +261,9 @@ static void speedup_section(pg_text *t, const pg_cmp_view *m)
     pg_text_add(t, ", ");
     if (isfinite(w->p_value))
         pg_text_addf(t, "p = %.3g (two-sided, %s), NEW %s%s.\n\n", w->p_value, w->method,
-                     strcmp(w->direction, "worse") == 0    ? "slower"
-                     : strcmp(w->direction, "better") == 0 ? "faster"
-                                                           : "unchanged",
+                     w->direction == PG_CMP_DIRECTION_WORSE    ? "slower"
+                     : w->direction == PG_CMP_DIRECTION_BETTER ? "faster"
+                                                               : "unchanged",
                      w->significant_worse || w->significant_better ? ", significant" : "");
     else
         pg_text_add(t, "no p-value.\n\n");
@@ -409,7 +409,7 @@ static void unpaired_section(pg_text *t, const pg_cmp_view *m)
             pg_text_addf(t, "- … %zu more in compare.json\n", m->n_unpaired - i);
             break;
         }
-        pg_text_addf(t, "- only in %s: ", strcmp(e->side, "old") == 0 ? "OLD" : "NEW");
+        pg_text_addf(t, "- only in %s: ", e->only_old ? "OLD" : "NEW");
         esc(t, e->task);
         pg_text_add(t, " / ");
         esc(t, e->submission);

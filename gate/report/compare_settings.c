@@ -147,7 +147,7 @@ bool pg_compare_settings_add_pair(json_t *run_list, const json_t *pair_diffs)
         long long n = 0;
         json_array_foreach(run_list, j, r) {
             pg_cmp_setting_diff_read(r, &y);
-            if (strcmp(y.setting, x.setting) == 0 && strcmp(y.scope, "pairs") == 0) {
+            if (y.per_pairs && strcmp(y.setting, x.setting) == 0) {
                 found = r;
                 n = y.pairs;
             }

@@ -30,7 +30,7 @@ static double speedup(const pg_cmp_record *rec, int side)
 }
 
 /* Was a stage with this outcome judged (pass or fail)? */
-static bool judged(pg_res_status o)
+static bool is_judged(pg_res_status o)
 {
     return o == PG_RES_PASS || o == PG_RES_FAIL;
 }
@@ -131,17 +131,17 @@ static json_t *stages_json(const pg_cmp_view *v, double alpha, size_t *regressio
 static json_t *fast_p_json(const pg_cmp_view *view)
 {
     json_t *out = json_array();
-    size_t judged_n[2] = {0, 0};
+    size_t judged[2] = {0, 0};
     for (size_t i = 0; i < view->n_records; i++)
         for (int s = 0; s < 2; s++)
-            judged_n[s] += judged(outcome(&view->records[i], s, "performance"));
+            judged[s] += is_judged(outcome(&view->records[i], s, "performance"));
     for (size_t t = 0; t < PG_COMPARE_N_FAST_P; t++) {
         double p = pg_compare_fast_p[t];
         size_t c[2] = {0, 0};
         for (size_t i = 0; i < view->n_records; i++)
             for (int s = 0; s < 2; s++) {
                 const pg_cmp_record *rec = &view->records[i];
-                if (!judged(outcome(rec, s, "performance")))
+                if (!is_judged(outcome(rec, s, "performance")))
                     continue;
                 double v = speedup(rec, s);
                 /* NaN > p is false: no speedup, not counted. */
@@ -150,12 +150,11 @@ static json_t *fast_p_json(const pg_cmp_view *view)
         json_array_append_new(
             out, json_pack("{s:f, s:I, s:I, s:I, s:I, s:o, s:o}", "p", p, "old_count",
                            (json_int_t)c[0], "new_count", (json_int_t)c[1], "old_judged",
-                           (json_int_t)judged_n[0], "new_judged", (json_int_t)judged_n[1], "old",
-                           judged_n[0] ? json_real((double)c[0] / (double)judged_n[0])
-                                       : json_null(),
+                           (json_int_t)judged[0], "new_judged", (json_int_t)judged[1], "old",
+                           judged[0] ? json_real((double)c[0] / (double)judged[0]) : json_null(),
                            "new",
-                           judged_n[1] ? json_real((double)c[1] / (double)judged_n[1])
-                                       : json_null()));
+                           judged[1] ? json_real((double)c[1] / (double)judged[1])
+                                     : json_null()));
     }
     return out;
 }

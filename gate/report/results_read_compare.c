@@ -299,6 +299,7 @@ void pg_cmp_setting_diff_read(const json_t *e, pg_cmp_setting_diff *out)
     out->old_value = json_object_get(e, "old");
     out->new_value = json_object_get(e, "new");
     out->scope = str(e, "scope");
+    out->per_pairs = strcmp(out->scope, "pairs") == 0;
     out->pairs = integer(e, "pairs");
     if (!str_list(e, "stages", out->stages, PG_CMP_LIST_MAX, &out->n_stages))
         out->n_stages = 0;
@@ -468,7 +469,7 @@ pg_status pg_cmp_view_read(const json_t *m, pg_cmp_view *out, pg_diag *d)
     }
     json_array_foreach(unp, i, e) {
         pg_cmp_unpaired *u = &out->unpaired[out->n_unpaired++];
-        u->side = str(e, "side");
+        u->only_old = strcmp(str(e, "side"), "old") == 0;
         u->task = str(e, "task");
         u->submission = str(e, "submission");
         u->workload = json_string_value(json_object_get(e, "workload"));
@@ -512,7 +513,13 @@ pg_status pg_cmp_view_read(const json_t *m, pg_cmp_view *out, pg_diag *d)
     out->wilcoxon.w_minus = num(a, "w_minus");
     out->wilcoxon.p_value = num(a, "p_value");
     out->wilcoxon.method = str(a, "method");
-    out->wilcoxon.direction = str(a, "direction");
+    const char *dir = str(a, "direction");
+    out->wilcoxon.direction = strcmp(dir, "worse") == 0    ? PG_CMP_DIRECTION_WORSE
+                              : strcmp(dir, "better") == 0 ? PG_CMP_DIRECTION_BETTER
+                                                           : PG_CMP_DIRECTION_NONE;
+    if (st == PG_OK && *dir && out->wilcoxon.direction == PG_CMP_DIRECTION_NONE &&
+        strcmp(dir, "none") != 0)
+        st = bad(d, "speedup.wilcoxon.direction", "expected none, worse or better");
     out->wilcoxon.significant_worse = is_true(a, "significant_worse");
     out->wilcoxon.significant_better = is_true(a, "significant_better");
     json_array_foreach(tasks, i, e) {
@@ -525,6 +532,7 @@ pg_status pg_cmp_view_read(const json_t *m, pg_cmp_view *out, pg_diag *d)
         t->new_geomean = num(e, "new_geomean");
     }
     out->gate_verdict = str(gate, "verdict");
+    out->gate_fails = strcmp(out->gate_verdict, "fail") == 0;
     out->exit_code = integer(gate, "exit_code");
     json_array_foreach(reasons, i, e) {
         const char *s = json_string_value(e);

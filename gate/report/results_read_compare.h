@@ -147,6 +147,7 @@ typedef struct {
     const char *setting;                 /* "" when absent */
     const json_t *old_value, *new_value; /* as recorded; NULL when absent */
     const char *scope;                   /* "run", "pairs"; "" when absent (a pair's list) */
+    bool per_pairs;                      /* scope is "pairs": folded from pairs' lists */
     long long pairs;                     /* scope "pairs": how many pairs differ */
     const char *stages[PG_CMP_LIST_MAX]; /* the stages it can change */
     size_t n_stages;
@@ -233,11 +234,15 @@ typedef struct {
     double geomean, ci_low, ci_high; /* NAN when null */
 } pg_cmp_geomean;
 
+/* Which way the paired log speedups moved (Wilcoxon's "direction"). */
+typedef enum { PG_CMP_DIRECTION_NONE, PG_CMP_DIRECTION_WORSE, PG_CMP_DIRECTION_BETTER } pg_cmp_direction;
+
 /* "speedup.wilcoxon". */
 typedef struct {
     long long n, zeros;
     double w_plus, w_minus, p_value; /* NAN when null */
-    const char *method, *direction;  /* "" when absent */
+    const char *method;              /* "" when absent */
+    pg_cmp_direction direction;      /* NONE when absent or "none" */
     bool significant_worse, significant_better;
 } pg_cmp_wilcoxon;
 
@@ -250,7 +255,8 @@ typedef struct {
 
 /* An entry of "unpaired". */
 typedef struct {
-    const char *side, *task, *submission; /* "" when absent */
+    bool only_old;                        /* side "old" (else only in NEW) */
+    const char *task, *submission;        /* "" when absent */
     const char *workload;                 /* NULL when null: the whole submission */
 } pg_cmp_unpaired;
 
@@ -291,6 +297,7 @@ typedef struct {
     pg_cmp_task *tasks;
     size_t n_tasks;
     const char *gate_verdict;                   /* "pass", "fail"; "" when absent */
+    bool gate_fails;                            /* gate_verdict is "fail" */
     long long exit_code;
     const char **reasons;                       /* owned array of borrowed strings */
     size_t n_reasons;
@@ -300,7 +307,8 @@ typedef struct {
  * so pg_cmp_view_free is always safe). Errors: PG_ERR_INPUT naming "compare.json" and the JSON
  * path when an outcome is not pass, fail, error or skipped, a change kind or source relation is
  * not one of its words, or a record holds more outcomes, changes or list entries than the
- * limits above; PG_ERR_INFRA on out-of-memory. On error *out holds nothing to free. */
+ * limits above, or Wilcoxon's direction is not none, worse or better; PG_ERR_INFRA on
+ * out-of-memory. On error *out holds nothing to free. */
 pg_status pg_cmp_view_read(const json_t *model, pg_cmp_view *out, pg_diag *d);
 /* Release v's arrays (not the model); v is zeroed, so freeing twice is safe. */
 void pg_cmp_view_free(pg_cmp_view *v);

@@ -2,8 +2,8 @@
  * (lookups, and duplicates refused naming the file and both places), the settings and per-pair
  * values read as recorded, the name map, the shapes of recorded values, and the comparison
  * model read into typed records: outcomes, change kinds and source relations as enums, the
- * lenient defaults of a model before its aggregates, and words outside an enum refused naming
- * the JSON path. */
+ * lenient defaults of a model before its aggregates, the gate and Wilcoxon's direction once
+ * they are added, and words outside an enum refused naming the JSON path. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -200,6 +200,7 @@ static void test_model_view(void **state)
     assert_null(v.env_diffs[0].new_value); /* absent */
     assert_int_equal(v.n_settings_diffs, 1);
     assert_string_equal(v.settings_diffs[0].scope, "pairs");
+    assert_true(v.settings_diffs[0].per_pairs);
     assert_int_equal(v.settings_diffs[0].pairs, 2);
     assert_int_equal(v.settings_diffs[0].n_stages, 1);
     assert_true(v.alpha == 0.05);
@@ -226,14 +227,31 @@ static void test_model_view(void **state)
     assert_int_equal(r->source, PG_CMP_SOURCE_DIFFERS);
     assert_int_equal(v.n_unpaired, 1);
     assert_null(v.unpaired[0].workload); /* the whole submission */
+    assert_false(v.unpaired[0].only_old);
     /* Before the aggregates: empty. */
     assert_int_equal(v.n_stages, 0);
     assert_int_equal(v.n_tasks, 0);
     assert_string_equal(v.gate_verdict, "");
+    assert_false(v.gate_fails);
+    assert_int_equal(v.wilcoxon.direction, PG_CMP_DIRECTION_NONE);
     assert_true(isnan(v.speedup_ratio.geomean));
     assert_true(isnan(v.wilcoxon.p_value));
     pg_cmp_view_free(&v);
     pg_cmp_view_free(&v); /* zeroed: safe twice */
+
+    /* With the aggregates: the gate and Wilcoxon's direction as enums. */
+    json_object_set_new(m, "gate", json_pack("{s:s, s:i, s:[s]}", "verdict", "fail",
+                                             "exit_code", 1, "reasons", "1 correctness "
+                                             "regression (pass → fail)"));
+    json_object_set_new(m, "speedup", json_pack("{s:{s:i, s:s, s:f}}", "wilcoxon", "n", 1,
+                                                "direction", "worse", "p_value", 1.0));
+    assert_int_equal(pg_cmp_view_read(m, &v, &d), PG_OK);
+    assert_true(v.gate_fails);
+    assert_int_equal(v.exit_code, 1);
+    assert_int_equal(v.n_reasons, 1);
+    assert_int_equal(v.wilcoxon.direction, PG_CMP_DIRECTION_WORSE);
+    assert_true(v.wilcoxon.p_value == 1.0);
+    pg_cmp_view_free(&v);
     json_decref(m);
 
     assert_string_equal(pg_cmp_change_kind_name(PG_CMP_NOT_COMPARABLE), "not_comparable");
@@ -260,6 +278,14 @@ static void test_model_view_refuses_words(void **state)
         assert_null(v.records); /* nothing to free */
         json_decref(m);
     }
+    json_t *m = model("fail", "regression", "same");
+    json_object_set_new(m, "speedup", json_pack("{s:{s:s}}", "wilcoxon", "direction",
+                                                "sideways"));
+    pg_cmp_view v;
+    pg_diag d;
+    assert_int_equal(pg_cmp_view_read(m, &v, &d), PG_ERR_INPUT);
+    assert_string_equal(d.field, "speedup.wilcoxon.direction");
+    json_decref(m);
 }
 
 int main(void)
