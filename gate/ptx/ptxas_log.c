@@ -48,6 +48,20 @@ static const char *match_severity(const char *s, pg_severity *sev)
     return NULL;
 }
 
+/* arr (n elements of elem bytes, room for *cap) with room for one more: reallocated to twice
+ * *cap (first when empty) when full. NULL when out of memory, arr then unchanged and owned by
+ * the caller as before. */
+static void *room_for_one(void *arr, int n, int *cap, int first, size_t elem)
+{
+    if (n < *cap)
+        return arr;
+    int grown = *cap ? *cap * 2 : first;
+    void *p = realloc(arr, (size_t)grown * elem);
+    if (p)
+        *cap = grown;
+    return p;
+}
+
 static pg_status add_diag(log_state *ls, pg_severity sev, const char *file, size_t file_len,
                           int line, const char *msg)
 {
@@ -56,14 +70,10 @@ static pg_status add_diag(log_state *ls, pg_severity sev, const char *file, size
     l->n_warnings += sev == PG_SEV_WARNING;
     if (l->n_diags >= PG_PTXAS_MAX_DIAGS)
         return PG_OK;
-    if (l->n_diags == ls->cap_diags) {
-        int cap = ls->cap_diags ? ls->cap_diags * 2 : 16;
-        pg_ptxas_diag *nd = realloc(l->diags, (size_t)cap * sizeof *nd);
-        if (!nd)
-            return PG_ERR_INFRA;
-        l->diags = nd;
-        ls->cap_diags = cap;
-    }
+    pg_ptxas_diag *nd = room_for_one(l->diags, l->n_diags, &ls->cap_diags, 16, sizeof *nd);
+    if (!nd)
+        return PG_ERR_INFRA;
+    l->diags = nd;
     pg_ptxas_diag *dg = &l->diags[l->n_diags++];
     memset(dg, 0, sizeof *dg);
     dg->severity = sev;
@@ -83,14 +93,11 @@ static pg_status add_entry(log_state *ls, const char *name, size_t len)
         ls->compiling = -1;
         return PG_OK;
     }
-    if (l->n_entries == ls->cap_entries) {
-        int cap = ls->cap_entries ? ls->cap_entries * 2 : 8;
-        pg_ptxas_entry_usage *ne = realloc(l->entries, (size_t)cap * sizeof *ne);
-        if (!ne)
-            return PG_ERR_INFRA;
-        l->entries = ne;
-        ls->cap_entries = cap;
-    }
+    pg_ptxas_entry_usage *ne =
+        room_for_one(l->entries, l->n_entries, &ls->cap_entries, 8, sizeof *ne);
+    if (!ne)
+        return PG_ERR_INFRA;
+    l->entries = ne;
     pg_ptxas_entry_usage *e = &l->entries[l->n_entries];
     memset(e, 0, sizeof *e);
     if (len > sizeof e->entry - 1)
