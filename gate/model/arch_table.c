@@ -2,7 +2,6 @@
  * arch_table.h). */
 #include "arch_table.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -11,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../base/dirnames.h"
 #include "../base/fileio.h"
 #include "../base/jsonget.h"
 #include "task.h"
@@ -279,37 +279,6 @@ done:
     return st;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* "sm_100a, sm_90a": the tables in dir, sorted. */
-static void list_tables(const char *dir, char *out, size_t n)
-{
-    enum { MAX_LISTED = 64 };
-    char *names[MAX_LISTED];
-    size_t k = 0, used = 0;
-    out[0] = '\0';
-    DIR *dp = opendir(dir);
-    if (!dp)
-        return;
-    struct dirent *e;
-    while ((e = readdir(dp)) && k < MAX_LISTED) {
-        size_t len = strlen(e->d_name);
-        if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0 &&
-            (names[k] = strndup(e->d_name, len - 5)))
-            k++;
-    }
-    closedir(dp);
-    qsort(names, k, sizeof names[0], cmp_str);
-    for (size_t i = 0; i < k; i++) {
-        if (used < n)
-            used += (size_t)snprintf(out + used, n - used, "%s%s", i ? ", " : "", names[i]);
-        free(names[i]);
-    }
-}
-
 pg_status pg_arch_table_load(const char *dir, const char *arch, pg_arch_table **out, pg_diag *d)
 {
     char name[64], path[PATH_MAX], known[512];
@@ -321,7 +290,7 @@ pg_status pg_arch_table_load(const char *dir, const char *arch, pg_arch_table **
     snprintf(name, sizeof name, "%s.json", arch);
     pg_path_join(path, sizeof path, dir, name);
     if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        list_tables(dir, known, sizeof known);
+        pg_dir_stems(dir, ".json", known, sizeof known);
         return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
                            "no instruction table for %s in '%s' (tables: %s)", arch, dir,
                            known[0] ? known : "none");
