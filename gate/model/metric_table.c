@@ -13,6 +13,7 @@
 #include "../base/dirnames.h"
 #include "../base/fileio.h"
 #include "../base/jsonget.h"
+#include "../base/names.h"
 
 /* "<unit>__<counter>.<rollup>": lower-case letters, digits and '_' around one "__", then one of
  * CUPTI's rollups. CUPTI itself decides whether the chip knows the name (checked offline in the
@@ -26,11 +27,8 @@ static bool metric_name_valid(const char *s)
     for (const char *p = s; p < dot; p++)
         if (!(islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '_'))
             return false;
-    static const char *const rollups[] = {".sum", ".max", ".min", ".avg"};
-    for (size_t i = 0; i < sizeof rollups / sizeof rollups[0]; i++)
-        if (strcmp(dot, rollups[i]) == 0)
-            return true;
-    return false;
+    static const char *const rollups[] = {".sum", ".max", ".min", ".avg", NULL};
+    return pg_name_among(dot, rollups);
 }
 
 /* [A-Za-z0-9_]+ (chips) or [A-Z0-9_.]+ (families, e.g. "HMMA"); at most PG_METRIC_ID_MAX - 1. */
