@@ -1,8 +1,6 @@
 /* Judged on a GPU or not (see judged.h). */
 #include "judged.h"
 
-#include <string.h>
-
 #include "../base/names.h"
 
 /* The stages that run the kernel on a GPU (docs/results.md). "load" is left out: it only loads
