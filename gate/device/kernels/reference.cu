@@ -40,24 +40,26 @@ __device__ __forceinline__ float pg_normal(uint64_t seed, uint64_t i)
 // A sample that rounds to zero in a narrow type becomes the smallest subnormal of its sign, so
 // a fill never contains zeros (a zero would hide a kernel that ignores the element).
 template <typename T> struct pg_store;
-template <> struct pg_store<__nv_bfloat16> {
+// bf16 and fp16 alike (16 bits, the sign in bit 15): x rounded to nearest even as Raw.
+__device__ __forceinline__ __nv_bfloat16_raw pg_round(float x, const __nv_bfloat16_raw *)
+{
+    return __nv_bfloat16_raw(__float2bfloat16_rn(x));
+}
+__device__ __forceinline__ __half_raw pg_round(float x, const __half_raw *)
+{
+    return __half_raw(__float2half_rn(x));
+}
+template <typename Raw> struct pg_store16 {
     static __device__ __forceinline__ void put(void *out, uint64_t i, float x)
     {
-        __nv_bfloat16_raw v = __nv_bfloat16_raw(__float2bfloat16_rn(x));
+        Raw v = pg_round(x, (const Raw *)nullptr);
         if ((v.x & 0x7fff) == 0)
             v.x = (unsigned short)((v.x & 0x8000) | 1);
-        ((__nv_bfloat16_raw *)out)[i] = v;
+        ((Raw *)out)[i] = v;
     }
 };
-template <> struct pg_store<__half> {
-    static __device__ __forceinline__ void put(void *out, uint64_t i, float x)
-    {
-        __half_raw v = __half_raw(__float2half_rn(x));
-        if ((v.x & 0x7fff) == 0)
-            v.x = (unsigned short)((v.x & 0x8000) | 1);
-        ((__half_raw *)out)[i] = v;
-    }
-};
+template <> struct pg_store<__nv_bfloat16> : pg_store16<__nv_bfloat16_raw> {};
+template <> struct pg_store<__half> : pg_store16<__half_raw> {};
 template <> struct pg_store<float> {
     static __device__ __forceinline__ void put(void *out, uint64_t i, float x)
     {
@@ -83,31 +85,17 @@ __device__ __forceinline__ void pg_fill(void *out, unsigned long long count,
         S::put(out, i, pg_normal(seed, i));
 }
 
-extern "C" __global__ void fill_normal_bf16(void *out, unsigned long long count,
-                                            unsigned long long seed)
-{
-    pg_fill<pg_store<__nv_bfloat16>>(out, count, seed);
-}
-extern "C" __global__ void fill_normal_fp16(void *out, unsigned long long count,
-                                            unsigned long long seed)
-{
-    pg_fill<pg_store<__half>>(out, count, seed);
-}
-extern "C" __global__ void fill_normal_fp32(void *out, unsigned long long count,
-                                            unsigned long long seed)
-{
-    pg_fill<pg_store<float>>(out, count, seed);
-}
-extern "C" __global__ void fill_normal_e4m3(void *out, unsigned long long count,
-                                            unsigned long long seed)
-{
-    pg_fill<pg_fp8<__NV_E4M3>>(out, count, seed);
-}
-extern "C" __global__ void fill_normal_e5m2(void *out, unsigned long long count,
-                                            unsigned long long seed)
-{
-    pg_fill<pg_fp8<__NV_E5M2>>(out, count, seed);
-}
+// One entry per element type, each pg_fill with its store.
+#define PG_FILL_ENTRY(name, S)                                                                     \
+    extern "C" __global__ void name(void *out, unsigned long long count, unsigned long long seed) \
+    {                                                                                              \
+        pg_fill<S>(out, count, seed);                                                             \
+    }
+PG_FILL_ENTRY(fill_normal_bf16, pg_store<__nv_bfloat16>)
+PG_FILL_ENTRY(fill_normal_fp16, pg_store<__half>)
+PG_FILL_ENTRY(fill_normal_fp32, pg_store<float>)
+PG_FILL_ENTRY(fill_normal_e4m3, pg_fp8<__NV_E4M3>)
+PG_FILL_ENTRY(fill_normal_e5m2, pg_fp8<__NV_E5M2>)
 
 // ---------------------------------------------------------------------------------------------
 // Reference GEMM: C[M,N] (fp32, row-major) = A[M,K] · B[N,K]ᵀ, A and B row-major (both
@@ -217,19 +205,14 @@ __device__ __forceinline__ void pg_gemm_nt(const T *__restrict__ A, const T *__r
     }
 }
 
-extern "C" __global__ void __launch_bounds__(PG_THREADS, 2)
-    reference_gemm_nt_bf16(const __nv_bfloat16 *A, const __nv_bfloat16 *B, float *C, long long M,
-                           long long N, long long K)
-{
-    pg_gemm_nt(A, B, C, M, N, K);
-}
-
-extern "C" __global__ void __launch_bounds__(PG_THREADS, 2)
-    reference_gemm_nt_fp16(const __half *A, const __half *B, float *C, long long M, long long N,
-                           long long K)
-{
-    pg_gemm_nt(A, B, C, M, N, K);
-}
+#define PG_GEMM_NT_ENTRY(name, T)                                                                  \
+    extern "C" __global__ void __launch_bounds__(PG_THREADS, 2)                                    \
+        name(const T *A, const T *B, float *C, long long M, long long N, long long K)             \
+    {                                                                                              \
+        pg_gemm_nt(A, B, C, M, N, K);                                                              \
+    }
+PG_GEMM_NT_ENTRY(reference_gemm_nt_bf16, __nv_bfloat16)
+PG_GEMM_NT_ENTRY(reference_gemm_nt_fp16, __half)
 
 // A calibrated delay for the timing benchmark (bench/): one warp waits until `ns` nanoseconds
 // of %globaltimer have passed. Used to inject a known slowdown, never in a check.
