@@ -139,6 +139,46 @@ __device__ __forceinline__ void pg_load_tile(const T *__restrict__ X, long long 
     }
 }
 
+// The two steps the reference GEMM shares with attention.cuh's batched GEMM (same tiling), as
+// macros so both kernels compile to exactly the code they had with the steps written out (an
+// inlined function changes the register allocation of the GEMMs).
+//
+// PG_TILE_FMA: the FMAs of one PG_BK-deep k step for thread (tx, ty)'s 8 x 8 sub-tile: rows
+// ty*4 + {0..3} and 64 + ty*4 + {0..3} of As, columns likewise of Bs with tx; acc[i][j] +=
+// a[i] * b[j], k in order, one fmaf per product. As, Bs: [PG_BK][128 + 4] fp32 tiles in shared
+// memory, stored k major; acc: float[8][8]. Every argument is a plain name.
+#define PG_TILE_FMA(As, Bs, tx, ty, acc)                                                          \
+    _Pragma("unroll") for (int kk = 0; kk < PG_BK; kk++)                                          \
+    {                                                                                             \
+        const float4 a0 = *(const float4 *)&As[kk][ty * 4];                                      \
+        const float4 a1 = *(const float4 *)&As[kk][64 + ty * 4];                                 \
+        const float4 b0 = *(const float4 *)&Bs[kk][tx * 4];                                      \
+        const float4 b1 = *(const float4 *)&Bs[kk][64 + tx * 4];                                 \
+        const float a[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};                     \
+        const float b[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};                     \
+        _Pragma("unroll") for (int i = 0; i < 8; i++)                                             \
+            _Pragma("unroll") for (int j = 0; j < 8; j++)                                         \
+                acc[i][j] = fmaf(a[i], b[j], acc[i][j]);                                          \
+    }
+
+// PG_TILE_STORE: thread (tx, ty)'s sub-tile (the layout above) into C[m * ldc + n] for rows
+// m0 + .. < M and columns n0 + .. < N, each value written as value(acc[i][j]) (acc[i][j] itself,
+// or alpha * acc[i][j]). Every argument is a plain name.
+#define PG_TILE_STORE(C, ldc, M, N, m0, n0, tx, ty, value)                                        \
+    _Pragma("unroll") for (int i = 0; i < 8; i++)                                                 \
+    {                                                                                             \
+        const long long m = m0 + (i < 4 ? ty * 4 + i : 64 + ty * 4 + (i - 4));                   \
+        if (m >= M)                                                                               \
+            continue;                                                                             \
+        _Pragma("unroll") for (int j = 0; j < 8; j++)                                             \
+        {                                                                                         \
+            const long long n = n0 + (j < 4 ? tx * 4 + j : 64 + tx * 4 + (j - 4));               \
+            if (n < N)                                                                            \
+                C[m * ldc + n] = value(acc[i][j]);                                                \
+        }                                                                                         \
+    }
+#define PG_TILE_AS_IS(x) (x)
+
 template <typename T>
 __device__ __forceinline__ void pg_gemm_nt(const T *__restrict__ A, const T *__restrict__ B,
                                            float *__restrict__ C, long long M, long long N,
@@ -174,35 +214,11 @@ __device__ __forceinline__ void pg_gemm_nt(const T *__restrict__ A, const T *__r
             pg_load_tile(A, M, K, m0, k0 + PG_BK, ra);
             pg_load_tile(B, N, K, n0, k0 + PG_BK, rb);
         }
-#pragma unroll
-        for (int kk = 0; kk < PG_BK; kk++) {
-            const float4 a0 = *(const float4 *)&As[kk][ty * 4];
-            const float4 a1 = *(const float4 *)&As[kk][64 + ty * 4];
-            const float4 b0 = *(const float4 *)&Bs[kk][tx * 4];
-            const float4 b1 = *(const float4 *)&Bs[kk][64 + tx * 4];
-            const float a[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
-            const float b[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
-#pragma unroll
-            for (int i = 0; i < 8; i++)
-#pragma unroll
-                for (int j = 0; j < 8; j++)
-                    acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-        }
+        PG_TILE_FMA(As, Bs, tx, ty, acc);
         __syncthreads();
     }
 
-#pragma unroll
-    for (int i = 0; i < 8; i++) {
-        const long long m = m0 + (i < 4 ? ty * 4 + i : 64 + ty * 4 + (i - 4));
-        if (m >= M)
-            continue;
-#pragma unroll
-        for (int j = 0; j < 8; j++) {
-            const long long n = n0 + (j < 4 ? tx * 4 + j : 64 + tx * 4 + (j - 4));
-            if (n < N)
-                C[m * N + n] = acc[i][j];
-        }
-    }
+    PG_TILE_STORE(C, N, M, N, m0, n0, tx, ty, PG_TILE_AS_IS);
 }
 
 #define PG_GEMM_NT_ENTRY(name, T)                                                                  \
