@@ -8,9 +8,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../base/grow.h"
+
 typedef struct {
     pg_ptxas_log *log;
-    int cap_diags, cap_entries;
+    size_t cap_diags, cap_entries;
     int compiling; /* entry index of the last "Compiling entry function", -1 if none */
     int props;     /* entry index of the last "Function properties for", -1 if not an entry */
 } log_state;
@@ -48,20 +50,6 @@ static const char *match_severity(const char *s, pg_severity *sev)
     return NULL;
 }
 
-/* arr (n elements of elem bytes, room for *cap) with room for one more: reallocated to twice
- * *cap (first when empty) when full. NULL when out of memory, arr then unchanged and owned by
- * the caller as before. */
-static void *room_for_one(void *arr, int n, int *cap, int first, size_t elem)
-{
-    if (n < *cap)
-        return arr;
-    int grown = *cap ? *cap * 2 : first;
-    void *p = realloc(arr, (size_t)grown * elem);
-    if (p)
-        *cap = grown;
-    return p;
-}
-
 static pg_status add_diag(log_state *ls, pg_severity sev, const char *file, size_t file_len,
                           int line, const char *msg)
 {
@@ -70,7 +58,7 @@ static pg_status add_diag(log_state *ls, pg_severity sev, const char *file, size
     l->n_warnings += sev == PG_SEV_WARNING;
     if (l->n_diags >= PG_PTXAS_MAX_DIAGS)
         return PG_OK;
-    pg_ptxas_diag *nd = room_for_one(l->diags, l->n_diags, &ls->cap_diags, 16, sizeof *nd);
+    pg_ptxas_diag *nd = pg_grow(l->diags, (size_t)l->n_diags, &ls->cap_diags, 16, sizeof *nd);
     if (!nd)
         return PG_ERR_INFRA;
     l->diags = nd;
@@ -94,7 +82,7 @@ static pg_status add_entry(log_state *ls, const char *name, size_t len)
         return PG_OK;
     }
     pg_ptxas_entry_usage *ne =
-        room_for_one(l->entries, l->n_entries, &ls->cap_entries, 8, sizeof *ne);
+        pg_grow(l->entries, (size_t)l->n_entries, &ls->cap_entries, 8, sizeof *ne);
     if (!ne)
         return PG_ERR_INFRA;
     l->entries = ne;
