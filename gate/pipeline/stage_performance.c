@@ -294,10 +294,8 @@ bool pg_stage_performance(pg_wctx *c)
     pg_run *run = c->run;
     /* The stage is in the results before the arms are built: the vendor baseline's
      * preparation writes details.stored_baseline into it (baseline_check.c). */
-    json_t *stage = pg_stage_new("performance");
-    json_array_append_new(json_object_get(c->json, "stages"), stage);
+    json_t *stage = pg_stage_begin(run, c->s, c->json, c->w->name, "performance");
     json_t *det = pg_stage_details(stage);
-    pg_progress(run, c->s, c->w->name, "performance", NULL, NULL);
     double t0 = pg_now_s();
     pg_perf_stage_settings s;
     read_settings(c, &s);
