@@ -372,19 +372,7 @@ pg_status pg_compare_junit(const json_t *model, char **out, size_t *len, pg_diag
         st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "libxml2 failed writing JUnit XML");
         goto done;
     }
-    size_t n = (size_t)xmlBufferLength(buf);
-    char *text = malloc(n + 2);
-    if (!text) {
-        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory rendering JUnit");
-        goto done;
-    }
-    memcpy(text, xmlBufferContent(buf), n);
-    if (n == 0 || text[n - 1] != '\n')
-        text[n++] = '\n';
-    text[n] = '\0';
-    *out = text;
-    if (len)
-        *len = n;
+    st = pg_xw_buffer_text(buf, true, NULL, "out of memory rendering JUnit", out, len, d);
 done:
     if (x.w)
         xmlFreeTextWriter(x.w);

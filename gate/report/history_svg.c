@@ -219,16 +219,7 @@ pg_status pg_history_svg(const json_t *model, char **out, size_t *len, pg_diag *
         st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "libxml2 failed writing the SVG");
         goto done;
     }
-    size_t n = (size_t)xmlBufferLength(buf);
-    *out = malloc(n + 1);
-    if (!*out) {
-        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory writing the SVG");
-        goto done;
-    }
-    memcpy(*out, xmlBufferContent(buf), n);
-    (*out)[n] = '\0';
-    if (len)
-        *len = n;
+    st = pg_xw_buffer_text(buf, false, NULL, "out of memory writing the SVG", out, len, d);
 done:
     if (x.w)
         xmlFreeTextWriter(x.w);

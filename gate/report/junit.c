@@ -898,19 +898,7 @@ pg_status pg_report_junit(const json_t *results, const char *results_file, char 
         st = pg_diag_set(d, PG_ERR_INFRA, r.file, 0, NULL, "libxml2 failed writing JUnit XML");
         goto done;
     }
-    size_t n = (size_t)xmlBufferLength(buf);
-    char *text = malloc(n + 2);
-    if (!text) {
-        st = pg_diag_set(d, PG_ERR_INFRA, r.file, 0, NULL, "out of memory rendering JUnit");
-        goto done;
-    }
-    memcpy(text, xmlBufferContent(buf), n);
-    if (n == 0 || text[n - 1] != '\n')
-        text[n++] = '\n'; /* end the file with a newline */
-    text[n] = '\0';
-    *out = text;
-    if (len)
-        *len = n;
+    st = pg_xw_buffer_text(buf, true, r.file, "out of memory rendering JUnit", out, len, d);
 done:
     if (x.w)
         xmlFreeTextWriter(x.w);

@@ -2,6 +2,8 @@
 #include "xml_writer.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 xmlBufferPtr pg_xw_buffer_new(void)
 {
@@ -53,4 +55,21 @@ void pg_xw_text_element(pg_xw *x, const char *element, const char *text)
 {
     if (!x->failed && xmlTextWriterWriteElement(x->w, BAD_CAST element, BAD_CAST text) < 0)
         x->failed = true;
+}
+
+pg_status pg_xw_buffer_text(xmlBufferPtr buf, bool end_newline, const char *file,
+                            const char *oom_message, char **out, size_t *len, pg_diag *d)
+{
+    size_t n = (size_t)xmlBufferLength(buf);
+    char *text = malloc(n + 2);
+    if (!text)
+        return pg_diag_set(d, PG_ERR_INFRA, file, 0, NULL, "%s", oom_message);
+    memcpy(text, xmlBufferContent(buf), n);
+    if (end_newline && (n == 0 || text[n - 1] != '\n'))
+        text[n++] = '\n';
+    text[n] = '\0';
+    *out = text;
+    if (len)
+        *len = n;
+    return PG_OK;
 }

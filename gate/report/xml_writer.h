@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/diag.h"
+
 /* w: a writer the caller created and frees; failed: set by the first call that failed, after
  * which every call is a no-op. Text and attribute values must already be clean UTF-8 without
  * control characters (report/rtext.h cleaning or our own formatting); libxml2 escapes <, &, ". */
@@ -19,6 +21,13 @@ typedef struct {
  * grows by what each flush needs, so a large document cost quadratic copying where realloc
  * copies). The caller frees it with xmlBufferFree. NULL on out-of-memory. */
 xmlBufferPtr pg_xw_buffer_new(void);
+
+/* The finished document in buf as a new NUL-terminated string in *out (the caller frees it)
+ * and its length in bytes in *len (when len is not NULL), given a final newline when
+ * end_newline and it lacks one. Errors: PG_ERR_INFRA with oom_message (located at file, which
+ * may be NULL) when out of memory; *out is then untouched. */
+pg_status pg_xw_buffer_text(xmlBufferPtr buf, bool end_newline, const char *file,
+                            const char *oom_message, char **out, size_t *len, pg_diag *d);
 
 void pg_xw_start(pg_xw *x, const char *element);
 void pg_xw_end(pg_xw *x);
