@@ -42,17 +42,6 @@ typedef struct {
 } tsuite;
 
 
-static void property(pg_xw *x, const char *name, const char *value)
-{
-    pg_text t;
-    pg_text_init(&t, 2048);
-    pg_rtext_add_clean(&t, value, PG_CLEAN_ONE_LINE, 1024);
-    pg_xw_start(x, "property");
-    pg_xw_attr(x, "name", name);
-    pg_xw_attr(x, "value", t.data ? t.data : "");
-    pg_xw_end(x);
-    pg_text_free(&t);
-}
 
 /* Regression → failure; else a non-comparable change, or correctness not judged on a side →
  * skipped; else passed. */
@@ -163,10 +152,10 @@ static void write_properties(pg_xw *x, const pg_cmp_view *m)
 {
     char b[64];
     pg_xw_start(x, "properties");
-    property(x, "ptxgate.version", m->tool_version);
-    property(x, "compare.old", m->old_side.file);
-    property(x, "compare.new", m->new_side.file);
-    property(x, "compare.verdict", m->gate_verdict);
+    pg_xw_property(x, "ptxgate.version", m->tool_version);
+    pg_xw_property(x, "compare.old", m->old_side.file);
+    pg_xw_property(x, "compare.new", m->new_side.file);
+    pg_xw_property(x, "compare.verdict", m->gate_verdict);
     const pg_cmp_mcnemar *mc = NULL;
     for (size_t i = 0; i < m->n_stages; i++)
         if (strcmp(m->stages[i].stage, "correctness") == 0)
@@ -174,11 +163,11 @@ static void write_properties(pg_xw *x, const pg_cmp_view *m)
     if (mc) {
         /* json_number_value read a missing p-value as 0 */
         snprintf(b, sizeof b, "%.6g", isnan(mc->p_value) ? 0.0 : mc->p_value);
-        property(x, "compare.mcnemar_correctness_p", b);
+        pg_xw_property(x, "compare.mcnemar_correctness_p", b);
     }
     if (!isnan(m->wilcoxon.p_value)) {
         snprintf(b, sizeof b, "%.6g", m->wilcoxon.p_value);
-        property(x, "compare.wilcoxon_log_speedup_p", b);
+        pg_xw_property(x, "compare.wilcoxon_log_speedup_p", b);
     }
     pg_xw_end(x);
 }

@@ -661,18 +661,11 @@ static pg_status locate(const pg_results *r, const pg_res_submission *sub, const
 /* ---- writing ---- */
 
 
+/* A run property, left out when the run did not record it. */
 static void write_property(pg_xw *x, const char *name, const char *value)
 {
-    if (!value)
-        return;
-    pg_text t;
-    pg_text_init(&t, 2048);
-    pg_rtext_add_clean(&t, value, PG_CLEAN_ONE_LINE, 1024);
-    pg_xw_start(x, "property");
-    pg_xw_attr(x, "name", name);
-    pg_xw_attr(x, "value", t.data ? t.data : "");
-    pg_xw_end(x);
-    pg_text_free(&t);
+    if (value)
+        pg_xw_property(x, name, value);
 }
 
 /* The run-wide properties (the version, the verdict, the environment fingerprint), written once:

@@ -1,5 +1,6 @@
 /* A libxml2 text writer that remembers its first failure (see xml_writer.h). */
 #include "xml_writer.h"
+#include "results_read.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,4 +73,16 @@ pg_status pg_xw_buffer_text(xmlBufferPtr buf, bool end_newline, const char *file
     if (len)
         *len = n;
     return PG_OK;
+}
+
+void pg_xw_property(pg_xw *x, const char *name, const char *value)
+{
+    pg_text t;
+    pg_text_init(&t, 2048);
+    pg_rtext_add_clean(&t, value, PG_CLEAN_ONE_LINE, 1024);
+    pg_xw_start(x, "property");
+    pg_xw_attr(x, "name", name);
+    pg_xw_attr(x, "value", t.data ? t.data : "");
+    pg_xw_end(x);
+    pg_text_free(&t);
 }

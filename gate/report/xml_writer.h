@@ -38,5 +38,8 @@ void pg_xw_attrz(pg_xw *x, const char *name, size_t value);
 void pg_xw_text(pg_xw *x, const char *text);
 /* An element whose only content is text (system-out, a text-only failure, ...). */
 void pg_xw_text_element(pg_xw *x, const char *element, const char *text);
+/* A JUnit <property name=... value=.../>: the value made one clean line of at most 1024 bytes
+ * (pg_rtext_add_clean, PG_CLEAN_ONE_LINE); NULL writes an empty value. */
+void pg_xw_property(pg_xw *x, const char *name, const char *value);
 
 #endif
