@@ -846,66 +846,67 @@ static pg_status type_error(const pg_jctx *ctx, const char *path, const char *wa
                        pg_json_type_name(v));
 }
 
+/* obj's value at dotted into *v (NULL when absent: not an error), which must be of the type
+ * `is` accepts (want names it for the message). Errors: walk's; PG_ERR_INPUT naming the path
+ * when the type differs. */
+static pg_status get_typed(const json_t *obj, const pg_jctx *ctx, const char *dotted,
+                           bool (*is)(const json_t *), const char *want, const json_t **v,
+                           pg_diag *d)
+{
+    char path[512];
+    pg_status st = walk(obj, ctx, dotted, v, path, sizeof path, d);
+    if (st == PG_OK && *v && !is(*v))
+        return type_error(ctx, path, want, *v, d);
+    return st;
+}
+
+static bool is_number(const json_t *v) { return json_is_number(v); }
+static bool is_integer(const json_t *v) { return json_is_integer(v); }
+static bool is_string(const json_t *v) { return json_is_string(v); }
+static bool is_array(const json_t *v) { return json_is_array(v); }
+
 pg_status pg_res_get_number(const json_t *obj, const pg_jctx *ctx, const char *dotted,
                             pg_res_num *out, pg_diag *d)
 {
-    char path[512];
     const json_t *v;
     out->has = false;
-    pg_status st = walk(obj, ctx, dotted, &v, path, sizeof path, d);
-    if (st != PG_OK || !v)
-        return st;
-    if (!json_is_number(v))
-        return type_error(ctx, path, "a number", v, d);
-    out->has = true;
-    out->v = json_number_value(v);
-    return PG_OK;
+    pg_status st = get_typed(obj, ctx, dotted, is_number, "a number", &v, d);
+    if (st == PG_OK && v) {
+        out->has = true;
+        out->v = json_number_value(v);
+    }
+    return st;
 }
 
 pg_status pg_res_get_int(const json_t *obj, const pg_jctx *ctx, const char *dotted,
                          pg_res_int *out, pg_diag *d)
 {
-    char path[512];
     const json_t *v;
     out->has = false;
-    pg_status st = walk(obj, ctx, dotted, &v, path, sizeof path, d);
-    if (st != PG_OK || !v)
-        return st;
-    if (!json_is_integer(v))
-        return type_error(ctx, path, "an integer", v, d);
-    out->has = true;
-    out->v = (int64_t)json_integer_value(v);
-    return PG_OK;
+    pg_status st = get_typed(obj, ctx, dotted, is_integer, "an integer", &v, d);
+    if (st == PG_OK && v) {
+        out->has = true;
+        out->v = (int64_t)json_integer_value(v);
+    }
+    return st;
 }
 
 pg_status pg_res_get_string(const json_t *obj, const pg_jctx *ctx, const char *dotted,
                             const char **out, pg_diag *d)
 {
-    char path[512];
     const json_t *v;
-    *out = NULL;
-    pg_status st = walk(obj, ctx, dotted, &v, path, sizeof path, d);
-    if (st != PG_OK || !v)
-        return st;
-    if (!json_is_string(v))
-        return type_error(ctx, path, "a string", v, d);
-    *out = json_string_value(v);
-    return PG_OK;
+    pg_status st = get_typed(obj, ctx, dotted, is_string, "a string", &v, d);
+    *out = st == PG_OK && v ? json_string_value(v) : NULL;
+    return st;
 }
 
 pg_status pg_res_get_array(const json_t *obj, const pg_jctx *ctx, const char *dotted,
                            const json_t **out, pg_diag *d)
 {
-    char path[512];
     const json_t *v;
-    *out = NULL;
-    pg_status st = walk(obj, ctx, dotted, &v, path, sizeof path, d);
-    if (st != PG_OK || !v)
-        return st;
-    if (!json_is_array(v))
-        return type_error(ctx, path, "an array", v, d);
-    *out = v;
-    return PG_OK;
+    pg_status st = get_typed(obj, ctx, dotted, is_array, "an array", &v, d);
+    *out = st == PG_OK ? v : NULL;
+    return st;
 }
 
 pg_status pg_res_detail_number(const pg_res_stage *s, const char *dotted, pg_res_num *out,
