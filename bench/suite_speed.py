@@ -9,7 +9,7 @@ Method (printed at the top of every run):
   * batch (--copies N): N copies of each of those kernels (its examples folder copied, a comment
     naming the copy added to the source so the files and their hashes differ), all judged in
     one invocation; items per GPU-hour = judged (submission, workload) items / wall hours.
-    A batch too long for one 10-minute device call runs as shards (--shard I/N, the check's own
+    A batch too long for one 10-minute run on a GPU machine runs as shards (--shard I/N, the check's own
     --shard), one call each; --combine adds their summaries: items and wall seconds summed, the
     rate over the sum.
   * per submission and workload the stage durations from results.json, the phases of every GPU
