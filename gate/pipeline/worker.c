@@ -15,6 +15,7 @@
 #include "base/fileio.h"
 #include "tool/supervise.h"
 #include "baseline_check.h"
+#include "executor.h"
 #include "results_json.h"
 #include "run.h"
 #include "submission.h"
@@ -639,22 +640,10 @@ void pg_worker_flush_perf(pg_run *run, pg_submission *s)
     s->n_pending = s->cap_pending = 0;
 }
 
-void pg_worker_stages_gpu(pg_run *run, pg_submission *s)
-{
-    pg_worker_stages_gpu_on(run, s, NULL);
-    pg_worker_flush_perf(run, s);
-}
-
 void pg_worker_stages_gpu_on(pg_run *run, pg_submission *s, pg_device_slot *slot)
 {
-    pg_gpu_workloads_init(s);
-    const char *status;
-    bool compile_error;
-    const char *why = pg_gpu_why_not(run, s, &status, &compile_error);
-    if (why) {
-        pg_gpu_record_not_run(run, s, status, why, compile_error);
+    if (!pg_gpu_prologue(run, s))
         return;
-    }
     int n = s->n_workloads;
     bool *final = calloc((size_t)n + 1, sizeof(bool));
     bool *touched = calloc((size_t)n + 1, sizeof(bool));
