@@ -316,19 +316,25 @@ done:
     phase_close(&c2, &m2);
 }
 
-/* One workload's GPU stages as not run (its instructions stage as computed offline). */
-static void workload_not_run(pg_run *run, pg_submission *s, json_t *wj, const char *status,
-                             const char *why, bool compile_error)
+void pg_gpu_workload_not_run(pg_run *run, pg_submission *s, json_t *wj, const char *status,
+                             const char *why, const char *ptxbench)
 {
     const char *wname = json_string_value(json_object_get(wj, "name"));
     json_t *stages = json_object_get(wj, "stages");
     pg_record_not_run(run, s, stages, wname, "correctness", status, why);
     pg_stage_instructions(run, s, stages); /* its static half needs no GPU */
     pg_record_not_run(run, s, stages, wname, "performance", status, why);
-    if (compile_error)
-        json_object_set_new(wj, "status", json_string("COMPILE_ERROR"));
-    else if (strcmp(status, "error") == 0)
-        json_object_set_new(wj, "status", json_string("INFRA_ERROR"));
+    if (ptxbench)
+        json_object_set_new(wj, "status", json_string(ptxbench));
+}
+
+/* The PTXBench status of a workload whose GPU stages did not run: COMPILE_ERROR when the
+ * kernel did not assemble or load, INFRA_ERROR for an error, else left as it is (NULL). */
+static const char *not_run_ptxbench(const char *status, bool compile_error)
+{
+    return compile_error                   ? "COMPILE_ERROR"
+           : strcmp(status, "error") == 0 ? "INFRA_ERROR"
+                                          : NULL;
 }
 
 void pg_gpu_record_not_run(pg_run *run, pg_submission *s, const char *status, const char *why,
@@ -343,7 +349,8 @@ void pg_gpu_record_not_run(pg_run *run, pg_submission *s, const char *status, co
         pg_record_not_run(run, s, stages, NULL, "load", status, why);
     json_t *wls = json_object_get(s->json, "workloads");
     for (size_t i = 0; i < json_array_size(wls); i++)
-        workload_not_run(run, s, json_array_get(wls, i), status, why, compile_error);
+        pg_gpu_workload_not_run(run, s, json_array_get(wls, i), status, why,
+                                not_run_ptxbench(status, compile_error));
 }
 
 /* Why the GPU stages cannot run (NULL when they can): the assemble stage did not pass (status
@@ -402,7 +409,7 @@ void pg_exec_stages(pg_run *run, pg_submission *s, const pg_exec_sink *sink)
             status = "error";
         }
         if (why)
-            workload_not_run(run, s, wj, status, why, !loaded);
+            pg_gpu_workload_not_run(run, s, wj, status, why, not_run_ptxbench(status, !loaded));
         else
             pg_gpu_run_workload(run, s, i, wj);
         if (sink->workload_done && !sink->workload_done(sink->ctx, s, i))

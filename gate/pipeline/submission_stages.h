@@ -37,6 +37,11 @@ void pg_gpu_workloads_init(pg_submission *s);
  * instructions stage, which needs no GPU, as computed). */
 void pg_gpu_record_not_run(pg_run *run, pg_submission *s, const char *status, const char *why,
                            bool compile_error);
+/* Record correctness, the instructions stage (its static half, which needs no GPU) and
+ * performance of workload record wj as not run with status and reason; its PTXBench status
+ * becomes ptxbench ("COMPILE_ERROR", "TIMEOUT", ...; NULL: unchanged). */
+void pg_gpu_workload_not_run(pg_run *run, pg_submission *s, json_t *wj, const char *status,
+                             const char *why, const char *ptxbench);
 /* Record `name` as not run in `stages`, with status and reason (progress for non-skips). */
 void pg_record_not_run(pg_run *run, pg_submission *s, json_t *stages, const char *workload,
                        const char *name, const char *status, const char *reason);

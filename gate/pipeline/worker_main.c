@@ -83,10 +83,9 @@ static json_t *perf_of(const pg_run *run, json_t *wj)
 static void emit_workload(worker *w, int pos, bool final)
 {
     json_t *wj = json_array_get(json_object_get(w->s->json, "workloads"), (size_t)pos);
-    json_t *peaks = json_null();
-    if (w->run->peaks_measured)
-        peaks = json_pack("{s:o, s:o}", "tflops", pg_json_real_or_null(w->run->peak_tflops),
-                          "write_gbps", pg_json_real_or_null(w->run->peak_write_gbps));
+    json_t *peaks = w->run->peaks_measured
+                        ? pg_peaks_to_json(w->run->peak_tflops, w->run->peak_write_gbps)
+                        : json_null();
     json_t *events = pg_baselines_events_since(w->run, w->s->task->id, &w->baseline_events_sent);
     emit(w, json_pack("{s:s, s:i, s:b, s:O, s:o, s:o, s:o}", "ev", "workload", "index",
                       w->s->workloads[pos], "final", final, "record", wj, "perf",
@@ -376,9 +375,7 @@ pg_status pg_worker_main(const char *job_path, const char *status_path, pg_diag 
         run.gpu_warm_t = json_number_value(warm);
     if (json_is_object(f.peaks)) {
         run.peaks_measured = true;
-        json_t *t = json_object_get(f.peaks, "tflops"), *g = json_object_get(f.peaks, "write_gbps");
-        run.peak_tflops = json_is_number(t) ? json_number_value(t) : NAN;
-        run.peak_write_gbps = json_is_number(g) ? json_number_value(g) : NAN;
+        pg_peaks_from_json(f.peaks, &run.peak_tflops, &run.peak_write_gbps);
     }
     st = pg_submission_prepare_worker(&run, f.manifest, f.arch, f.ptx_path, f.cubin_path,
                                       f.workloads, f.n_workloads, &s, d);
