@@ -45,13 +45,9 @@ static void inproc_run_end(pg_run *run)
 }
 
 const pg_executor pg_executor_in_process = {
-    .name = "in-process",
-    .run_start = inproc_run_start,
-    .devices_open = inproc_devices_open,
-    .submission = inproc_submission,
-    .submissions = inproc_submissions,
-    .run_end = inproc_run_end,
-};
+    .name = "in-process", .run_start = inproc_run_start, .devices_open = inproc_devices_open,
+    .submission = inproc_submission, .submissions = inproc_submissions,
+    .run_end = inproc_run_end};
 
 /* --- in worker processes (docs/isolation.md) */
 
@@ -83,13 +79,9 @@ static void worker_submission(pg_run *run, pg_submission *s)
 }
 
 const pg_executor pg_executor_worker = {
-    .name = "worker",
-    .run_start = worker_run_start,
-    .devices_open = worker_devices_open,
-    .submission = worker_submission,
-    .submissions = pg_worker_pool_run,
-    .run_end = pg_heater_join,
-};
+    .name = "worker", .run_start = worker_run_start, .devices_open = worker_devices_open,
+    .submission = worker_submission, .submissions = pg_worker_pool_run,
+    .run_end = pg_heater_join};
 
 const pg_executor *pg_executor_for(const pg_check_options *o)
 {
