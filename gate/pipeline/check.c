@@ -14,12 +14,12 @@
 #include "base/datadir.h"
 #include "baseline_check.h"
 #include "check.h"
+#include "executor.h"
 #include "model/launch_limits.h"
 #include "results_json.h"
 #include "run.h"
 #include "submission.h"
 #include "submission_stages.h"
-#include "worker_parent.h"
 #include "base/fileio.h"
 #include "report/verdicts.h"
 #include "tool/children.h"
@@ -413,7 +413,8 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
     size_t *pos = calloc(n_manifests ? n_manifests : 1, sizeof *pos), n = 0, n_bad = 0;
     json_t *res = NULL, *shard = NULL;
     bool *active = NULL;
-    bool pool = o->worker_exe && o->n_devices > 1; /* several GPUs: worker_pool.c */
+    const pg_executor *ex = pg_executor_for(o); /* where the GPU stages run (executor.h) */
+    bool pool = pg_executor_pooled(o);          /* several GPUs at once */
     time_t now = time(NULL);
     double t0 = pg_now_s();
     run.t0 = t0;
@@ -438,9 +439,9 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
     char tools_tmp[sizeof run.tmpdir + 8];
     snprintf(tools_tmp, sizeof tools_tmp, "%s/%s", run.tmpdir, PG_TMPDIR_TOOLS_SUBDIR);
     pg_process_set_tmpdir(tools_tmp);
-    /* The GPU's fingerprint and a warm GPU while the offline stages run (worker.c). */
-    if (o->worker_exe && !o->no_gpu && !pool && !o->sanitize)
-        pg_heater_start(&run);
+    /* The isolated run's heater: the GPU's fingerprint and a warm GPU while the offline stages
+     * run. */
+    ex->run_start(&run);
     size_t prepared = 0, taken = 0;
     pg_submission *pre = NULL;
     pg_status *pre_status = NULL;
@@ -502,7 +503,7 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
      * regression comparison (counted even if it turns out SASS-identical: conservative). */
     for (size_t i = 0; i < n; i++)
         run.n_comparisons += subs[i].n_workloads * (subs[i].accepted.kernel ? 2 : 1);
-    if (pool && !o->no_gpu && (st = pg_worker_pool_probe(&run, d)) != PG_OK)
+    if ((st = ex->devices_open(&run, d)) != PG_OK)
         goto done;
     st = check_launch_limits(&run, subs, n, d);
     if (st == PG_OK)
@@ -581,17 +582,7 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
             if (!next_job.started)
                 next_job.s = NULL; /* run inline next round */
         }
-        if (run.heater) {
-            /* Its report first (the fingerprint), then the GPU is this worker's alone: the
-             * heater is gone before the worker starts, so no kernel of it can run next to the
-             * instruction counters or the timing. */
-            pg_run_device_info(&run);
-            pg_heater_join(&run);
-        }
-        if (o->worker_exe)
-            pg_worker_stages_gpu(&run, s);
-        else
-            pg_stages_gpu(&run, s);
+        ex->submission(&run, s);
         if (next_job.started) {
             pthread_mutex_unlock(run.lock);
             pthread_join(next_job.thread, NULL);
@@ -607,12 +598,12 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
         run.lock = NULL;
     }
     if (pool) {
-        pg_worker_pool_run(&run, subs, n, active);
+        ex->submissions(&run, subs, n, active);
         for (size_t i = 0; i < n && o->sanitize; i++)
             if (active[i])
                 pg_stage_sanitize(&run, &subs[i]); /* on devices[0], after the timing */
     }
-    pg_heater_join(&run);
+    ex->run_end(&run);
     pg_perf_holm_finalize(&run);
     /* Holm's family: m_planned sized each comparison's level, m comparisons were made (merge
      * re-applies Holm over the shards' families from these and each comparison's p_fail_seq). */
@@ -635,7 +626,7 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
     *results = res;
     res = NULL;
 done:
-    pg_heater_join(&run);
+    ex->run_end(&run);
     for (size_t i = 0; i < prepared; i++)
         pg_submission_release(&subs[i]);
     for (size_t i = taken; pre && i < n_manifests; i++)

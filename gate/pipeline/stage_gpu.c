@@ -2,13 +2,15 @@
  * kernel's module), then per workload correctness, instructions (the static half computed after
  * assemble, recorded per workload), and (when correct) performance and verify, each phase on a
  * module and buffers of its own. Without a GPU every GPU stage is recorded as skipped or error
- * with the reason, never silently left out. */
+ * with the reason, never silently left out. The sequence (pg_exec_stages) is the one both
+ * executors run (executor.h): here in an in-process run, in the worker process otherwise. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/fileio.h"
 #include "baseline_check.h"
+#include "executor.h"
 #include "results_json.h"
 #include "run.h"
 #include "stage.h"
@@ -314,8 +316,48 @@ done:
     phase_close(&c2, &m2);
 }
 
-const char *pg_gpu_why_not(pg_run *run, pg_submission *s, const char **status,
-                           bool *compile_error)
+void pg_gpu_workload_not_run(pg_run *run, pg_submission *s, json_t *wj, const char *status,
+                             const char *why, const char *ptxbench)
+{
+    const char *wname = json_string_value(json_object_get(wj, "name"));
+    json_t *stages = json_object_get(wj, "stages");
+    pg_record_not_run(run, s, stages, wname, "correctness", status, why);
+    pg_stage_instructions(run, s, stages); /* its static half needs no GPU */
+    pg_record_not_run(run, s, stages, wname, "performance", status, why);
+    if (ptxbench)
+        json_object_set_new(wj, "status", json_string(ptxbench));
+}
+
+/* The PTXBench status of a workload whose GPU stages did not run: COMPILE_ERROR when the
+ * kernel did not assemble or load, INFRA_ERROR for an error, else left as it is (NULL). */
+static const char *not_run_ptxbench(const char *status, bool compile_error)
+{
+    return compile_error                   ? "COMPILE_ERROR"
+           : strcmp(status, "error") == 0 ? "INFRA_ERROR"
+                                          : NULL;
+}
+
+void pg_gpu_record_not_run(pg_run *run, pg_submission *s, const char *status, const char *why,
+                           bool compile_error)
+{
+    json_t *stages = json_object_get(s->json, "stages");
+    bool have_load = false;
+    for (size_t i = 0; i < json_array_size(stages); i++)
+        have_load |= strcmp(json_string_value(json_object_get(json_array_get(stages, i), "stage")),
+                            "load") == 0;
+    if (!have_load)
+        pg_record_not_run(run, s, stages, NULL, "load", status, why);
+    json_t *wls = json_object_get(s->json, "workloads");
+    for (size_t i = 0; i < json_array_size(wls); i++)
+        pg_gpu_workload_not_run(run, s, json_array_get(wls, i), status, why,
+                                not_run_ptxbench(status, compile_error));
+}
+
+/* Why the GPU stages cannot run (NULL when they can): the assemble stage did not pass (status
+ * "skipped"), the PTX calls the device heap (the load stage is recorded as failed), or no GPU
+ * ("skipped" or "error" per --if-no-gpu). Asks for the device. */
+static const char *gpu_why_not(pg_run *run, pg_submission *s, const char **status,
+                               bool *compile_error)
 {
     json_t *sub_stages = json_object_get(s->json, "stages");
     const char *assembled = pg_stage_status(json_array_get(sub_stages, 0));
@@ -341,62 +383,36 @@ const char *pg_gpu_why_not(pg_run *run, pg_submission *s, const char **status,
     return NULL;
 }
 
-/* One workload's GPU stages as not run (its instructions stage as computed offline). */
-static void workload_not_run(pg_run *run, pg_submission *s, json_t *wj, const char *status,
-                             const char *why, bool compile_error)
-{
-    const char *wname = json_string_value(json_object_get(wj, "name"));
-    json_t *stages = json_object_get(wj, "stages");
-    pg_record_not_run(run, s, stages, wname, "correctness", status, why);
-    pg_stage_instructions(run, s, stages); /* its static half needs no GPU */
-    pg_record_not_run(run, s, stages, wname, "performance", status, why);
-    if (compile_error)
-        json_object_set_new(wj, "status", json_string("COMPILE_ERROR"));
-    else if (strcmp(status, "error") == 0)
-        json_object_set_new(wj, "status", json_string("INFRA_ERROR"));
-}
-
-void pg_gpu_record_not_run(pg_run *run, pg_submission *s, const char *status, const char *why,
-                           bool compile_error)
-{
-    json_t *stages = json_object_get(s->json, "stages");
-    bool have_load = false;
-    for (size_t i = 0; i < json_array_size(stages); i++)
-        have_load |= strcmp(json_string_value(json_object_get(json_array_get(stages, i), "stage")),
-                            "load") == 0;
-    if (!have_load)
-        pg_record_not_run(run, s, stages, NULL, "load", status, why);
-    json_t *wls = json_object_get(s->json, "workloads");
-    for (size_t i = 0; i < json_array_size(wls); i++)
-        workload_not_run(run, s, json_array_get(wls, i), status, why, compile_error);
-}
-
-void pg_stages_gpu(pg_run *run, pg_submission *s)
+bool pg_gpu_prologue(pg_run *run, pg_submission *s)
 {
     pg_gpu_workloads_init(s);
     const char *status;
     bool compile_error;
-    const char *why = pg_gpu_why_not(run, s, &status, &compile_error);
-    if (why) {
+    const char *why = gpu_why_not(run, s, &status, &compile_error);
+    if (why)
         pg_gpu_record_not_run(run, s, status, why, compile_error);
-        return;
-    }
-    bool load_failed = !pg_gpu_stage_load(run, s);
-    if (load_failed) {
-        why = "not run: the load stage did not pass";
-        status = "skipped";
-    }
+    return why == NULL;
+}
+
+void pg_exec_stages(pg_run *run, pg_submission *s, const pg_exec_sink *sink)
+{
+    bool loaded = pg_gpu_stage_load(run, s);
+    if (sink->loaded)
+        sink->loaded(sink->ctx, s, loaded);
+    const char *why = loaded ? NULL : "not run: the load stage did not pass";
+    const char *status = "skipped";
     json_t *wls = json_object_get(s->json, "workloads");
     for (int i = 0; i < s->n_workloads; i++) {
         json_t *wj = json_array_get(wls, (size_t)i);
-        if (!why && !pg_run_ensure_device(run)) {
+        if (!why && sink->record_lost_gpu && !pg_run_ensure_device(run)) {
             why = run->gpu_skip_reason;
             status = "error";
         }
-        if (why) {
-            workload_not_run(run, s, wj, status, why, load_failed);
-            continue;
-        }
-        pg_gpu_run_workload(run, s, i, wj);
+        if (why)
+            pg_gpu_workload_not_run(run, s, wj, status, why, not_run_ptxbench(status, !loaded));
+        else
+            pg_gpu_run_workload(run, s, i, wj);
+        if (sink->workload_done && !sink->workload_done(sink->ctx, s, i))
+            break;
     }
 }

@@ -1,5 +1,6 @@
 /* The submission-level stages: assemble, the instructions stage's static half, the GPU stages
- * in this process and the pieces the worker shares, sanitize; private to gate/pipeline. */
+ * (the pieces of the sequence both executors run, executor.h), sanitize; private to
+ * gate/pipeline. */
 #ifndef PG_PIPELINE_SUBMISSION_STAGES_H
 #define PG_PIPELINE_SUBMISSION_STAGES_H
 
@@ -28,22 +29,19 @@ json_t *pg_stage_instructions(pg_run *run, pg_submission *s, json_t *stages);
  * NaN executed records null (not measured). An unknown target name changes nothing. */
 void pg_instr_record_runtime(json_t *stage, const char *target, double executed,
                              double coverage, double min_coverage);
-/* Runs load, then correctness, instructions, performance and verify per workload, in this
- * process. */
-void pg_stages_gpu(pg_run *run, pg_submission *s);
 
-/* --- stage_gpu.c, the pieces pg_stages_gpu and the worker share */
+/* --- stage_gpu.c, the pieces of the stage sequence (executor.h) its callers share */
 /* Append a skeleton record per selected workload to s->json "workloads". */
 void pg_gpu_workloads_init(pg_submission *s);
-/* Why the GPU stages cannot run (NULL when they can): the assemble stage did not pass (status
- * "skipped"), the PTX calls the device heap (the load stage is recorded as failed), or no GPU
- * ("skipped" or "error" per --if-no-gpu). Asks for the device. */
-const char *pg_gpu_why_not(pg_run *run, pg_submission *s, const char **status,
-                           bool *compile_error);
 /* Record load and every workload's GPU stages as not run with status and reason (the
  * instructions stage, which needs no GPU, as computed). */
 void pg_gpu_record_not_run(pg_run *run, pg_submission *s, const char *status, const char *why,
                            bool compile_error);
+/* Record correctness, the instructions stage (its static half, which needs no GPU) and
+ * performance of workload record wj as not run with status and reason; its PTXBench status
+ * becomes ptxbench ("COMPILE_ERROR", "TIMEOUT", ...; NULL: unchanged). */
+void pg_gpu_workload_not_run(pg_run *run, pg_submission *s, json_t *wj, const char *status,
+                             const char *why, const char *ptxbench);
 /* Record `name` as not run in `stages`, with status and reason (progress for non-skips). */
 void pg_record_not_run(pg_run *run, pg_submission *s, json_t *stages, const char *workload,
                        const char *name, const char *status, const char *reason);

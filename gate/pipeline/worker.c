@@ -15,6 +15,7 @@
 #include "base/fileio.h"
 #include "tool/supervise.h"
 #include "baseline_check.h"
+#include "executor.h"
 #include "results_json.h"
 #include "run.h"
 #include "submission.h"
@@ -124,9 +125,8 @@ static void on_workload(wstate *w, json_t *ev)
         bool *measured = w->slot ? &w->slot->peaks_measured : &run->peaks_measured;
         double *ptf = w->slot ? &w->slot->peak_tflops : &run->peak_tflops;
         double *pgb = w->slot ? &w->slot->peak_write_gbps : &run->peak_write_gbps;
-        json_t *t = json_object_get(peaks, "tflops"), *g = json_object_get(peaks, "write_gbps");
-        double tf = json_is_number(t) ? json_number_value(t) : NAN;
-        double gb = json_is_number(g) ? json_number_value(g) : NAN;
+        double tf, gb;
+        pg_peaks_from_json(peaks, &tf, &gb);
         if (!*measured) {
             *measured = true;
             *ptf = tf;
@@ -426,9 +426,7 @@ static pg_status write_job_on(pg_run *run, pg_submission *s, const pg_device_slo
     double tflops = slot ? slot->peak_tflops : run->peak_tflops;
     double gbps = slot ? slot->peak_write_gbps : run->peak_write_gbps;
     int ordinal = slot ? slot->ordinal : o->device_ordinal;
-    json_t *peaks = measured ? json_pack("{s:o, s:o}", "tflops", pg_json_real_or_null(tflops),
-                                         "write_gbps", pg_json_real_or_null(gbps))
-                             : json_null();
+    json_t *peaks = measured ? pg_peaks_to_json(tflops, gbps) : json_null();
     double warm_t = slot ? slot->gpu_warm_t : run->gpu_warm_t;
     /* The run's settings as the table writes them, on this worker's device; a sanitize job
      * runs one input set. */
@@ -495,14 +493,8 @@ static void record_rest(wstate *w, const char *status, const char *ptxbench, con
     for (int p = 0; p < w->n; p++) {
         if (w->final[p])
             continue;
-        json_t *wj = json_array_get(wls, (size_t)p);
-        const char *name = json_string_value(json_object_get(wj, "name"));
-        pg_record_not_run(w->run, w->s, json_object_get(wj, "stages"), name, "correctness",
-                          status, why);
-        pg_stage_instructions(w->run, w->s, json_object_get(wj, "stages"));
-        pg_record_not_run(w->run, w->s, json_object_get(wj, "stages"), name, "performance",
-                          status, why);
-        json_object_set_new(wj, "status", json_string(ptxbench));
+        pg_gpu_workload_not_run(w->run, w->s, json_array_get(wls, (size_t)p), status, why,
+                                ptxbench);
         w->final[p] = true;
     }
 }
@@ -640,22 +632,10 @@ void pg_worker_flush_perf(pg_run *run, pg_submission *s)
     s->n_pending = s->cap_pending = 0;
 }
 
-void pg_worker_stages_gpu(pg_run *run, pg_submission *s)
-{
-    pg_worker_stages_gpu_on(run, s, NULL);
-    pg_worker_flush_perf(run, s);
-}
-
 void pg_worker_stages_gpu_on(pg_run *run, pg_submission *s, pg_device_slot *slot)
 {
-    pg_gpu_workloads_init(s);
-    const char *status;
-    bool compile_error;
-    const char *why = pg_gpu_why_not(run, s, &status, &compile_error);
-    if (why) {
-        pg_gpu_record_not_run(run, s, status, why, compile_error);
+    if (!pg_gpu_prologue(run, s))
         return;
-    }
     int n = s->n_workloads;
     bool *final = calloc((size_t)n + 1, sizeof(bool));
     bool *touched = calloc((size_t)n + 1, sizeof(bool));

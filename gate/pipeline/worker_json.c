@@ -1,7 +1,8 @@
 /* What crosses the boundary between a worker and its parent besides the results records: the
  * GPU's fingerprint (pg_device_info) and a performance comparison's full result (pg_cmp_result,
- * which the parent's run-level Holm step needs). Both directions, every field; a number that
- * is not finite travels as the string "nan", "inf" or "-inf" so it comes back unchanged. */
+ * which the parent's run-level Holm step needs), and the device's peaks. Both directions,
+ * every field; a number that is not finite travels as the string "nan", "inf" or "-inf" so it
+ * comes back unchanged (the peaks: null, read back as NaN). */
 #include <math.h>
 #include <string.h>
 
@@ -157,4 +158,17 @@ bool pg_cmp_result_from_json(const json_t *j, pg_cmp_result *out)
     PG_CMP_REALS(GET_REAL)
 #undef GET_REAL
     return true;
+}
+
+json_t *pg_peaks_to_json(double tflops, double write_gbps)
+{
+    return json_pack("{s:o, s:o}", "tflops", pg_json_real_or_null(tflops), "write_gbps",
+                     pg_json_real_or_null(write_gbps));
+}
+
+void pg_peaks_from_json(const json_t *j, double *tflops, double *write_gbps)
+{
+    json_t *t = json_object_get(j, "tflops"), *g = json_object_get(j, "write_gbps");
+    *tflops = json_is_number(t) ? json_number_value(t) : NAN;
+    *write_gbps = json_is_number(g) ? json_number_value(g) : NAN;
 }

@@ -15,5 +15,10 @@ bool pg_device_info_from_json(const json_t *j, pg_device_info *out);
 /* Every field; non-finite numbers as the strings "nan", "inf", "-inf". */
 json_t *pg_cmp_result_to_json(const pg_cmp_result *r);
 bool pg_cmp_result_from_json(const json_t *j, pg_cmp_result *out);
+/* The device's measured peaks, {"tflops": X, "write_gbps": Y} (TFLOP/s, GB/s; null for NaN: a
+ * measurement that failed), as the job and the worker's "workload" events carry them. */
+json_t *pg_peaks_to_json(double tflops, double write_gbps);
+/* Back from such an object: NaN for a member that is not a number. */
+void pg_peaks_from_json(const json_t *j, double *tflops, double *write_gbps);
 
 #endif

@@ -1,6 +1,7 @@
 /* The worker side of process isolation (worker.h): read the job, open the GPU, run the load stage
- * and each workload's GPU stages in this process exactly as an in-process run does, and report
- * every step and every record on the status channel as soon as it exists. */
+ * and each workload's GPU stages in this process with the sequence an in-process run runs
+ * (pg_exec_stages, executor.h), and report every step and every record on the status channel
+ * as soon as it exists: the pipe is the sequence's event sink. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -12,6 +13,7 @@
 
 #include "base/jsonget.h"
 #include "baseline_check.h"
+#include "executor.h"
 #include "results_json.h"
 #include "run.h"
 #include "submission.h"
@@ -24,6 +26,8 @@ typedef struct {
     pg_run *run;
     pg_submission *s;
     size_t baseline_events_sent; /* the task's stored-baseline notes already reported */
+    bool load_stage;             /* the job asks for the load stage's record */
+    bool loaded;                 /* the load stage passed */
 } worker;
 
 /* One event: compact JSON and a newline, in one write where the pipe allows. A parent that is
@@ -79,10 +83,9 @@ static json_t *perf_of(const pg_run *run, json_t *wj)
 static void emit_workload(worker *w, int pos, bool final)
 {
     json_t *wj = json_array_get(json_object_get(w->s->json, "workloads"), (size_t)pos);
-    json_t *peaks = json_null();
-    if (w->run->peaks_measured)
-        peaks = json_pack("{s:o, s:o}", "tflops", pg_json_real_or_null(w->run->peak_tflops),
-                          "write_gbps", pg_json_real_or_null(w->run->peak_write_gbps));
+    json_t *peaks = w->run->peaks_measured
+                        ? pg_peaks_to_json(w->run->peak_tflops, w->run->peak_write_gbps)
+                        : json_null();
     json_t *events = pg_baselines_events_since(w->run, w->s->task->id, &w->baseline_events_sent);
     emit(w, json_pack("{s:s, s:i, s:b, s:O, s:o, s:o, s:o}", "ev", "workload", "index",
                       w->s->workloads[pos], "final", final, "record", wj, "perf",
@@ -103,6 +106,33 @@ static void on_progress(void *ctx, const char *task, const char *sub, const char
     int pos;
     if (status && workload && w->s && w->s->json && find_workload(w->s, workload, &pos))
         emit_workload(w, pos, false);
+}
+
+/* The stage sequence's sink (executor.h): the load stage's record when the job asks for it,
+ * each workload's final record, and "stopped" once the GPU context is lost. */
+static void sink_loaded(void *ctx, pg_submission *s, bool ok)
+{
+    worker *w = ctx;
+    w->loaded = ok;
+    json_t *stages = json_object_get(s->json, "stages");
+    if (w->load_stage)
+        emit(w, json_pack("{s:s, s:O}", "ev", "stage", "record",
+                          json_array_get(stages, json_array_size(stages) - 1)));
+}
+
+static bool sink_workload_done(void *ctx, pg_submission *s, int pos)
+{
+    worker *w = ctx;
+    (void)s;
+    emit_workload(w, pos, true);
+    if (w->loaded && !pg_run_ensure_device(w->run)) {
+        /* A sticky fault or a hung kernel: this context can run nothing more. The parent
+         * gives the remaining workloads to a fresh worker. */
+        emit(w, json_pack("{s:s, s:o}", "ev", "stopped", "reason",
+                          pg_jstr(w->run->gpu_skip_reason)));
+        return false;
+    }
+    return true;
 }
 
 static pg_status open_status(const char *path, int *fd, pg_diag *d)
@@ -345,9 +375,7 @@ pg_status pg_worker_main(const char *job_path, const char *status_path, pg_diag 
         run.gpu_warm_t = json_number_value(warm);
     if (json_is_object(f.peaks)) {
         run.peaks_measured = true;
-        json_t *t = json_object_get(f.peaks, "tflops"), *g = json_object_get(f.peaks, "write_gbps");
-        run.peak_tflops = json_is_number(t) ? json_number_value(t) : NAN;
-        run.peak_write_gbps = json_is_number(g) ? json_number_value(g) : NAN;
+        pg_peaks_from_json(f.peaks, &run.peak_tflops, &run.peak_write_gbps);
     }
     st = pg_submission_prepare_worker(&run, f.manifest, f.arch, f.ptx_path, f.cubin_path,
                                       f.workloads, f.n_workloads, &s, d);
@@ -383,34 +411,9 @@ pg_status pg_worker_main(const char *job_path, const char *status_path, pg_diag 
     emit(&w, json_pack("{s:s, s:f}", "ev", "ready", "startup_s", pg_now_s() - t_exec));
     emit(&w, json_pack("{s:s, s:o}", "ev", "device", "info", pg_device_info_to_json(&run.info)));
     pg_gpu_workloads_init(&s);
-    json_t *sub_stages = json_object_get(s.json, "stages");
-    bool loaded = pg_gpu_stage_load(&run, &s);
-    if (f.load_stage)
-        emit(&w, json_pack("{s:s, s:O}", "ev", "stage", "record", json_array_get(sub_stages, 0)));
-    json_t *wls = json_object_get(s.json, "workloads");
-    for (int i = 0; i < s.n_workloads; i++) {
-        json_t *wj = json_array_get(wls, (size_t)i);
-        if (!loaded) {
-            const char *why = "not run: the load stage did not pass";
-            const char *wname = json_string_value(json_object_get(wj, "name"));
-            pg_record_not_run(&run, &s, json_object_get(wj, "stages"), wname, "correctness",
-                              "skipped", why);
-            pg_stage_instructions(&run, &s, json_object_get(wj, "stages"));
-            pg_record_not_run(&run, &s, json_object_get(wj, "stages"), wname, "performance",
-                              "skipped", why);
-            json_object_set_new(wj, "status", json_string("COMPILE_ERROR"));
-        } else {
-            pg_gpu_run_workload(&run, &s, i, wj);
-        }
-        emit_workload(&w, i, true);
-        if (loaded && !pg_run_ensure_device(&run)) {
-            /* A sticky fault or a hung kernel: this context can run nothing more. The parent
-             * gives the remaining workloads to a fresh worker. */
-            emit(&w, json_pack("{s:s, s:o}", "ev", "stopped", "reason",
-                               pg_jstr(run.gpu_skip_reason)));
-            break;
-        }
-    }
+    w.load_stage = f.load_stage;
+    pg_exec_sink sink = {.ctx = &w, .loaded = sink_loaded, .workload_done = sink_workload_done};
+    pg_exec_stages(&run, &s, &sink);
     emit(&w, json_pack("{s:s}", "ev", "done"));
 done:
     json_decref(s.json);

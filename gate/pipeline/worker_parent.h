@@ -29,13 +29,12 @@ void pg_heater_join(pg_run *run);
 /* Probe device `ordinal`: *info on success (true), else why in reason[n]. */
 bool pg_worker_probe_device(pg_run *run, int ordinal, pg_device_info *info, char *reason,
                             size_t n);
-/* The GPU stages of one submission in worker processes, merged into s->json; a worker that
- * hangs or dies costs only the step it was in. Its comparisons are registered for Holm at
- * once (pg_worker_flush_perf). */
-void pg_worker_stages_gpu(pg_run *run, pg_submission *s);
-/* The same on the device of `slot` (its ordinal and peaks; NULL: o->device_ordinal and the
- * run's peaks), leaving the comparisons in s->pending. With run->lock set, the caller holds
- * it; it is released only while a worker runs (the status callbacks take it). */
+/* The GPU stages of one submission in worker processes (the worker executor, executor.h),
+ * merged into s->json; a worker that hangs or dies costs only the step it was in. On the
+ * device of `slot` (its ordinal and peaks; NULL: o->device_ordinal and the run's peaks),
+ * leaving the comparisons in s->pending (pg_worker_flush_perf registers them). With run->lock
+ * set, the caller holds it; it is released only while a worker runs (the status callbacks
+ * take it). */
 void pg_worker_stages_gpu_on(pg_run *run, pg_submission *s, pg_device_slot *slot);
 /* Register s->pending for the run's Holm step, in report order, and empty it. */
 void pg_worker_flush_perf(pg_run *run, pg_submission *s);
