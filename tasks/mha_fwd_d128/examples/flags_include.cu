@@ -5,9 +5,9 @@
 //   "--expt-relaxed-constexpr"           device code calls a host-only constexpr function;
 //   "-DATTN_BLOCK_M=128"                 the CTA's query rows, a configuration macro;
 //   "include_dirs": ["include"]          the header is found only through -I include;
-//   "ptxas_flags": ["-maxrregcount=168"] the register cap that makes the 384-thread CTA
-//                                        launchable (the entry has no __launch_bounds__; see
-//                                        "Registers" below).
+//   "ptxas_flags": ["-maxrregcount=168"] the entry's register count at launch, the pool that
+//                                        setmaxnreg redistributes (the entry has no
+//                                        __launch_bounds__; see "Registers" below).
 // Compiled without them, nvcc stops with a located error (attn_config.cuh's #error lines, the
 // missing header, or "calling a constexpr __host__ function ... from a __global__ function").
 //
@@ -45,7 +45,10 @@
 //   Epilogue: O = acc / l stored from the registers as bf16 pairs (rows < S), LSE by the lane
 //   t = 0 of each quad.
 // Registers: 168 per thread at launch (-maxrregcount=168: 384 × 168 = 64512 ≤ 65536), producer
-// 40 and consumers 232 after setmaxnreg (128 × 40 + 256 × 232 = 64512: the same pool).
+// 40 and consumers 232 after setmaxnreg (128 × 40 + 256 × 232 = 64512: the same pool). Without
+// the cap (and without __launch_bounds__) ptxas cannot tell the register count at entry and
+// ignores setmaxnreg ("(C7508) Potential Performance Loss: 'setmaxnreg' ignored; unable to
+// determine register count at entry"; 166 registers for every warpgroup).
 //
 // ---- Shared memory (offsets from the 1024-aligned base; HD = 128, HD = 64 halves every tile) --
 //   0        Q tile: column block cb (d = 64cb .. 64cb+63) at cb·16384, 128 rows × 128 bytes
