@@ -9,6 +9,9 @@ Method (printed at the top of every run):
   * batch (--copies N): N copies of each of those kernels (its examples folder copied, a comment
     naming the copy added to the source so the files and their hashes differ), all judged in
     one invocation; items per GPU-hour = judged (submission, workload) items / wall hours.
+    A batch too long for one 10-minute device call runs as shards (--shard I/N, the check's own
+    --shard), one call each; --combine adds their summaries: items and wall seconds summed, the
+    rate over the sum.
   * per submission and workload the stage durations from results.json, the phases of every GPU
     stage (details.phases_s: where a stage's time went), the worker start, and the reference's
     effective rate (task FLOPs x reference runs / reference seconds).
@@ -151,6 +154,26 @@ def run(ptxgate, args, out, extra):
         return json.load(f), wall, p.returncode
 
 
+def combine(paths):
+    """One batch's rate from the summaries of its shards (each run in its own call)."""
+    items, wall, totals = 0, 0.0, {}
+    for p in paths:
+        with open(p) as f:
+            b = json.load(f).get("batch")
+        if not b:
+            print(f"{p}: no batch in this summary", file=sys.stderr)
+            return 2
+        print(f"{p}: {b['label']}: {b['items']} items, wall {b['wall_s']:.1f} s")
+        items += b["items"]
+        wall += b["wall_s"]
+        for k, v in b["stage_totals_s"].items():
+            totals[k] = totals.get(k, 0.0) + v
+    print(f"combined: {items} items, wall {wall:.1f} s; stage totals: " +
+          ", ".join(f"{k} {v:.1f} s" for k, v in totals.items()))
+    print(f"items per GPU-hour: {items / (wall / 3600.0):.0f}")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -164,8 +187,13 @@ def main():
     ap.add_argument("--skip-suite", action="store_true", help="neither the suite nor the GEMM")
     ap.add_argument("--gemm-only", action="store_true", help="only the GEMM headline alone")
     ap.add_argument("--extra", action="append", default=[], help="extra check argument")
+    ap.add_argument("--shard", help="I/N: judge only shard I of N of the batch (with --copies)")
+    ap.add_argument("--combine", nargs="+", metavar="SUMMARY_JSON",
+                    help="add the batches of these summaries (shards of one batch) and stop")
     a = ap.parse_args()
     print(__doc__)
+    if a.combine:
+        return combine(a.combine)
     os.makedirs(a.out, exist_ok=True)
     summary = {}
     if not a.skip_suite and not a.gemm_only:
@@ -182,9 +210,11 @@ def main():
         summary["gemm"]["timeline"] = timeline(res)
     if a.copies > 0:
         manifests = make_copies(a.root, os.path.join(a.root, "build", "bench-copies"), a.copies)
-        res, wall, rc = run(a.ptxgate, ["--workloads", a.batch_workloads] + manifests,
+        shard = ["--shard", a.shard] if a.shard else []
+        label = f"batch of {len(manifests)} submissions" + (f", shard {a.shard}" if a.shard else "")
+        res, wall, rc = run(a.ptxgate, shard + ["--workloads", a.batch_workloads] + manifests,
                             os.path.join(a.out, "batch"), a.extra)
-        summary["batch"] = report(res, wall, f"batch of {len(manifests)} submissions (exit {rc})")
+        summary["batch"] = report(res, wall, f"{label} (exit {rc})")
     with open(os.path.join(a.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
     return 0

@@ -27,15 +27,18 @@
 #               speed       bench/suite_speed.py: the PTXBench suite in one invocation, its
 #                           per-stage and per-phase breakdown (not in "all": a benchmark, not a
 #                           test; PTXGATE_BENCH_COPIES=N adds a batch of N copies per task,
-#                           PTXGATE_BENCH_ARGS more arguments, e.g. --gemm-only)
+#                           PTXGATE_BENCH_ARGS more arguments, e.g. --gemm-only, or
+#                           "--skip-suite --shard 1/2" for one call's half of a batch; then
+#                           bench/suite_speed.py --combine <the two speed/summary.json>)
 #               calibration ptxgate_bench 20 10 50: the timing engine's A/A false-FAIL rate and
 #                           its power at 2 % and 3 % slowdowns (not in "all": a benchmark)
 #   --build   the build folder (default: build/gpu when it exists, else build)
 #   --fresh   forget the rows of earlier calls (OUT_DIR/summary.tsv)
 #   OUT_DIR   default build/gpu-suite (inside the ignored build/ folder, so it outlives a call on
 #             a machine that keeps ignored files; copy it out, e.g. to $OUT, to keep it)
-# Suggested calls of at most 10 minutes each: --part device,examples,baseline;
-# --part attention,adversarial,shard; --part installed,main1; --part main2.
+# Suggested calls of at most 10 minutes each (H200, 2026-12-02: 506 s, 459 s, 437 s):
+# --part device,examples,interfaces; --part baseline,attention,adversarial,shard,installed;
+# --part main1,main2.
 #
 # A GPU machine without the -dev packages runs binaries built elsewhere: --prepare builds here
 # and copies what the parts need into build/gpu (ptxgate, the source-root file, the device test
@@ -216,7 +219,9 @@ r = json.load(open(sys.argv[1]))
 g = r["environment"]["gpu"] or {}
 print(f"GPU: {g.get('name')}  driver {r['environment']['driver_version']}  "
       f"cuBLASLt {r['environment']['cublaslt_version']}  ptxas {r['environment']['ptxas_version']}")
-print(f"{'submission':<26}{'workload':<20}{'correct':<9}{'max|err|':>10}{'cand TF/s':>11}"
+subw = 2 + max([len(s["task"] + "/" + s["name"]) for s in r["submissions"]] + [10])
+wlw = 2 + max([len(w["name"]) for s in r["submissions"] for w in s["workloads"]] + [8])
+print(f"{'submission':<{subw}}{'workload':<{wlw}}{'correct':<9}{'max|err|':>10}{'cand TF/s':>11}"
       f"{'vendor TF/s':>13}{'speedup [95% CI]':>26}  perf  instructions")
 for s in r["submissions"]:
     for w in s["workloads"]:
@@ -227,7 +232,7 @@ for s in r["submissions"]:
         fmt = lambda v, f: (f % v) if isinstance(v, (int, float)) else "-"
         spd = (f"{sp['estimate']:.3f} [{sp['ci_low']:.3f}, {sp['ci_high']:.3f}]"
                if sp and sp.get("estimate") is not None else "-")
-        print(f"{s['task'] + '/' + s['name']:<26}{w['name']:<20}{c.get('status', '-'):<9}"
+        print(f"{s['task'] + '/' + s['name']:<{subw}}{w['name']:<{wlw}}{c.get('status', '-'):<9}"
               f"{fmt(w.get('max_absolute_error'), '%.3g'):>10}{fmt(cand.get('tflops'), '%.1f'):>11}"
               f"{fmt(base.get('tflops'), '%.1f'):>13}{spd:>26}  {p.get('status', '-')}"
               f"  instr {st.get('instructions', {}).get('status', '-')}")

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "options.h"
 #include "report/history.h"
+#include "report/results_read.h"
 #include "pipeline/check.h"
 
 static pg_command_spec k_spec = {
@@ -69,74 +70,61 @@ static void items_progress(void *ctx, size_t done, size_t total, size_t subs_don
 }
 
 /* A stage's message for the table: the missing GPU's reason is printed once, at the end. */
-static const char *table_message(const json_t *st, const char *gpu_reason)
+static const char *table_message(const pg_res_stage *st, const char *gpu_reason)
 {
-    const char *m = json_string_value(json_object_get(st, "message"));
-    if (m && gpu_reason && strcmp(m, gpu_reason) == 0)
+    if (gpu_reason && strcmp(st->message, gpu_reason) == 0)
         return "no GPU (reason below)";
-    return m ? m : "";
+    return st->message;
 }
 
-/* The per-stage table on stdout. */
-static void print_summary(const json_t *res)
+/* The per-stage table on stdout, from the typed results just written (r) and, for one shard of
+ * a split run, its shard record (NULL otherwise). */
+static void print_summary(const pg_results *r, const pg_res_shard *shard)
 {
-    size_t i, j, k;
-    json_t *sub, *wl, *st;
-    json_t *env = json_object_get(res, "environment");
-    const char *gpu_reason = json_string_value(json_object_get(env, "gpu_skip_reason"));
-    json_array_foreach(json_object_get(res, "submissions"), i, sub) {
-        const char *arch = json_string_value(json_object_get(sub, "arch"));
-        printf("%s (%s, %s): %s\n", json_string_value(json_object_get(sub, "name")),
-               json_string_value(json_object_get(sub, "task")), arch ? arch : "no arch",
-               json_string_value(json_object_get(sub, "verdict")));
-        json_array_foreach(json_object_get(sub, "stages"), k, st)
-            printf("  %-12s %-8s %s\n", json_string_value(json_object_get(st, "stage")),
-                   json_string_value(json_object_get(st, "status")), table_message(st, gpu_reason));
-        json_array_foreach(json_object_get(sub, "workloads"), j, wl) {
-            json_t *na = json_object_get(wl, "not_applicable");
-            if (na) { /* declined by the manifest's supports: never run */
-                printf("  workload %s: not applicable (supports: %s)\n",
-                       json_string_value(json_object_get(wl, "name")),
-                       json_string_value(json_object_get(na, "constraint")));
+    const char *gpu_reason = r->env.gpu_skip_reason;
+    for (size_t i = 0; i < r->n_subs; i++) {
+        const pg_res_submission *sub = &r->subs[i];
+        printf("%s (%s, %s): %s\n", sub->name, sub->task, sub->arch ? sub->arch : "no arch",
+               pg_res_status_name(sub->verdict));
+        for (size_t k = 0; k < sub->n_stages; k++)
+            printf("  %-12s %-8s %s\n", sub->stages[k].stage,
+                   pg_res_status_name(sub->stages[k].status),
+                   table_message(&sub->stages[k], gpu_reason));
+        for (size_t j = 0; j < sub->n_workloads; j++) {
+            const pg_res_workload *wl = &sub->workloads[j];
+            const char *constraint = NULL;
+            if (pg_res_workload_declined(wl, &constraint)) { /* by the manifest's supports */
+                printf("  workload %s: not applicable (supports: %s)\n", wl->name,
+                       constraint ? constraint : "");
                 continue;
             }
-            printf("  workload %s: %s\n", json_string_value(json_object_get(wl, "name")),
-                   json_string_value(json_object_get(wl, "verdict")));
+            printf("  workload %s: %s\n", wl->name, pg_res_status_name(wl->verdict));
             /* Stages that never ran repeat the submission's reason shown above. */
-            if (strcmp(json_string_value(json_object_get(wl, "verdict")), "skipped") == 0)
+            if (wl->verdict == PG_RES_SKIPPED)
                 continue;
-            json_array_foreach(json_object_get(wl, "stages"), k, st)
-                printf("    %-12s %-8s %s\n", json_string_value(json_object_get(st, "stage")),
-                       json_string_value(json_object_get(st, "status")),
-                       table_message(st, gpu_reason));
+            for (size_t k = 0; k < wl->n_stages; k++)
+                printf("    %-12s %-8s %s\n", wl->stages[k].stage,
+                       pg_res_status_name(wl->stages[k].status),
+                       table_message(&wl->stages[k], gpu_reason));
         }
     }
-    json_t *shard = json_object_get(res, "shard");
     if (shard)
-        printf("shard %lld/%lld: %zu of %lld work items\n",
-               (long long)json_integer_value(json_object_get(shard, "index")),
-               (long long)json_integer_value(json_object_get(shard, "count")),
-               json_array_size(json_object_get(shard, "items")),
-               (long long)json_integer_value(json_object_get(shard, "items_total")));
-    if (json_is_null(json_object_get(env, "gpu"))) {
+        printf("shard %d/%d: %zu of %lld work items\n", shard->index, shard->count,
+               shard->n_items, (long long)shard->items_total);
+    if (!r->env.has_gpu) {
         printf("GPU stages not run: %s\n", gpu_reason ? gpu_reason : "unknown");
-        if (json_integer_value(json_object_get(res, "exit_code")) == 3)
+        if (r->exit_code == 3)
             printf("(on a machine without a GPU, --if-no-gpu skip runs the offline stages and "
                    "exits by their verdicts)\n");
     }
-    json_t *counts = json_object_get(res, "counts");
-    if (shard && json_array_size(json_object_get(shard, "items")) == 0)
+    if (shard && shard->n_items == 0)
         printf("no work item fell in this shard: nothing to run\n");
-    else if (json_integer_value(json_object_get(counts, "pass")) == 0 &&
-        json_integer_value(json_object_get(counts, "fail")) == 0 &&
-        json_integer_value(json_object_get(counts, "error")) == 0)
+    else if (r->counts[PG_RES_PASS].v == 0 && r->counts[PG_RES_FAIL].v == 0 &&
+             r->counts[PG_RES_ERROR].v == 0) /* v is 0 when a count is missing */
         printf("nothing was checked: every stage was skipped\n");
-    size_t n;
-    json_t *note;
-    json_array_foreach(json_object_get(json_object_get(res, "baselines"), "notes"), n, note)
-        printf("baseline note: %s\n", json_string_value(note));
-    printf("verdict: %s (exit %d)\n", json_string_value(json_object_get(res, "verdict")),
-           (int)json_integer_value(json_object_get(res, "exit_code")));
+    for (size_t n = 0; n < r->baselines.n_notes; n++)
+        printf("baseline note: %s\n", r->baselines.notes[n]);
+    printf("verdict: %s (exit %d)\n", pg_res_status_name(r->verdict), (int)r->exit_code);
 }
 
 /* The command line into *o: the defaults, every option given (pipeline/settings.c converts and
@@ -201,6 +189,8 @@ static int run_and_write(const pg_check_options *o, char **manifests, int nman)
     pg_cli_output out = {.dir.fd = -1, .copy_dir.fd = -1};
     json_t *res = NULL, *run_meta = NULL;
     char *text = NULL;
+    pg_results typed = {0};
+    pg_res_shard shard = {0};
     int rc;
     pg_diag d;
     pg_diag_clear(&d);
@@ -229,13 +219,24 @@ static int run_and_write(const pg_check_options *o, char **manifests, int nman)
         rc = pg_cli_fail(&d);
         goto done;
     }
-    print_summary(res);
+    /* The summary reads what was written through the results reader, as every report does
+     * (the reports above passed the same checks). */
+    long long shard_index, shard_count;
+    bool is_shard = pg_results_shard_label(res, &shard_index, &shard_count);
+    if (pg_results_read(res, results_path, &typed, &d) != PG_OK ||
+        (is_shard && pg_results_read_shard(&typed, &shard, &d) != PG_OK)) {
+        rc = pg_cli_fail(&d);
+        goto done;
+    }
+    print_summary(&typed, is_shard ? &shard : NULL);
     printf("reports: %s/results.json, %s/junit.xml, %s/summary.md\n", o->output_dir,
            o->output_dir, o->output_dir);
     if (o->junit_copy)
         printf("JUnit copy: %s\n", o->junit_copy);
-    rc = (int)json_integer_value(json_object_get(res, "exit_code"));
+    rc = (int)typed.exit_code;
 done:
+    pg_res_shard_free(&shard);
+    pg_results_free(&typed);
     pg_cli_close_output(&out);
     json_decref(run_meta);
     free(text);

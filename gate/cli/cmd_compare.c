@@ -1,5 +1,6 @@
 /* `ptxgate compare`: compare two results files and write compare.json, compare-junit.xml and
  * compare.md. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "options.h"
 #include "report/compare.h"
 #include "report/history.h"
+#include "report/results_read_compare.h"
 
 static pg_option k_options[] = {
     {"output", "DIR", "Folder for compare.json, compare-junit.xml and compare.md (created if missing). Default: reports.", NULL},
@@ -95,34 +97,26 @@ static pg_status write_set(const pg_outdir *dir, const json_t *model, const json
     return st;
 }
 
-static void print_summary(const json_t *m, const char *dir)
+static void print_summary(const pg_cmp_view *m, const char *dir)
 {
-    const json_t *gate = json_object_get(m, "gate");
-    size_t i;
-    const json_t *s;
-    printf("paired workloads: %lld, unpaired entries: %zu\n",
-           (long long)json_integer_value(json_object_get(m, "paired_workloads")),
-           json_array_size(json_object_get(m, "unpaired")));
-    json_array_foreach(json_object_get(m, "stages"), i, s)
+    printf("paired workloads: %lld, unpaired entries: %zu\n", m->paired_workloads,
+           m->n_unpaired);
+    for (size_t i = 0; i < m->n_stages; i++) {
+        const pg_cmp_stage_sum *s = &m->stages[i];
+        /* a p-value the model holds no number for prints as 0, as it always has */
         printf("  %-12s regressions %lld, fixes %lld, not comparable %lld, McNemar p %.3g\n",
-               json_string_value(json_object_get(s, "stage")),
-               (long long)json_integer_value(json_object_get(s, "regressions")),
-               (long long)json_integer_value(json_object_get(s, "fixes")),
-               (long long)json_integer_value(json_object_get(s, "not_comparable")),
-               json_number_value(json_object_get(json_object_get(s, "mcnemar"), "p_value")));
-    const json_t *sp = json_object_get(m, "speedup");
-    const json_t *ratio = json_object_get(sp, "ratio"), *w = json_object_get(sp, "wilcoxon");
-    if (json_is_number(json_object_get(ratio, "geomean")))
+               s->stage, s->regressions, s->fixes, s->not_comparable,
+               isnan(s->mcnemar.p_value) ? 0.0 : s->mcnemar.p_value);
+    }
+    const pg_cmp_geomean *ratio = &m->speedup_ratio;
+    if (!isnan(ratio->geomean))
         printf("  speedup NEW/OLD (geometric mean over %lld): %.4f [%.4f, %.4f], Wilcoxon p %.3g\n",
-               (long long)json_integer_value(json_object_get(ratio, "n")),
-               json_number_value(json_object_get(ratio, "geomean")),
-               json_number_value(json_object_get(ratio, "ci_low")),
-               json_number_value(json_object_get(ratio, "ci_high")),
-               json_number_value(json_object_get(w, "p_value")));
-    json_array_foreach(json_object_get(gate, "reasons"), i, s)
-        printf("  fails: %s\n", json_string_value(s));
-    printf("verdict: %s (exit %lld)\n", json_string_value(json_object_get(gate, "verdict")),
-           (long long)json_integer_value(json_object_get(gate, "exit_code")));
+               ratio->n, ratio->geomean, isnan(ratio->ci_low) ? 0.0 : ratio->ci_low,
+               isnan(ratio->ci_high) ? 0.0 : ratio->ci_high,
+               isnan(m->wilcoxon.p_value) ? 0.0 : m->wilcoxon.p_value);
+    for (size_t i = 0; i < m->n_reasons; i++)
+        printf("  fails: %s\n", m->reasons[i]);
+    printf("verdict: %s (exit %lld)\n", m->gate_verdict, m->exit_code);
     printf("reports: %s/compare.json, %s/compare-junit.xml, %s/compare.md\n", dir, dir, dir);
 }
 
@@ -187,8 +181,14 @@ int pg_cmd_compare(int argc, char **argv)
         rc = pg_cli_fail(&d);
         goto done;
     }
-    print_summary(model, out);
-    rc = (int)json_integer_value(json_object_get(json_object_get(model, "gate"), "exit_code"));
+    pg_cmp_view view;
+    if (pg_cmp_view_read(model, &view, &d) != PG_OK) {
+        rc = pg_cli_fail(&d);
+        goto done;
+    }
+    print_summary(&view, out);
+    rc = (int)view.exit_code;
+    pg_cmp_view_free(&view);
 done:
     pg_cli_close_output(&where);
     json_decref(old_res);

@@ -22,26 +22,44 @@ struct pg_buffer {
     size_t front, back, guard;
 };
 
-pg_status pg_buffer_alloc(pg_device *dev, size_t bytes, pg_buffer **out, pg_diag *d)
+/* The record of a new buffer of bytes on dev, entered, in *b (*out cleared first): the first
+ * steps of both allocations. Errors: pg_dev_enter's; PG_ERR_INFRA when out of host memory. */
+static pg_status new_record(pg_device *dev, size_t bytes, pg_buffer **out, pg_buffer **b,
+                            pg_diag *d)
 {
     *out = NULL;
     pg_status st = pg_dev_enter(dev, d);
     if (st != PG_OK)
         return st;
-    pg_buffer *b = calloc(1, sizeof(*b));
-    if (!b)
+    *b = calloc(1, sizeof(**b));
+    if (!*b)
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of host memory");
-    b->dev = dev;
-    b->bytes = bytes;
+    (*b)->dev = dev;
+    (*b)->bytes = bytes;
+    return PG_OK;
+}
+
+/* An infrastructure error's message ends in " allocating <what><bytes> bytes". */
+static void say_allocating(pg_status st, const char *what, size_t bytes, pg_diag *d)
+{
+    if (d && st == PG_ERR_INFRA) {
+        char more[96];
+        snprintf(more, sizeof(more), " allocating %s%zu bytes", what, bytes);
+        strncat(d->message, more, sizeof(d->message) - strlen(d->message) - 1);
+    }
+}
+
+pg_status pg_buffer_alloc(pg_device *dev, size_t bytes, pg_buffer **out, pg_diag *d)
+{
+    pg_buffer *b;
+    pg_status st = new_record(dev, bytes, out, &b, d);
+    if (st != PG_OK)
+        return st;
     /* cuMemAlloc refuses 0 bytes; an empty tensor still gets a valid, unique address. */
     CUresult r = dev->cu->MemAlloc(&b->ptr, bytes ? bytes : 256);
     if (r != CUDA_SUCCESS) {
         st = pg_dev_check(dev, r, PG_ERR_INFRA, "cuMemAlloc", d);
-        if (d && st == PG_ERR_INFRA) {
-            char more[80];
-            snprintf(more, sizeof(more), " allocating %zu bytes", bytes);
-            strncat(d->message, more, sizeof(d->message) - strlen(d->message) - 1);
-        }
+        say_allocating(st, "", bytes, d);
         free(b);
         return st;
     }
@@ -164,15 +182,10 @@ static pg_status guarded_plain(pg_buffer *b, pg_diag *d)
 
 pg_status pg_buffer_alloc_guarded(pg_device *dev, size_t bytes, pg_buffer **out, pg_diag *d)
 {
-    *out = NULL;
-    pg_status st = pg_dev_enter(dev, d);
+    pg_buffer *b;
+    pg_status st = new_record(dev, bytes ? bytes : 1, out, &b, d);
     if (st != PG_OK)
         return st;
-    pg_buffer *b = calloc(1, sizeof(*b));
-    if (!b)
-        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of host memory");
-    b->dev = dev;
-    b->bytes = bytes ? bytes : 1;
     b->guarded = true;
     int vmm = 0;
     size_t gran = 0;
@@ -190,11 +203,7 @@ pg_status pg_buffer_alloc_guarded(pg_device *dev, size_t bytes, pg_buffer **out,
     if (st == PG_OK)
         st = pg_buffer_rearm_canaries(b, d);
     if (st != PG_OK) {
-        if (d && st == PG_ERR_INFRA) {
-            char more[96];
-            snprintf(more, sizeof(more), " allocating a guarded buffer of %zu bytes", bytes);
-            strncat(d->message, more, sizeof(d->message) - strlen(d->message) - 1);
-        }
+        say_allocating(st, "a guarded buffer of ", bytes, d);
         guarded_release(b);
         free(b);
         return st;
@@ -263,31 +272,36 @@ static pg_status copy_out(pg_device *dev, CUdeviceptr src, void *host, size_t n,
     return pg_dev_wait(dev, NULL, deadline, PG_DEVICE_SAFETY_TIMEOUT_S, d);
 }
 
-pg_status pg_buffer_download(pg_buffer *b, void *host, size_t bytes, pg_diag *d)
+/* The first steps of a copy of bytes between b and the host: the device entered and bytes
+ * within the buffer ("download of 8 bytes from a buffer of 4 bytes": PG_ERR_INPUT). */
+static pg_status check_copy(pg_buffer *b, size_t bytes, const char *verb, const char *prep,
+                            pg_diag *d)
 {
-    pg_device *dev = b->dev;
-    pg_status st = pg_dev_enter(dev, d);
+    pg_status st = pg_dev_enter(b->dev, d);
     if (st != PG_OK)
         return st;
     if (bytes > b->bytes)
         return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
-                           "download of %zu bytes from a buffer of %zu bytes", bytes, b->bytes);
-    if (bytes == 0)
-        return PG_OK;
+                           "%s of %zu bytes %s a buffer of %zu bytes", verb, bytes, prep,
+                           b->bytes);
+    return PG_OK;
+}
+
+pg_status pg_buffer_download(pg_buffer *b, void *host, size_t bytes, pg_diag *d)
+{
+    pg_device *dev = b->dev;
+    pg_status st = check_copy(b, bytes, "download", "from", d);
+    if (st != PG_OK || bytes == 0)
+        return st;
     return copy_out(dev, b->ptr, host, bytes, d);
 }
 
 pg_status pg_buffer_upload(pg_buffer *b, const void *host, size_t bytes, pg_diag *d)
 {
     pg_device *dev = b->dev;
-    pg_status st = pg_dev_enter(dev, d);
-    if (st != PG_OK)
+    pg_status st = check_copy(b, bytes, "upload", "into", d);
+    if (st != PG_OK || bytes == 0)
         return st;
-    if (bytes > b->bytes)
-        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
-                           "upload of %zu bytes into a buffer of %zu bytes", bytes, b->bytes);
-    if (bytes == 0)
-        return PG_OK;
     /* Wait first, with a deadline (see copy_out); the copy from pageable memory then runs
      * alone and is waited for the same way. */
     double deadline = pg_dev_now() + PG_DEVICE_SAFETY_TIMEOUT_S;

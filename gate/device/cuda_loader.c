@@ -91,15 +91,21 @@ done:
     one_line(g_reason);
 }
 
+pg_status pg_load_once(pthread_once_t *once, void (*init)(void), const pg_status *status,
+                       const char *reason, const char *no_once, pg_diag *d)
+{
+    if (pthread_once(once, init) != 0)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "%s: pthread_once failed", no_once);
+    if (*status != PG_OK)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "%s", reason);
+    return PG_OK;
+}
+
 pg_status pg_cu_load(const pg_cu_api **out, pg_diag *d)
 {
-    *out = NULL;
-    if (pthread_once(&g_once, load_once) != 0)
-        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "no GPU driver: pthread_once failed");
-    if (g_status != PG_OK)
-        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "%s", g_reason);
-    *out = &g_api;
-    return PG_OK;
+    pg_status st = pg_load_once(&g_once, load_once, &g_status, g_reason, "no GPU driver", d);
+    *out = st == PG_OK ? &g_api : NULL;
+    return st;
 }
 
 void pg_cu_describe(const pg_cu_api *cu, CUresult r, char *buf, size_t n)

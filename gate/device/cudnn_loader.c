@@ -67,13 +67,9 @@ static void load_once(void)
 
 pg_status pg_dnn_load(const pg_dnn_api **out, pg_diag *d)
 {
-    *out = NULL;
-    if (pthread_once(&g_once, load_once) != 0)
-        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "no cuDNN: pthread_once failed");
-    if (g_status != PG_OK)
-        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "%s", g_reason);
-    *out = &g_api;
-    return PG_OK;
+    pg_status st = pg_load_once(&g_once, load_once, &g_status, g_reason, "no cuDNN", d);
+    *out = st == PG_OK ? &g_api : NULL;
+    return st;
 }
 
 long pg_cudnn_version(char *reason, size_t n)

@@ -6,6 +6,7 @@
 
 #include <cuda.h>
 #include <cudaTypedefs.h>
+#include <pthread.h>
 
 #include "device.h"
 
@@ -87,6 +88,12 @@ typedef struct {
  * loaded for the life of the process, as the CUDA runtime does. PG_ERR_INFRA with a one-line
  * reason when there is no driver, a driver too old, or no device. */
 pg_status pg_cu_load(const pg_cu_api **out, pg_diag *d);
+/* cuda_loader.c. The outcome of a library loader that runs once per process (the driver's and
+ * cuDNN's): run init once through once, then PG_OK when *status (set by init) is PG_OK, else
+ * PG_ERR_INFRA with reason (init's one-line message) as the message. no_once names the library
+ * in the message when pthread_once itself fails ("no cuDNN"). */
+pg_status pg_load_once(pthread_once_t *once, void (*init)(void), const pg_status *status,
+                       const char *reason, const char *no_once, pg_diag *d);
 /* "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered" into buf. */
 void pg_cu_describe(const pg_cu_api *cu, CUresult r, char *buf, size_t n);
 /* Errors after which the context can run nothing more. */

@@ -28,15 +28,24 @@ static void symbol_path(void *sym, char *out, size_t n)
         snprintf(out, n, "%s", info.dli_fname);
 }
 
-static void probe_driver(pg_library_probe *p)
+/* dlopen soname for p: the handle with p->path set, or NULL with p->reason saying why. */
+static void *open_library(const char *soname, pg_library_probe *p)
 {
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    void *lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         const char *e = dlerror();
-        snprintf(p->reason, sizeof p->reason, "libcuda.so.1 not found (%s)", e ? e : "");
-        return;
+        snprintf(p->reason, sizeof p->reason, "%s not found (%s)", soname, e ? e : "");
+        return NULL;
     }
     handle_path(lib, p->path, sizeof p->path);
+    return lib;
+}
+
+static void probe_driver(pg_library_probe *p)
+{
+    void *lib = open_library("libcuda.so.1", p);
+    if (!lib)
+        return;
     int (*get)(int *) = (int (*)(int *))dlsym(lib, "cuDriverGetVersion");
     int v = 0;
     if (get && get(&v) == 0)
@@ -48,13 +57,9 @@ static void probe_driver(pg_library_probe *p)
 
 static void probe_nvml(pg_library_probe *p)
 {
-    void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        const char *e = dlerror();
-        snprintf(p->reason, sizeof p->reason, "libnvidia-ml.so.1 not found (%s)", e ? e : "");
+    void *lib = open_library("libnvidia-ml.so.1", p);
+    if (!lib)
         return;
-    }
-    handle_path(lib, p->path, sizeof p->path);
     /* nvml.h: nvmlReturn_t is an int enum, NVML_SUCCESS 0. */
     int (*init)(void) = (int (*)(void))dlsym(lib, "nvmlInit_v2");
     int (*shutdown)(void) = (int (*)(void))dlsym(lib, "nvmlShutdown");

@@ -1,4 +1,6 @@
-/* The check run (see checkrun.h). */
+/* The check run (see checkrun.h). The verdict comes as its results word (publish read it with
+ * the results reader); the json looked into here is GitHub's: the REST API's replies (check
+ * runs listed, created, updated), a separate input from results, read where they arrive. */
 #include "checkrun.h"
 
 #include <stdio.h>
@@ -7,11 +9,21 @@
 #include <time.h>
 
 #include "github/workflow.h"
+#include "report/results_read.h"
 #include "base/utf8.h"
+
+/* The verdict word as the results enum; anything but "pass", "fail", "error" and "skipped"
+ * (NULL included) counts as a failure, so a verdict the gate cannot read never passes. */
+static pg_res_status verdict_of(const char *verdict)
+{
+    pg_res_status v = PG_RES_FAIL;
+    (void)pg_res_status_parse(verdict, &v);
+    return v;
+}
 
 const char *pg_gh_check_conclusion(const char *verdict, size_t not_judged)
 {
-    if (!verdict || strcmp(verdict, "pass") != 0)
+    if (verdict_of(verdict) != PG_RES_PASS)
         return "failure";
     return not_judged ? "action_required" : "success";
 }
@@ -20,22 +32,25 @@ char *pg_gh_check_title(const char *verdict, const size_t by_verdict[4], size_t 
                         const char *reason, char *buf, size_t n)
 {
     char counts[160], why[200];
+    pg_res_status v = verdict_of(verdict);
     snprintf(counts, sizeof counts, "%zu passed, %zu failed, %zu errored, %zu skipped",
-             by_verdict[0], by_verdict[1], by_verdict[2], by_verdict[3]);
+             by_verdict[PG_RES_PASS], by_verdict[PG_RES_FAIL], by_verdict[PG_RES_ERROR],
+             by_verdict[PG_RES_SKIPPED]);
     /* One line: control characters (newlines included) become spaces. */
     snprintf(why, sizeof why, "%.160s", reason ? reason : "");
     for (char *p = why; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             *p = ' ';
-    if (verdict && strcmp(verdict, "error") == 0)
+    if (v == PG_RES_ERROR)
         snprintf(buf, n, "INFRASTRUCTURE: the gate could not judge %zu submission%s (not a kernel "
-                 "failure) · %s", by_verdict[2], by_verdict[2] == 1 ? "" : "s", counts);
-    else if (verdict && strcmp(verdict, "pass") == 0 && not_judged)
+                 "failure) · %s", by_verdict[PG_RES_ERROR],
+                 by_verdict[PG_RES_ERROR] == 1 ? "" : "s", counts);
+    else if (v == PG_RES_PASS && not_judged)
         snprintf(buf, n, "NOT JUDGED ON A GPU: %s · %zu submission%s passed the offline stages "
                  "only · %s", why[0] ? why : "no GPU stage ran", not_judged,
                  not_judged == 1 ? "" : "s", counts);
     else
-        snprintf(buf, n, "%s: %s%s%s", verdict && strcmp(verdict, "pass") == 0 ? "PASS" : "FAIL",
+        snprintf(buf, n, "%s: %s%s%s", v == PG_RES_PASS ? "PASS" : "FAIL",
                  counts, not_judged ? " · not judged on a GPU: " : "",
                  not_judged ? (why[0] ? why : "no GPU stage ran") : "");
     return buf;

@@ -1,4 +1,7 @@
-/* The sticky pull-request comment (see comment.h). */
+/* The sticky pull-request comment (see comment.h). It reads no results (the body is the
+ * summary markdown, written from the typed results by report/markdown.h); the json looked into
+ * here is GitHub's: the REST API's replies (the token's user, the pull request's comments, the
+ * comment created or updated), a separate input from results, read where they arrive. */
 #include "comment.h"
 
 #include <stdio.h>

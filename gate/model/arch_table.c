@@ -2,7 +2,6 @@
  * arch_table.h). */
 #include "arch_table.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -11,26 +10,19 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../base/dirnames.h"
 #include "../base/fileio.h"
 #include "../base/jsonget.h"
 #include "task.h"
 
-static bool sass_name_valid(const char *s)
+/* A letter in lo..hi first, then letters in lo..hi, digits and '_': "HGMMA" (lo 'A', hi 'Z')
+ * for a SASS family, "tensor_core" (lo 'a', hi 'z') for a group. */
+static bool name_valid(const char *s, char lo, char hi)
 {
-    if (!(s[0] >= 'A' && s[0] <= 'Z'))
+    if (!(s[0] >= lo && s[0] <= hi))
         return false;
     for (; *s; s++)
-        if (!((*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
-            return false;
-    return true;
-}
-
-static bool group_name_valid(const char *s)
-{
-    if (!(s[0] >= 'a' && s[0] <= 'z'))
-        return false;
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
+        if (!((*s >= lo && *s <= hi) || (*s >= '0' && *s <= '9') || *s == '_'))
             return false;
     return true;
 }
@@ -82,7 +74,7 @@ static pg_status parse_family(pg_arch_table *t, pg_arch_family *f, const json_t 
         pg_jctx ec = pg_jctx_index(&sc, i);
         const json_t *v = json_array_get(arr, i);
         const char *s = json_string_value(v);
-        if (!s || !sass_name_valid(s) || strlen(s) >= PG_SASS_FAMILY_MAX)
+        if (!s || !name_valid(s, 'A', 'Z') || strlen(s) >= PG_SASS_FAMILY_MAX)
             return pg_diag_set(d, PG_ERR_INPUT, c->file, 0, ec.path,
                                "expected a SASS opcode family ([A-Z][A-Z0-9_]*, at most %d "
                                "characters, e.g. \"HGMMA\"), found %s%s%s",
@@ -97,7 +89,7 @@ static pg_status parse_family(pg_arch_table *t, pg_arch_family *f, const json_t 
     if ((st = pg_jget_string_copy(obj, c, "group", false, true, f->group, sizeof f->group, d)) !=
         PG_OK)
         return st;
-    if (f->group[0] && !group_name_valid(f->group))
+    if (f->group[0] && !name_valid(f->group, 'a', 'z'))
         return pg_diag_set(d, PG_ERR_INPUT, c->file, 0, pg_jctx_field(c, "group", fld, sizeof fld),
                            "expected a group name ([a-z][a-z0-9_]*), found '%s'", f->group);
     return pg_jget_string_copy(obj, c, "note", false, false, f->note, sizeof f->note, d);
@@ -287,37 +279,6 @@ done:
     return st;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* "sm_100a, sm_90a": the tables in dir, sorted. */
-static void list_tables(const char *dir, char *out, size_t n)
-{
-    enum { MAX_LISTED = 64 };
-    char *names[MAX_LISTED];
-    size_t k = 0, used = 0;
-    out[0] = '\0';
-    DIR *dp = opendir(dir);
-    if (!dp)
-        return;
-    struct dirent *e;
-    while ((e = readdir(dp)) && k < MAX_LISTED) {
-        size_t len = strlen(e->d_name);
-        if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0 &&
-            (names[k] = strndup(e->d_name, len - 5)))
-            k++;
-    }
-    closedir(dp);
-    qsort(names, k, sizeof names[0], cmp_str);
-    for (size_t i = 0; i < k; i++) {
-        if (used < n)
-            used += (size_t)snprintf(out + used, n - used, "%s%s", i ? ", " : "", names[i]);
-        free(names[i]);
-    }
-}
-
 pg_status pg_arch_table_load(const char *dir, const char *arch, pg_arch_table **out, pg_diag *d)
 {
     char name[64], path[PATH_MAX], known[512];
@@ -329,7 +290,7 @@ pg_status pg_arch_table_load(const char *dir, const char *arch, pg_arch_table **
     snprintf(name, sizeof name, "%s.json", arch);
     pg_path_join(path, sizeof path, dir, name);
     if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        list_tables(dir, known, sizeof known);
+        pg_dir_stems(dir, ".json", known, sizeof known);
         return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
                            "no instruction table for %s in '%s' (tables: %s)", arch, dir,
                            known[0] ? known : "none");
@@ -345,24 +306,38 @@ void pg_arch_table_free(pg_arch_table *t)
     free(t);
 }
 
-int pg_arch_table_classify(const pg_arch_table *t, const char *mnemonic)
+/* The family whose PTX pattern fits arg, the most specific (most modifiers) where several do,
+ * the first of those on a tie; -1 when none does. The one rule behind classify and resolve. */
+static int most_specific(const pg_arch_table *t,
+                         bool (*fits)(const pg_instr_pattern *family, const void *arg),
+                         const void *arg)
 {
     int best = -1;
     for (int i = 0; i < t->n_families; i++)
-        if (pg_pattern_matches(&t->families[i].ptx, mnemonic) &&
+        if (fits(&t->families[i].ptx, arg) &&
             (best < 0 || t->families[i].ptx.n_mods > t->families[best].ptx.n_mods))
             best = i;
     return best;
 }
 
+static bool matches_mnemonic(const pg_instr_pattern *family, const void *mnemonic)
+{
+    return pg_pattern_matches(family, mnemonic);
+}
+
+static bool contains_pattern(const pg_instr_pattern *family, const void *p)
+{
+    return pg_pattern_contains(family, p);
+}
+
+int pg_arch_table_classify(const pg_arch_table *t, const char *mnemonic)
+{
+    return most_specific(t, matches_mnemonic, mnemonic);
+}
+
 int pg_arch_table_resolve(const pg_arch_table *t, const pg_instr_pattern *p)
 {
-    int best = -1;
-    for (int i = 0; i < t->n_families; i++)
-        if (pg_pattern_contains(&t->families[i].ptx, p) &&
-            (best < 0 || t->families[i].ptx.n_mods > t->families[best].ptx.n_mods))
-            best = i;
-    return best;
+    return most_specific(t, contains_pattern, p);
 }
 
 bool pg_arch_table_knows_sass(const pg_arch_table *t, const char *sass_family)

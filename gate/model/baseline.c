@@ -207,6 +207,21 @@ void pg_baseline_remove(pg_baseline *b, const char *name)
 
 /* ---- problem sizes ---- */
 
+/* The symbols by name, values following (insertion sort: at most PG_MAX_SYMBOLS). */
+static void sort_symbols(pg_baseline_workload *w)
+{
+    for (int i = 1; i < w->n_symbols; i++)
+        for (int j = i; j > 0 && strcmp(w->symbol_names[j - 1], w->symbol_names[j]) > 0; j--) {
+            char tmp[sizeof w->symbol_names[0]];
+            memcpy(tmp, w->symbol_names[j], sizeof tmp);
+            memcpy(w->symbol_names[j], w->symbol_names[j - 1], sizeof tmp);
+            memcpy(w->symbol_names[j - 1], tmp, sizeof tmp);
+            int64_t v = w->symbol_values[j];
+            w->symbol_values[j] = w->symbol_values[j - 1];
+            w->symbol_values[j - 1] = v;
+        }
+}
+
 void pg_baseline_workload_set_problem(pg_baseline_workload *w, const pg_task *t,
                                       const pg_workload *tw)
 {
@@ -216,17 +231,7 @@ void pg_baseline_workload_set_problem(pg_baseline_workload *w, const pg_task *t,
         snprintf(w->symbol_names[i], sizeof w->symbol_names[i], "%s", t->symbols[i]);
         w->symbol_values[i] = tw->values[i];
     }
-    /* Sorted by name, as the file stores them (insertion sort: at most 16). */
-    for (int i = 1; i < w->n_symbols; i++)
-        for (int j = i; j > 0 && strcmp(w->symbol_names[j - 1], w->symbol_names[j]) > 0; j--) {
-            char tmp[32];
-            memcpy(tmp, w->symbol_names[j], sizeof tmp);
-            memcpy(w->symbol_names[j], w->symbol_names[j - 1], sizeof tmp);
-            memcpy(w->symbol_names[j - 1], tmp, sizeof tmp);
-            int64_t v = w->symbol_values[j];
-            w->symbol_values[j] = w->symbol_values[j - 1];
-            w->symbol_values[j - 1] = v;
-        }
+    sort_symbols(w); /* as the file stores them */
 }
 
 bool pg_baseline_workload_matches(const pg_baseline_workload *w, const pg_task *t,
@@ -299,17 +304,7 @@ static pg_status load_symbols(const json_t *o, const pg_jctx *c, pg_baseline_wor
         snprintf(w->symbol_names[w->n_symbols], sizeof w->symbol_names[0], "%s", k);
         w->symbol_values[w->n_symbols++] = x;
     }
-    /* jansson keeps insertion order; the model keeps them sorted. */
-    for (int i = 1; i < w->n_symbols; i++)
-        for (int j = i; j > 0 && strcmp(w->symbol_names[j - 1], w->symbol_names[j]) > 0; j--) {
-            char tmp[32];
-            memcpy(tmp, w->symbol_names[j], sizeof tmp);
-            memcpy(w->symbol_names[j], w->symbol_names[j - 1], sizeof tmp);
-            memcpy(w->symbol_names[j - 1], tmp, sizeof tmp);
-            int64_t t = w->symbol_values[j];
-            w->symbol_values[j] = w->symbol_values[j - 1];
-            w->symbol_values[j - 1] = t;
-        }
+    sort_symbols(w); /* jansson keeps insertion order; the model keeps them sorted */
     return PG_OK;
 }
 

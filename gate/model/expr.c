@@ -289,38 +289,34 @@ static pg_status parse_unary(parser *p, int64_t *v)
     return apply(p, 0, '-', a, v);
 }
 
-static pg_status parse_term(parser *p, int64_t *v)
+/* operand (op operand)*, left to right, for op one of the characters of ops: one level of
+ * binary operators of equal precedence. */
+static pg_status parse_left_assoc(parser *p, const char *ops,
+                                  pg_status (*operand)(parser *p, int64_t *v), int64_t *v)
 {
-    pg_status st = parse_unary(p, v);
+    pg_status st = operand(p, v);
     while (st == PG_OK) {
         skip_space(p);
         char op = p->text[p->pos];
-        if (op != '*' && op != '/' && op != '%')
+        if (op == '\0' || !strchr(ops, op))
             break;
         p->pos++;
         int64_t b;
-        st = parse_unary(p, &b);
+        st = operand(p, &b);
         if (st == PG_OK)
             st = apply(p, *v, op, b, v);
     }
     return st;
 }
 
+static pg_status parse_term(parser *p, int64_t *v)
+{
+    return parse_left_assoc(p, "*/%", parse_unary, v);
+}
+
 static pg_status parse_sum(parser *p, int64_t *v)
 {
-    pg_status st = parse_term(p, v);
-    while (st == PG_OK) {
-        skip_space(p);
-        char op = p->text[p->pos];
-        if (op != '+' && op != '-')
-            break;
-        p->pos++;
-        int64_t b;
-        st = parse_term(p, &b);
-        if (st == PG_OK)
-            st = apply(p, *v, op, b, v);
-    }
-    return st;
+    return parse_left_assoc(p, "+-", parse_term, v);
 }
 
 /* A comparison operator at p->pos: its length (1 or 2) and kind, 0 when none. */

@@ -3,7 +3,6 @@
 #include "metric_table.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,8 +10,10 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "../base/dirnames.h"
 #include "../base/fileio.h"
 #include "../base/jsonget.h"
+#include "../base/names.h"
 
 /* "<unit>__<counter>.<rollup>": lower-case letters, digits and '_' around one "__", then one of
  * CUPTI's rollups. CUPTI itself decides whether the chip knows the name (checked offline in the
@@ -26,11 +27,8 @@ static bool metric_name_valid(const char *s)
     for (const char *p = s; p < dot; p++)
         if (!(islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '_'))
             return false;
-    static const char *const rollups[] = {".sum", ".max", ".min", ".avg"};
-    for (size_t i = 0; i < sizeof rollups / sizeof rollups[0]; i++)
-        if (strcmp(dot, rollups[i]) == 0)
-            return true;
-    return false;
+    static const char *const rollups[] = {".sum", ".max", ".min", ".avg", NULL};
+    return pg_name_among(dot, rollups);
 }
 
 /* [A-Za-z0-9_]+ (chips) or [A-Z0-9_.]+ (families, e.g. "HMMA"); at most PG_METRIC_ID_MAX - 1. */
@@ -251,38 +249,6 @@ pg_status pg_metric_table_load(const char *path, pg_metric_table **out, pg_diag 
     return PG_OK;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* "gb100, gh100": the stems of dir's *.json files, sorted. */
-static void known_chips(const char *dir, char *list, size_t n)
-{
-    char *names[64];
-    size_t k = 0, used = 0;
-    list[0] = '\0';
-    DIR *dp = opendir(dir);
-    if (!dp)
-        return;
-    struct dirent *e;
-    while ((e = readdir(dp)) && k < sizeof names / sizeof names[0]) {
-        size_t len = strlen(e->d_name);
-        if (len > 5 && e->d_name[0] != '.' && strcmp(e->d_name + len - 5, ".json") == 0) {
-            names[k] = strndup(e->d_name, len - 5);
-            if (names[k])
-                k++;
-        }
-    }
-    closedir(dp);
-    qsort(names, k, sizeof names[0], cmp_str);
-    for (size_t i = 0; i < k; i++) {
-        if (used < n)
-            used += (size_t)snprintf(list + used, n - used, "%s%s", i ? ", " : "", names[i]);
-        free(names[i]);
-    }
-}
-
 pg_status pg_metric_table_load_chip(const char *dir, const char *chip, pg_metric_table **out,
                                     pg_diag *d)
 {
@@ -299,7 +265,7 @@ pg_status pg_metric_table_load_chip(const char *dir, const char *chip, pg_metric
     struct stat sb;
     if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) {
         char known[1024];
-        known_chips(dir, known, sizeof known);
+        pg_dir_stems(dir, ".json", known, sizeof known);
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, "chip",
                            "no metric list for chip '%s' in %s (known: %s): executed "
                            "instructions cannot be counted on this GPU",

@@ -93,6 +93,23 @@ static pg_status eval_grid(builder *b, const pg_launch_spec *l, pg_launch_values
     return st;
 }
 
+static pg_status eval_param(builder *b, const pg_param_binding *p, pg_param_value *out);
+
+/* The values of the n bindings p, in order, into *out (owned; one element allocated even when n
+ * is 0) and *n_out: a launch's parameters or a struct's fields. Stops at the first error. */
+static pg_status eval_params(builder *b, const pg_param_binding *p, int n, pg_param_value **out,
+                             int *n_out)
+{
+    *out = calloc(n ? (size_t)n : 1, sizeof **out);
+    if (!*out)
+        return pg_diag_set(b->d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    *n_out = n;
+    pg_status st = PG_OK;
+    for (int i = 0; i < n && st == PG_OK; i++)
+        st = eval_param(b, &p[i], &(*out)[i]);
+    return st;
+}
+
 static pg_status eval_param(builder *b, const pg_param_binding *p, pg_param_value *out)
 {
     char f[256];
@@ -152,13 +169,7 @@ static pg_status eval_param(builder *b, const pg_param_binding *p, pg_param_valu
         return PG_OK;
     case PG_PARAM_STRUCT:
     case PG_PARAM_DEVICE_STRUCT:
-        out->fields = calloc(p->n_fields ? (size_t)p->n_fields : 1, sizeof *out->fields);
-        if (!out->fields)
-            return pg_diag_set(b->d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
-        out->n_fields = p->n_fields;
-        for (int i = 0; i < p->n_fields && st == PG_OK; i++)
-            st = eval_param(b, &p->fields[i], &out->fields[i]);
-        return st;
+        return eval_params(b, p->fields, p->n_fields, &out->fields, &out->n_fields);
     case PG_PARAM_TENSOR_MAP:
         st = pg_tensor_map_spec_build(&p->tmap, b->t, b->w, &b->syms, b->m->file, p->field,
                                       &out->tmap, b->d);
@@ -184,13 +195,7 @@ static pg_status eval_launch(builder *b, const pg_launch_spec *l, pg_launch_valu
     if (st != PG_OK)
         return st;
     out->dynamic_shared_bytes = (uint32_t)v;
-    out->params = calloc(l->n_params ? (size_t)l->n_params : 1, sizeof *out->params);
-    if (!out->params)
-        return pg_diag_set(b->d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
-    out->n_params = l->n_params;
-    for (int i = 0; i < l->n_params && st == PG_OK; i++)
-        st = eval_param(b, &l->params[i], &out->params[i]);
-    return st;
+    return eval_params(b, l->params, l->n_params, &out->params, &out->n_params);
 }
 
 /* Task symbols first, then the device symbols the task does not shadow. */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../base/dirnames.h"
 #include "../base/fileio.h"
 #include "../base/jsonget.h"
 #include "task_ops.h"
@@ -742,11 +743,6 @@ done:
     return st;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* "unknown task" error listing the folders of tasks_dir that hold a task.json. */
 static pg_status unknown_task(const char *tasks_dir, const char *task_id, pg_diag *d)
 {
@@ -775,14 +771,7 @@ static pg_status unknown_task(const char *tasks_dir, const char *task_id, pg_dia
             n++;
     }
     closedir(dir);
-    qsort(names, n, sizeof names[0], cmp_str);
-    size_t used = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (used < sizeof list)
-            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
-                                     names[i]);
-        free(names[i]);
-    }
+    pg_names_join(names, n, list, sizeof list);
     if (n == 0)
         st = pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "task",
                          "unknown task '%s' (no task.json found in the folders of '%s')", task_id,

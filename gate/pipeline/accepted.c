@@ -92,9 +92,9 @@ pg_status pg_accepted_prepare(pg_run *run, pg_submission *s, int index, pg_diag 
     if (run->o->shard_count == 0 && pg_path_resolve(path, real_a, sizeof real_a, &rd) == PG_OK &&
         pg_path_resolve(s->manifest->file, real_s, sizeof real_s, &rd) == PG_OK &&
         strcmp(real_a, real_s) == 0) {
-        s->accepted = s;
-        s->accepted_shared = true;
-        s->accepted_self = true;
+        s->accepted.kernel = s;
+        s->accepted.shared = true;
+        s->accepted.self = true;
         return PG_OK;
     }
     /* Without shards every submission of a task sees the same workloads, so one accepted
@@ -103,8 +103,8 @@ pg_status pg_accepted_prepare(pg_run *run, pg_submission *s, int index, pg_diag 
     bool share = run->o->shard_count == 0;
     struct pg_accepted_entry *e = share ? cache_find(run, path) : NULL;
     if (e) {
-        s->accepted = e->a;
-        s->accepted_shared = true;
+        s->accepted.kernel = e->a;
+        s->accepted.shared = true;
         if (strcmp(e->a->task->id, s->task->id) != 0)
             return pg_diag_set(d, PG_ERR_INPUT, file, 0, field,
                                "the accepted kernel '%s' is for task '%s', expected '%s'", path,
@@ -126,9 +126,9 @@ pg_status pg_accepted_prepare(pg_run *run, pg_submission *s, int index, pg_diag 
         memset(e, 0, sizeof *e);
         snprintf(e->path, sizeof e->path, "%s", path);
         e->a = a; /* the run owns it, also when preparing it fails below */
-        s->accepted_shared = true;
+        s->accepted.shared = true;
     }
-    s->accepted = a;
+    s->accepted.kernel = a;
     pg_diag ad;
     pg_diag_clear(&ad);
     pg_status st = pg_submission_prepare(run, path, PG_ACCEPTED_INDEX_BASE + index, a, &ad);
@@ -166,14 +166,14 @@ static pg_cubin_match same_code(const char *p, const char *q)
 
 const char *pg_accepted_identical_text(const pg_submission *s)
 {
-    return s->accepted_identical_by && strcmp(s->accepted_identical_by, "code_sections") == 0
+    return s->accepted.identical_by && strcmp(s->accepted.identical_by, "code_sections") == 0
                ? "same code sections; only path-dependent debug sections differ"
                : "byte-identical cubin";
 }
 
 const char *pg_accepted_identical_reason(const pg_submission *s)
 {
-    return s->accepted_identical_by && strcmp(s->accepted_identical_by, "code_sections") == 0
+    return s->accepted.identical_by && strcmp(s->accepted.identical_by, "code_sections") == 0
                ? "SASS-identical: the cubin's code sections (.text, .nv.info, .nv.constant, "
                  ".nv.shared, symbols) equal the accepted kernel's; only sections that depend "
                  "on the source path (debug line tables, file names) differ"
@@ -182,45 +182,45 @@ const char *pg_accepted_identical_reason(const pg_submission *s)
 
 void pg_accepted_assemble(pg_run *run, pg_submission *s)
 {
-    pg_submission *a = s->accepted;
+    pg_submission *a = s->accepted.kernel;
     if (!a)
         return;
     const char *cand = pg_stage_status(json_array_get(json_object_get(s->json, "stages"), 0));
     /* A candidate that did not assemble is never timed: its accepted kernel is not needed. */
     if (strcmp(cand, "fail") == 0) {
-        s->accepted_usable = false;
-        snprintf(s->accepted_note, sizeof s->accepted_note,
+        s->accepted.usable = false;
+        snprintf(s->accepted.note, sizeof s->accepted.note,
                  "the accepted kernel was not assembled: the candidate did not assemble");
         json_object_set_new(s->json, "accepted_kernel",
                             json_pack("{s:o, s:o, s:s, s:s, s:b}", "manifest",
                                       pg_jstr(a->manifest->file), "source",
                                       pg_jstr(a->manifest->source), "assemble", "skipped",
-                                      "message", s->accepted_note, "cubin_identical", false));
+                                      "message", s->accepted.note, "cubin_identical", false));
         return;
     }
-    if (s->accepted_self) {
+    if (s->accepted.self) {
         /* Its own accepted kernel: the candidate's assembly is the accepted kernel's. */
         json_t *st = json_array_get(json_object_get(s->json, "stages"), 0);
-        s->accepted_usable = strcmp(cand, "pass") == 0 && s->cubin_path[0];
-        s->accepted_identical = s->accepted_usable;
-        s->accepted_identical_by = s->accepted_identical ? pg_cubin_match_name(PG_CUBIN_SAME_BYTES)
+        s->accepted.usable = strcmp(cand, "pass") == 0 && s->cubin_path[0];
+        s->accepted.identical = s->accepted.usable;
+        s->accepted.identical_by = s->accepted.identical ? pg_cubin_match_name(PG_CUBIN_SAME_BYTES)
                                                          : NULL;
-        if (!s->accepted_usable)
-            snprintf(s->accepted_note, sizeof s->accepted_note,
+        if (!s->accepted.usable)
+            snprintf(s->accepted.note, sizeof s->accepted.note,
                      "the accepted kernel (this submission's own manifest) did not assemble");
         json_object_set_new(
             s->json, "accepted_kernel",
             json_pack("{s:o, s:o, s:s, s:o, s:b, s:o}", "manifest", pg_jstr(s->manifest->file),
                       "source", pg_jstr(s->manifest->source), "assemble", cand, "message",
                       pg_jstr(json_string_value(json_object_get(st, "message"))),
-                      "cubin_identical", s->accepted_identical, "identical_by",
-                      s->accepted_identical_by ? json_string(s->accepted_identical_by)
+                      "cubin_identical", s->accepted.identical, "identical_by",
+                      s->accepted.identical_by ? json_string(s->accepted.identical_by)
                                                : json_null()));
         return;
     }
     /* Assembled once per run: later submissions of the task take the first one's outcome and
      * its cubin (the same file, in the run's temporary folder until the run ends). */
-    struct pg_accepted_entry *e = s->accepted_shared ? cache_entry_of(run, a) : NULL;
+    struct pg_accepted_entry *e = s->accepted.shared ? cache_entry_of(run, a) : NULL;
     a->json = json_pack("{s:[]}", "stages");
     if (e && e->assembled) {
         json_t *rec = pg_stage_new("assemble");
@@ -237,24 +237,24 @@ void pg_accepted_assemble(pg_run *run, pg_submission *s)
         const char *m = json_string_value(json_object_get(st, "message"));
         e->message = strdup(m ? m : "");
     }
-    s->accepted_usable = strcmp(status, "pass") == 0 && a->cubin_path[0];
-    if (!s->accepted_usable)
-        snprintf(s->accepted_note, sizeof s->accepted_note,
+    s->accepted.usable = strcmp(status, "pass") == 0 && a->cubin_path[0];
+    if (!s->accepted.usable)
+        snprintf(s->accepted.note, sizeof s->accepted.note,
                  "the accepted kernel did not assemble: %s",
                  json_string_value(json_object_get(st, "message")));
-    pg_cubin_match m = s->accepted_usable && s->cubin_path[0]
+    pg_cubin_match m = s->accepted.usable && s->cubin_path[0]
                            ? same_code(s->cubin_path, a->cubin_path)
                            : PG_CUBIN_DIFFERENT;
-    s->accepted_identical = m != PG_CUBIN_DIFFERENT;
-    s->accepted_identical_by = pg_cubin_match_name(m);
+    s->accepted.identical = m != PG_CUBIN_DIFFERENT;
+    s->accepted.identical_by = pg_cubin_match_name(m);
     json_object_set_new(s->json, "accepted_kernel",
                         json_pack("{s:o, s:o, s:s, s:o, s:b, s:o}", "manifest",
                                   pg_jstr(a->manifest->file), "source",
                                   pg_jstr(a->manifest->source), "assemble", status, "message",
                                   pg_jstr(json_string_value(json_object_get(st, "message"))),
-                                  "cubin_identical", s->accepted_identical, "identical_by",
-                                  s->accepted_identical_by
-                                      ? json_string(s->accepted_identical_by)
+                                  "cubin_identical", s->accepted.identical, "identical_by",
+                                  s->accepted.identical_by
+                                      ? json_string(s->accepted.identical_by)
                                       : json_null()));
     json_decref(a->json);
     a->json = NULL;
@@ -262,37 +262,37 @@ void pg_accepted_assemble(pg_run *run, pg_submission *s)
 
 void pg_accepted_load(pg_run *run, pg_submission *s)
 {
-    pg_submission *a = s->accepted;
-    if (!a || !s->accepted_usable || s->accepted_identical)
+    pg_submission *a = s->accepted.kernel;
+    if (!a || !s->accepted.usable || s->accepted.identical)
         return;
     a->json = NULL;
-    s->accepted_kernels = calloc((size_t)(a->manifest->n_launches + a->manifest->n_setup),
-                                 sizeof *s->accepted_kernels);
+    s->accepted.kernels = calloc((size_t)(a->manifest->n_launches + a->manifest->n_setup),
+                                 sizeof *s->accepted.kernels);
     char log[4096] = "";
     pg_diag d;
     pg_diag_clear(&d);
-    pg_status st = s->accepted_kernels
-                       ? pg_submission_load_module(run, a, &s->accepted_module,
-                                                   s->accepted_kernels, log, sizeof log, &d)
+    pg_status st = s->accepted.kernels
+                       ? pg_submission_load_module(run, a, &s->accepted.module,
+                                                   s->accepted.kernels, log, sizeof log, &d)
                        : pg_diag_set(&d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
     if (st != PG_OK) {
         char msg[2400];
-        s->accepted_usable = false;
-        snprintf(s->accepted_note, sizeof s->accepted_note,
+        s->accepted.usable = false;
+        snprintf(s->accepted.note, sizeof s->accepted.note,
                  "the accepted kernel did not load: %s", pg_diag_format(&d, msg, sizeof msg));
     }
 }
 
 void pg_accepted_release(pg_submission *s)
 {
-    if (s->accepted_module)
-        pg_module_unload(s->accepted_module);
-    free(s->accepted_kernels);
-    if (s->accepted && !s->accepted_shared) {
-        pg_submission_release(s->accepted);
-        free(s->accepted);
+    if (s->accepted.module)
+        pg_module_unload(s->accepted.module);
+    free(s->accepted.kernels);
+    if (s->accepted.kernel && !s->accepted.shared) {
+        pg_submission_release(s->accepted.kernel);
+        free(s->accepted.kernel);
     }
-    s->accepted_module = NULL;
-    s->accepted_kernels = NULL;
-    s->accepted = NULL;
+    s->accepted.module = NULL;
+    s->accepted.kernels = NULL;
+    s->accepted.kernel = NULL;
 }

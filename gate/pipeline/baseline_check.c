@@ -83,19 +83,19 @@ static void add_event(bl_entry *e, const char *fmt, ...)
 static void compare_accepted(bl_entry *e, const pg_submission *s)
 {
     const pg_baseline *b = e->b;
-    if (!s->accepted && !b->has_accepted)
+    if (!s->accepted.kernel && !b->has_accepted)
         return;
-    if (!s->accepted || !b->has_accepted) {
+    if (!s->accepted.kernel || !b->has_accepted) {
         snprintf(e->accepted_note, sizeof e->accepted_note,
                  "the run's accepted kernel (%s) is not the stored one (%s)",
-                 s->accepted ? s->accepted->manifest->file : "none",
+                 s->accepted.kernel ? s->accepted.kernel->manifest->file : "none",
                  b->has_accepted ? b->accepted_manifest : "none");
         return;
     }
     char m[PG_SHA256_HEX] = "", src[PG_SHA256_HEX] = "";
     pg_diag d;
-    pg_sha256_file(s->accepted->manifest->file, PG_HASH_MAX_BYTES, m, &d);
-    pg_sha256_file(s->accepted->manifest->source, PG_HASH_MAX_BYTES, src, &d);
+    pg_sha256_file(s->accepted.kernel->manifest->file, PG_HASH_MAX_BYTES, m, &d);
+    pg_sha256_file(s->accepted.kernel->manifest->source, PG_HASH_MAX_BYTES, src, &d);
     bool man_same = strcmp(m, b->accepted_manifest_sha256) == 0;
     bool src_same = strcmp(src, b->accepted_source_sha256) == 0;
     if (man_same && src_same)
@@ -103,10 +103,10 @@ static void compare_accepted(bl_entry *e, const pg_submission *s)
     char parts[2][700] = {"", ""};
     if (!man_same)
         snprintf(parts[0], sizeof parts[0], " manifest %s (sha256 %.12s… stored, %.12s… now)",
-                 s->accepted->manifest->file, b->accepted_manifest_sha256, m[0] ? m : "unreadable");
+                 s->accepted.kernel->manifest->file, b->accepted_manifest_sha256, m[0] ? m : "unreadable");
     if (!src_same)
         snprintf(parts[1], sizeof parts[1], "%s source %s (sha256 %.12s… stored, %.12s… now)",
-                 man_same ? "" : ";", s->accepted->manifest->source, b->accepted_source_sha256,
+                 man_same ? "" : ";", s->accepted.kernel->manifest->source, b->accepted_source_sha256,
                  src[0] ? src : "unreadable");
     snprintf(e->accepted_note, sizeof e->accepted_note,
              "the accepted kernel changed since the baseline was measured:%s%s", parts[0],

@@ -501,7 +501,7 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
     /* Holm's m: per workload the min_speedup comparison and, with an accepted kernel, the
      * regression comparison (counted even if it turns out SASS-identical: conservative). */
     for (size_t i = 0; i < n; i++)
-        run.n_comparisons += subs[i].n_workloads * (subs[i].accepted ? 2 : 1);
+        run.n_comparisons += subs[i].n_workloads * (subs[i].accepted.kernel ? 2 : 1);
     if (pool && !o->no_gpu && (st = pg_worker_pool_probe(&run, d)) != PG_OK)
         goto done;
     st = check_launch_limits(&run, subs, n, d);

@@ -33,7 +33,7 @@ int pg_perf_rotation_copies(size_t set_bytes, long long l2_bytes);
 
 /* Build the arms for workload c (its kernels loaded, its inputs filled): the vendor baseline
  * prepared on c's inputs (cuBLASLt or cuDNN), the accepted kernel's workloads when with_accepted
- * (c->s->accepted loaded), and in sustained mode the rotated copies and one graph per arm
+ * (c->s->accepted.kernel loaded), and in sustained mode the rotated copies and one graph per arm
  * (>= 20 ms each). cuBLASLt rotates over the copies like the kernels; cuDNN binds its buffers
  * in its plan's variant pack, so its graph repeats on copy 0 (the attention workloads' tensors
  * are far larger than L2). p is

@@ -121,11 +121,11 @@ static void fill_view(const pg_wctx *c, const pg_perf_stage_settings *s, pg_perf
     v->bytes = bytes;
     v->peak_tflops = c->run->peak_tflops;
     v->peak_write_gbps = c->run->peak_write_gbps;
-    v->has_accepted = sub->accepted != NULL;
+    v->has_accepted = sub->accepted.kernel != NULL;
     v->accepted_timed = s->with_accepted;
-    v->accepted_identical = sub->accepted_identical;
+    v->accepted_identical = sub->accepted.identical;
     v->accepted_identical_text = pg_accepted_identical_text(sub);
-    v->accepted_note = sub->accepted_note;
+    v->accepted_note = sub->accepted.note;
 }
 
 /* One launch per arm (the probe), the launches per block it implies, and the heat soak. */

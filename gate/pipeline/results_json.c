@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "results_json.h"
+#include "run.h"
 #include "base/utf8.h"
 
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 when the bytes there are not one. */
@@ -74,6 +75,15 @@ void pg_stage_finish(json_t *stage, const char *status, double duration_s, const
     json_object_set_new(stage, "message", pg_jstr(msg));
     /* Rounded to the microsecond so the JSON stays readable. */
     json_object_set_new(stage, "duration_s", json_real(round(duration_s * 1e6) / 1e6));
+}
+
+json_t *pg_stage_begin(pg_run *run, const pg_submission *s, json_t *owner, const char *workload,
+                       const char *stage)
+{
+    json_t *rec = pg_stage_new(stage);
+    json_array_append_new(json_object_get(owner, "stages"), rec);
+    pg_progress(run, s, workload, stage, NULL, NULL);
+    return rec;
 }
 
 json_t *pg_stage_details(json_t *stage)

@@ -104,6 +104,12 @@ typedef struct {
 /* Progress helper. */
 void pg_progress(pg_run *run, const pg_submission *s, const char *workload, const char *stage,
                  const char *status, const char *message);
+/* The start every stage shares (results_json.c): a new record for stage (pg_stage_new) appended
+ * to owner's "stages" array (owner: the submission's results object, or one workload's), and the
+ * progress line saying it began (workload: the workload's name; NULL for a submission-level
+ * stage). Returns the record, borrowed from owner. */
+json_t *pg_stage_begin(pg_run *run, const pg_submission *s, json_t *owner, const char *workload,
+                       const char *stage);
 
 /* --- stage_performance.c: record a main comparison for the run-level Holm step, and apply it
  * at the end of the run (FAILs Holm does not keep become INCONCLUSIVE warnings). cmp_index is

@@ -15,7 +15,7 @@
 static void compact(pg_submission *s, const bool *keep)
 {
     int kept = 0;
-    pg_submission *a = s->accepted;
+    pg_submission *a = s->accepted.kernel;
     for (int w = 0; w < s->n_workloads; w++) {
         if (!keep[w]) {
             pg_plan_free(&s->plans[w]);

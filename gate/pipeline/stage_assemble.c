@@ -88,10 +88,8 @@ static void first_error(const pg_run *run, const pg_assemble_result *r, const ch
 
 void pg_stage_assemble(pg_run *run, pg_submission *s)
 {
-    json_t *stage = pg_stage_new("assemble");
-    json_array_append_new(json_object_get(s->json, "stages"), stage);
+    json_t *stage = pg_stage_begin(run, s, s->json, NULL, "assemble");
     json_t *det = pg_stage_details(stage);
-    pg_progress(run, s, NULL, "assemble", NULL, NULL);
     double t0 = pg_now_s();
     char why[1200];
 

@@ -344,10 +344,8 @@ bool pg_stage_correctness(pg_wctx *c)
 {
     pg_run *run = c->run;
     const pg_task *t = c->s->task;
-    json_t *stage = pg_stage_new("correctness");
-    json_array_append_new(json_object_get(c->json, "stages"), stage);
+    json_t *stage = pg_stage_begin(run, c->s, c->json, c->w->name, "correctness");
     json_t *det = pg_stage_details(stage);
-    pg_progress(run, c->s, c->w->name, "correctness", NULL, NULL);
     double t0 = pg_now_s();
     pg_phases_reset(c);
     pg_outputs o;

@@ -140,7 +140,7 @@ static void read_settings(const pg_wctx *c, pg_perf_stage_settings *s)
     const pg_task *t = sub->task;
     s->mode = o->timing_mode ? o->timing_mode : t->timing_mode[0] ? t->timing_mode : "cold";
     s->sustained = strcmp(s->mode, "sustained") == 0;
-    s->with_accepted = sub->accepted && sub->accepted_usable && !sub->accepted_identical;
+    s->with_accepted = sub->accepted.kernel && sub->accepted.usable && !sub->accepted.identical;
     s->timeout_s = o->timeout_s * 5;
     s->max_warmup = o->warmup;
     s->max_reps = o->repetitions;
@@ -209,12 +209,12 @@ static json_t *comparisons_json(const pg_submission *sub, const pg_perf_measured
                                                     "time; FAIL when the candidate is slower by "
                                                     "more than the tolerance beyond doubt",
                                                     r->regression.verdict));
-    else if (sub->accepted)
+    else if (sub->accepted.kernel)
         json_array_append_new(
             cmps, json_pack("{s:s, s:s, s:o}", "name", "candidate_vs_accepted", "verdict",
-                            sub->accepted_identical ? "PASS" : "NOT_COMPARED", "reason",
-                            pg_jstr(sub->accepted_identical ? pg_accepted_identical_reason(sub)
-                                                            : sub->accepted_note)));
+                            sub->accepted.identical ? "PASS" : "NOT_COMPARED", "reason",
+                            pg_jstr(sub->accepted.identical ? pg_accepted_identical_reason(sub)
+                                                            : sub->accepted.note)));
     return cmps;
 }
 
@@ -253,7 +253,7 @@ static void record_details(pg_wctx *c, json_t *det, const pg_perf_stage_settings
     json_object_set_new(det, "baseline", bj);
     if (s->with_accepted) {
         json_t *aj = summary_json(&v->accepted, flop);
-        json_object_set_new(aj, "manifest", pg_jstr(c->s->accepted->manifest->file));
+        json_object_set_new(aj, "manifest", pg_jstr(c->s->accepted.kernel->manifest->file));
         json_object_set_new(det, "accepted", aj);
     }
     json_object_set_new(det, "speedup",
@@ -294,10 +294,8 @@ bool pg_stage_performance(pg_wctx *c)
     pg_run *run = c->run;
     /* The stage is in the results before the arms are built: the vendor baseline's
      * preparation writes details.stored_baseline into it (baseline_check.c). */
-    json_t *stage = pg_stage_new("performance");
-    json_array_append_new(json_object_get(c->json, "stages"), stage);
+    json_t *stage = pg_stage_begin(run, c->s, c->json, c->w->name, "performance");
     json_t *det = pg_stage_details(stage);
-    pg_progress(run, c->s, c->w->name, "performance", NULL, NULL);
     double t0 = pg_now_s();
     pg_perf_stage_settings s;
     read_settings(c, &s);

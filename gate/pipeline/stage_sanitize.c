@@ -174,10 +174,8 @@ static void run_tool(pg_run *run, pg_submission *s, int pos, const char *san, co
 
 void pg_stage_sanitize(pg_run *run, pg_submission *s)
 {
-    json_t *stage = pg_stage_new("sanitize");
-    json_array_append_new(json_object_get(s->json, "stages"), stage);
+    json_t *stage = pg_stage_begin(run, s, s->json, NULL, "sanitize");
     json_t *det = pg_stage_details(stage);
-    pg_progress(run, s, NULL, "sanitize", NULL, NULL);
     double t0 = pg_now_s();
     const char *load = stage_status_of(s, "load");
     char san[PATH_MAX];

@@ -81,10 +81,8 @@ bool pg_stage_verify(pg_wctx *c)
 {
     pg_run *run = c->run;
     const pg_task *t = c->s->task;
-    json_t *stage = pg_stage_new("verify");
-    json_array_append_new(json_object_get(c->json, "stages"), stage);
+    json_t *stage = pg_stage_begin(run, c->s, c->json, c->w->name, "verify");
     json_t *det = pg_stage_details(stage);
-    pg_progress(run, c->s, c->w->name, "verify", NULL, NULL);
     double t0 = pg_now_s();
     pg_phases_reset(c);
     int wl = c->s->workloads[c->index];

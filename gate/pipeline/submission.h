@@ -28,6 +28,24 @@
 
 /* One submission, validated and ready to run. */
 typedef struct pg_submission pg_submission;
+
+/* A submission's accepted kernel (accepted.c): the task's kernel of record, prepared like a
+ * submission and re-measured next to the candidate as the regression comparison's second arm,
+ * with what the candidate's run needs to know of it. Zero-initialized = none. */
+typedef struct {
+    pg_submission *kernel;        /* NULL when the task names none or --accepted-kernel none */
+    bool shared;                  /* kernel is the run's (pg_run.accepted_cache), not owned */
+    bool self;                    /* the accepted kernel's manifest is the candidate's own
+                                     file: kernel == the candidate, assembled once */
+    bool usable;                  /* assembled (and, on the GPU, loaded) */
+    bool identical;               /* its cubin holds the candidate's kernels (SASS-identical) */
+    const char *identical_by;     /* which test matched: "bytes" (byte-identical cubin) or
+                                     "code_sections" (gate/ptx/cubin_code.h); NULL when not
+                                     identical (static strings) */
+    char note[1200];              /* why it is not usable, for the performance stage */
+    pg_module *module;            /* loaded on the GPU (owned unless self) */
+    pg_kernel **kernels;          /* one per launch of its manifest */
+} pg_accepted;
 struct pg_submission {
     pg_manifest *manifest;
     pg_task *task;
@@ -80,21 +98,9 @@ struct pg_submission {
     int n_declined;
     pg_plan *plans;               /* one per selected workload */
     json_t *json;                 /* borrowed: this submission's object in the results */
-    /* The task's accepted kernel (accepted.c), re-measured next to the candidate: NULL when the
-     * task names none or --accepted-kernel none. */
-    pg_submission *accepted;
-    bool accepted_shared;         /* accepted is the run's (pg_run.accepted_cache), not owned */
-    bool accepted_self;           /* the accepted kernel's manifest is this submission's own
-                                     file: accepted == this submission, assembled once */
+    /* The task's accepted kernel (accepted.c), re-measured next to the candidate. */
+    pg_accepted accepted;
     bool is_accepted;             /* this is some submission's accepted kernel (progress label) */
-    bool accepted_usable;         /* assembled (and, on the GPU, loaded) */
-    bool accepted_identical;      /* its cubin holds the candidate's kernels (SASS-identical) */
-    const char *accepted_identical_by; /* which test matched: "bytes" (byte-identical cubin) or
-                                          "code_sections" (gate/ptx/cubin_code.h); NULL when not
-                                          identical (static strings) */
-    char accepted_note[1200];     /* why it is not usable, for the performance stage */
-    pg_module *accepted_module;
-    pg_kernel **accepted_kernels;
     /* Isolated runs: the comparisons its workers reported, in report order, waiting for the
      * run's Holm step (pg_worker_flush_perf registers them), and the device ordinal its GPU
      * work was given to (-1 before). */
@@ -128,7 +134,7 @@ void pg_accepted_release(pg_submission *s);
 /* Release the run's shared accepted kernels (after every submission's release). */
 void pg_accepted_cache_free(pg_run *run);
 /* Why a SASS-identical candidate needs no timing, after the test that matched
- * (s->accepted_identical_by): a short phrase for the stage message, and the comparison's reason
+ * (s->accepted.identical_by): a short phrase for the stage message, and the comparison's reason
  * (static strings). */
 const char *pg_accepted_identical_text(const pg_submission *s);
 const char *pg_accepted_identical_reason(const pg_submission *s);

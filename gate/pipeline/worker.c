@@ -311,11 +311,12 @@ static void *heater_main(void *arg)
     pg_diag d;
     pg_diag_clear(&d);
     pg_status st = supervise(&w, argv, h->fifo, &r, &d);
-    char why[1024];
+    char why[1024], end[128];
+    describe_end(&r, end, sizeof end);
     if (st != PG_OK)
         snprintf(why, sizeof why, "cannot start the GPU probe worker: %s", d.message);
     else
-        snprintf(why, sizeof why, "the GPU probe worker reported no device: %.*s",
+        snprintf(why, sizeof why, "the GPU probe worker reported no device (%s): %.*s", end,
                  PG_UTF8_CUT(r.output, 300), r.output);
     heater_report(&w, NULL, why); /* nothing when it reported already */
     pg_supervise_result_free(&r);
@@ -400,15 +401,15 @@ bool pg_worker_probe(pg_run *run)
 /* The accepted kernel as this process prepared and assembled it (worker.h), or null. */
 static json_t *accepted_json(const pg_submission *s, bool sanitize)
 {
-    const pg_submission *a = s->accepted;
+    const pg_submission *a = s->accepted.kernel;
     if (!a || sanitize)
         return json_null();
     return json_pack("{s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o}", "manifest",
                      pg_jstr(a->manifest->file), "arch", pg_jstr(a->arch), "ptx_path",
                      pg_jstr(a->ptx_path), "cubin_path", pg_jstr(a->cubin_path), "note",
-                     pg_jstr(s->accepted_note), "usable", s->accepted_usable, "identical",
-                     s->accepted_identical, "identical_by",
-                     pg_jstr(s->accepted_identical_by));
+                     pg_jstr(s->accepted.note), "usable", s->accepted.usable, "identical",
+                     s->accepted.identical, "identical_by",
+                     pg_jstr(s->accepted.identical_by));
 }
 
 /* The job on the device of slot (NULL: o->device_ordinal with the run's peaks). */

@@ -291,20 +291,20 @@ static pg_status prepare_accepted(pg_run *run, const job_fields *f, pg_submissio
     const job_accepted *a = &f->accepted;
     if (!a->present)
         return PG_OK;
-    s->accepted = calloc(1, sizeof *s->accepted);
-    if (!s->accepted)
+    s->accepted.kernel = calloc(1, sizeof *s->accepted.kernel);
+    if (!s->accepted.kernel)
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
     pg_status st = pg_submission_prepare_worker(run, a->manifest, a->arch, a->ptx_path,
                                                 a->cubin_path, f->workloads, f->n_workloads,
-                                                s->accepted, d);
-    s->accepted_usable = a->usable;
-    s->accepted_identical = a->identical;
+                                                s->accepted.kernel, d);
+    s->accepted.usable = a->usable;
+    s->accepted.identical = a->identical;
     /* Back to the static names (gate/ptx/cubin_code.h). */
-    s->accepted_identical_by =
+    s->accepted.identical_by =
         !a->identical                                                     ? NULL
         : a->identical_by && strcmp(a->identical_by, "code_sections") == 0 ? "code_sections"
                                                                            : "bytes";
-    snprintf(s->accepted_note, sizeof s->accepted_note, "%s", a->note);
+    snprintf(s->accepted.note, sizeof s->accepted.note, "%s", a->note);
     return st;
 }
 

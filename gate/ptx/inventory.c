@@ -8,9 +8,17 @@
 #include <string.h>
 
 #include "ptx_lexer.h"
+#include "../base/grow.h"
 #include "../base/utf8.h"
 
 #define MAX_TRACKED_DEPTH 64
+
+/* An open-addressing table of indices + 1 into a list of names (0: an empty slot), linear
+ * probing; n, its size, is 0 or a power of two. */
+typedef struct {
+    size_t *slots;
+    size_t n;
+} name_table;
 
 typedef struct {
     pg_ptx_lexer lx;
@@ -18,10 +26,8 @@ typedef struct {
     const char *file;
     pg_diag *d;
     size_t cap_instrs, cap_funcs, cap_mnemonics;
-    size_t *slots;      /* open-addressing set of mnemonic indices + 1 */
-    size_t n_slots;
-    size_t *fslots;     /* open-addressing map of function names to indices + 1 */
-    size_t n_fslots;
+    name_table mnemonic_table; /* the set of mnemonics */
+    name_table function_table; /* function names to their indices */
     int depth;          /* statement-level brace depth */
     int open_line[MAX_TRACKED_DEPTH];
     int pending;        /* function whose header ended at '{' about to be read, or -1 */
@@ -47,94 +53,99 @@ static uint64_t hash(const char *s, size_t n)
     return h;
 }
 
-static bool slots_grow(builder *b)
+static const char *mnemonic_name(const builder *b, size_t index)
 {
-    size_t n = b->n_slots ? b->n_slots * 2 : 256;
+    return b->inv->mnemonics[index];
+}
+
+static const char *function_name(const builder *b, size_t index)
+{
+    return b->inv->functions[index].name;
+}
+
+typedef const char *(*name_of_fn)(const builder *b, size_t index);
+
+/* Room in t for one more of count names: the table doubled (first slots when empty) and every
+ * index placed again once it would be more than half full. False when out of memory (t then
+ * as it was). */
+static bool table_room(name_table *t, size_t count, size_t first, const builder *b,
+                       name_of_fn name_of)
+{
+    if ((count + 1) * 2 <= t->n)
+        return true;
+    size_t n = t->n ? t->n * 2 : first;
     size_t *slots = calloc(n, sizeof *slots);
     if (!slots)
         return false;
-    for (size_t i = 0; i < b->n_slots; i++)
-        if (b->slots[i]) {
-            const char *m = b->inv->mnemonics[b->slots[i] - 1];
+    for (size_t i = 0; i < t->n; i++)
+        if (t->slots[i]) {
+            const char *m = name_of(b, t->slots[i] - 1);
             size_t j = hash(m, strlen(m)) & (n - 1);
             while (slots[j])
                 j = (j + 1) & (n - 1);
-            slots[j] = b->slots[i];
+            slots[j] = t->slots[i];
         }
-    free(b->slots);
-    b->slots = slots;
-    b->n_slots = n;
+    free(t->slots);
+    t->slots = slots;
+    t->n = n;
     return true;
+}
+
+/* The slot of t holding name s[0..len), else the empty slot where it would go (t->n > 0). */
+static size_t table_slot(const name_table *t, const char *s, size_t len, const builder *b,
+                         name_of_fn name_of)
+{
+    size_t j = hash(s, len) & (t->n - 1);
+    for (; t->slots[j]; j = (j + 1) & (t->n - 1)) {
+        const char *m = name_of(b, t->slots[j] - 1);
+        if (strlen(m) == len && memcmp(m, s, len) == 0)
+            break;
+    }
+    return j;
 }
 
 /* The shared copy of mnemonic s[0..n), or NULL when out of memory. */
 static const char *intern(builder *b, const char *s, size_t n)
 {
     pg_ptx_inventory *inv = b->inv;
-    if ((inv->n_mnemonics + 1) * 2 > b->n_slots && !slots_grow(b))
+    name_table *t = &b->mnemonic_table;
+    if (!table_room(t, inv->n_mnemonics, 256, b, mnemonic_name))
         return NULL;
-    size_t j = hash(s, n) & (b->n_slots - 1);
-    for (; b->slots[j]; j = (j + 1) & (b->n_slots - 1)) {
-        const char *m = inv->mnemonics[b->slots[j] - 1];
-        if (strlen(m) == n && memcmp(m, s, n) == 0)
-            return m;
-    }
-    if (inv->n_mnemonics == b->cap_mnemonics) {
-        size_t cap = b->cap_mnemonics ? b->cap_mnemonics * 2 : 64;
-        char **p = realloc(inv->mnemonics, cap * sizeof *p);
-        if (!p)
-            return NULL;
-        inv->mnemonics = p;
-        b->cap_mnemonics = cap;
-    }
+    size_t j = table_slot(t, s, n, b, mnemonic_name);
+    if (t->slots[j])
+        return inv->mnemonics[t->slots[j] - 1];
+    char **p = pg_grow(inv->mnemonics, inv->n_mnemonics, &b->cap_mnemonics, 64, sizeof *p);
+    if (!p)
+        return NULL;
+    inv->mnemonics = p;
     char *copy = malloc(n + 1);
     if (!copy)
         return NULL;
     memcpy(copy, s, n);
     copy[n] = '\0';
     inv->mnemonics[inv->n_mnemonics++] = copy;
-    b->slots[j] = inv->n_mnemonics;
+    t->slots[j] = inv->n_mnemonics;
     return copy;
 }
 
 /* Index of function name[0..n), or -1. */
 static int lookup_function(const builder *b, const char *name, size_t n)
 {
-    if (!b->n_fslots)
+    const name_table *t = &b->function_table;
+    if (!t->n)
         return -1;
-    for (size_t j = hash(name, n) & (b->n_fslots - 1); b->fslots[j];
-         j = (j + 1) & (b->n_fslots - 1)) {
-        const char *f = b->inv->functions[b->fslots[j] - 1].name;
-        if (strlen(f) == n && memcmp(f, name, n) == 0)
-            return (int)b->fslots[j] - 1;
-    }
-    return -1;
+    size_t j = table_slot(t, name, n, b, function_name);
+    return t->slots[j] ? (int)t->slots[j] - 1 : -1;
 }
 
+/* Enter function index (a name not in the table yet) into the function table. */
 static bool fslots_add(builder *b, size_t index)
 {
-    if ((b->inv->n_functions + 1) * 2 > b->n_fslots) {
-        size_t n = b->n_fslots ? b->n_fslots * 2 : 64;
-        size_t *slots = calloc(n, sizeof *slots);
-        if (!slots)
-            return false;
-        for (size_t i = 0; i < b->n_fslots; i++)
-            if (b->fslots[i]) {
-                const char *f = b->inv->functions[b->fslots[i] - 1].name;
-                size_t j = hash(f, strlen(f)) & (n - 1);
-                while (slots[j])
-                    j = (j + 1) & (n - 1);
-                slots[j] = b->fslots[i];
-            }
-        free(b->fslots);
-        b->fslots = slots;
-        b->n_fslots = n;
-    }
-    const char *f = b->inv->functions[index].name;
-    size_t j = hash(f, strlen(f)) & (b->n_fslots - 1);
-    while (b->fslots[j])
-        j = (j + 1) & (b->n_fslots - 1);
-    b->fslots[j] = index + 1;
+    name_table *t = &b->function_table;
+    if (!table_room(t, b->inv->n_functions, 64, b, function_name))
+        return false;
+    const char *f = function_name(b, index);
+    t->slots[table_slot(t, f, strlen(f), b, function_name)] = index + 1;
     return true;
 }
 
@@ -152,14 +163,11 @@ static pg_status add_function(builder *b, const pg_ptok *name, int line, bool is
     if (i < 0) {
         if (inv->n_functions >= PG_PTX_MAX_FUNCS)
             return bad(b, line, "more than 4096 functions%s", "");
-        if (inv->n_functions == b->cap_funcs) {
-            size_t cap = b->cap_funcs ? b->cap_funcs * 2 : 16;
-            pg_ptx_function *p = realloc(inv->functions, cap * sizeof *p);
-            if (!p)
-                return oom(b);
-            inv->functions = p;
-            b->cap_funcs = cap;
-        }
+        pg_ptx_function *p =
+            pg_grow(inv->functions, inv->n_functions, &b->cap_funcs, 16, sizeof *p);
+        if (!p)
+            return oom(b);
+        inv->functions = p;
         i = (int)inv->n_functions++;
         pg_ptx_function *f = &inv->functions[i];
         memset(f, 0, sizeof *f);
@@ -238,14 +246,10 @@ static pg_status read_instruction(builder *b, pg_ptok t, const pg_ptok *guard, b
         return bad(b, t.line, "instruction '%s…' is longer than 255 characters", show);
     if (inv->n_instrs >= PG_PTX_MAX_INSTRS)
         return bad(b, t.line, "more than 4194304 instructions%s", "");
-    if (inv->n_instrs == b->cap_instrs) {
-        size_t cap = b->cap_instrs ? b->cap_instrs * 2 : 256;
-        pg_ptx_instr *p = realloc(inv->instrs, cap * sizeof *p);
-        if (!p)
-            return oom(b);
-        inv->instrs = p;
-        b->cap_instrs = cap;
-    }
+    pg_ptx_instr *p = pg_grow(inv->instrs, inv->n_instrs, &b->cap_instrs, 256, sizeof *p);
+    if (!p)
+        return oom(b);
+    inv->instrs = p;
     const char *m = intern(b, t.text, t.len);
     if (!m)
         return oom(b);
@@ -355,8 +359,8 @@ pg_status pg_ptx_inventory_build(const char *text, size_t len, const char *file,
     builder b = {.inv = out, .file = file, .d = d, .pending = -1, .current = -1};
     pg_ptx_lexer_init(&b.lx, text, len);
     pg_status st = read_module(&b);
-    free(b.slots);
-    free(b.fslots);
+    free(b.mnemonic_table.slots);
+    free(b.function_table.slots);
     if (st != PG_OK)
         pg_ptx_inventory_free(out);
     return st;

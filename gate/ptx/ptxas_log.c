@@ -8,9 +8,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../base/grow.h"
+
 typedef struct {
     pg_ptxas_log *log;
-    int cap_diags, cap_entries;
+    size_t cap_diags, cap_entries;
     int compiling; /* entry index of the last "Compiling entry function", -1 if none */
     int props;     /* entry index of the last "Function properties for", -1 if not an entry */
 } log_state;
@@ -56,14 +58,10 @@ static pg_status add_diag(log_state *ls, pg_severity sev, const char *file, size
     l->n_warnings += sev == PG_SEV_WARNING;
     if (l->n_diags >= PG_PTXAS_MAX_DIAGS)
         return PG_OK;
-    if (l->n_diags == ls->cap_diags) {
-        int cap = ls->cap_diags ? ls->cap_diags * 2 : 16;
-        pg_ptxas_diag *nd = realloc(l->diags, (size_t)cap * sizeof *nd);
-        if (!nd)
-            return PG_ERR_INFRA;
-        l->diags = nd;
-        ls->cap_diags = cap;
-    }
+    pg_ptxas_diag *nd = pg_grow(l->diags, (size_t)l->n_diags, &ls->cap_diags, 16, sizeof *nd);
+    if (!nd)
+        return PG_ERR_INFRA;
+    l->diags = nd;
     pg_ptxas_diag *dg = &l->diags[l->n_diags++];
     memset(dg, 0, sizeof *dg);
     dg->severity = sev;
@@ -83,14 +81,11 @@ static pg_status add_entry(log_state *ls, const char *name, size_t len)
         ls->compiling = -1;
         return PG_OK;
     }
-    if (l->n_entries == ls->cap_entries) {
-        int cap = ls->cap_entries ? ls->cap_entries * 2 : 8;
-        pg_ptxas_entry_usage *ne = realloc(l->entries, (size_t)cap * sizeof *ne);
-        if (!ne)
-            return PG_ERR_INFRA;
-        l->entries = ne;
-        ls->cap_entries = cap;
-    }
+    pg_ptxas_entry_usage *ne =
+        pg_grow(l->entries, (size_t)l->n_entries, &ls->cap_entries, 8, sizeof *ne);
+    if (!ne)
+        return PG_ERR_INFRA;
+    l->entries = ne;
     pg_ptxas_entry_usage *e = &l->entries[l->n_entries];
     memset(e, 0, sizeof *e);
     if (len > sizeof e->entry - 1)

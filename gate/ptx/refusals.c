@@ -3,15 +3,14 @@
 
 #include <string.h>
 
+#include "../base/names.h"
+
 /* Functions ptxas resolves itself in whole-program mode (checked with ptxas 13.0: a module
  * declaring them assembles without any library). */
 static bool provided_by_ptxas(const char *name)
 {
-    static const char *const names[] = {"vprintf", "malloc", "free", "__assertfail"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(name, names[i]) == 0)
-            return true;
-    return false;
+    static const char *const names[] = {"vprintf", "malloc", "free", "__assertfail", NULL};
+    return pg_name_among(name, names);
 }
 
 static bool is_device_launch(const char *name)

@@ -10,6 +10,7 @@
 
 #include "compare_settings.h"
 #include "results_read.h"
+#include "results_read_compare.h"
 
 const double pg_compare_fast_p[PG_COMPARE_N_FAST_P] = {0.5, 0.8, 1.0, 1.2};
 
@@ -60,33 +61,38 @@ pg_status pg_compare_parse_fail_on(const char *text, unsigned *out, pg_diag *d)
 
 /* ---- outcomes ---- */
 
-/* The outcome of each compared stage for workload w of submission s (compare.h): "pass",
- * "fail", "error" or "skipped". */
-static void outcomes(const pg_res_submission *s, const pg_res_workload *w, const char **out)
+/* The outcome of each compared stage for workload w of submission s (compare.h). */
+static void outcomes(const pg_res_submission *s, const pg_res_workload *w, pg_res_status *out)
 {
-    const char *blocked = NULL;
-    const char *chain_out[64];
+    bool blocked = false;
+    pg_res_status blocked_as = PG_RES_SKIPPED;
+    pg_res_status chain_out[64];
     const char *chain_name[64];
     size_t n = 0;
     for (size_t i = 0; i < s->n_stages + w->n_stages && n < 64; i++, n++) {
         const pg_res_stage *st = i < s->n_stages ? &s->stages[i] : &w->stages[i - s->n_stages];
-        const char *o = pg_res_status_name(st->status);
-        if (st->status == PG_RES_FAIL)
-            blocked = "fail";
-        else if (st->status == PG_RES_ERROR && !blocked)
-            blocked = "error";
-        else if (st->status == PG_RES_SKIPPED && blocked)
-            o = blocked;
+        pg_res_status o = st->status;
+        if (st->status == PG_RES_FAIL) {
+            blocked = true;
+            blocked_as = PG_RES_FAIL;
+        } else if (st->status == PG_RES_ERROR && !blocked) {
+            blocked = true;
+            blocked_as = PG_RES_ERROR;
+        } else if (st->status == PG_RES_SKIPPED && blocked) {
+            o = blocked_as;
+        }
         chain_name[n] = st->stage;
         chain_out[n] = o;
     }
     for (size_t k = 0; k < N_STAGES; k++) {
-        out[k] = NULL;
-        for (size_t i = 0; i < n && !out[k]; i++)
-            if (strcmp(chain_name[i], k_stages[k]) == 0)
+        bool found = false;
+        for (size_t i = 0; i < n && !found; i++)
+            if (strcmp(chain_name[i], k_stages[k]) == 0) {
                 out[k] = chain_out[i];
-        if (!out[k]) /* absent: not run, or blocked */
-            out[k] = blocked ? blocked : "skipped";
+                found = true;
+            }
+        if (!found) /* absent: not run, or blocked */
+            out[k] = blocked ? blocked_as : PG_RES_SKIPPED;
     }
 }
 
@@ -106,98 +112,6 @@ static bool stage_present(const pg_results *r, size_t k)
 
 /* ---- pairing ---- */
 
-/* Lookups by name through hash maps (jansson objects, name -> position), so files with many
- * submissions or workloads pair in linear time. */
-
-/* "<length of task>:<task><name>": an unambiguous key for (task, name). NULL on
- * out-of-memory. */
-static char *sub_key(const char *task, const char *name)
-{
-    size_t n = strlen(task) + strlen(name) + 32;
-    char *k = malloc(n);
-    if (k)
-        snprintf(k, n, "%zu:%s%s", strlen(task), task, name);
-    return k;
-}
-
-/* Positions in one results file: its submissions by (task, name), and per submission its
- * workloads by name. */
-typedef struct {
-    json_t *subs;  /* sub_key -> index into r->subs */
-    json_t **wls;  /* per submission: workload name -> index */
-    size_t n;
-} name_index;
-
-static void index_free(name_index *x)
-{
-    json_decref(x->subs);
-    for (size_t i = 0; x->wls && i < x->n; i++)
-        json_decref(x->wls[i]);
-    free(x->wls);
-    memset(x, 0, sizeof *x);
-}
-
-/* Index r, refusing what would make pairing a guess: a (task, name) twice in the file, a
- * workload name twice in one submission (PG_ERR_INPUT naming both places). */
-static pg_status index_results(const pg_results *r, name_index *x, pg_diag *d)
-{
-    memset(x, 0, sizeof *x);
-    x->subs = json_object();
-    x->wls = calloc(r->n_subs ? r->n_subs : 1, sizeof *x->wls);
-    x->n = r->n_subs;
-    if (!x->subs || !x->wls)
-        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
-    for (size_t i = 0; i < r->n_subs; i++) {
-        const pg_res_submission *s = &r->subs[i];
-        char *key = sub_key(s->task, s->name);
-        if (!key)
-            return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
-        const json_t *seen = json_object_get(x->subs, key);
-        if (!seen)
-            json_object_set_new(x->subs, key, json_integer((json_int_t)i));
-        free(key);
-        if (seen)
-            return pg_diag_set(d, PG_ERR_INPUT, r->file, 0, s->ctx.path,
-                               "submission '%s' of task '%s' appears twice (first at %s); compare "
-                               "pairs submissions by task and name, so each must be unique in "
-                               "one results file",
-                               s->name, s->task, r->subs[json_integer_value(seen)].ctx.path);
-        if (!(x->wls[i] = json_object()))
-            return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
-        for (size_t j = 0; j < s->n_workloads; j++) {
-            const pg_res_workload *w = &s->workloads[j];
-            const json_t *first = json_object_get(x->wls[i], w->name);
-            if (first) {
-                const pg_res_workload *f = &s->workloads[json_integer_value(first)];
-                return pg_diag_set(d, PG_ERR_INPUT, r->file, 0, w->ctx.path,
-                                   "workload '%s' appears twice in submission '%s' (first at "
-                                   "%s)",
-                                   f->name, s->name, f->ctx.path);
-            }
-            json_object_set_new(x->wls[i], w->name, json_integer((json_int_t)j));
-        }
-    }
-    return PG_OK;
-}
-
-/* The submission (task, name) of r, or NULL. */
-static const pg_res_submission *find_sub(const pg_results *r, const name_index *x,
-                                         const char *task, const char *name)
-{
-    char *key = sub_key(task, name);
-    const json_t *i = key ? json_object_get(x->subs, key) : NULL;
-    free(key);
-    return i ? &r->subs[json_integer_value(i)] : NULL;
-}
-
-/* The workload name of submission s (of the file x indexes), or NULL. */
-static const pg_res_workload *find_wl(const pg_results *r, const name_index *x,
-                                      const pg_res_submission *s, const char *name)
-{
-    const json_t *i = json_object_get(x->wls[s - r->subs], name);
-    return i ? &s->workloads[json_integer_value(i)] : NULL;
-}
-
 /* The workload's speedup_factor when it is a positive finite number, else NaN. */
 static double speedup_of(const pg_res_workload *w)
 {
@@ -211,7 +125,7 @@ static json_t *opt_str(const char *s)
 }
 
 static json_t *side_record(const pg_res_submission *s, const pg_res_workload *w,
-                           const char *const *outs, const bool *present, double speedup)
+                           const pg_res_status *outs, const bool *present, double speedup)
 {
     json_t *o = json_object();
     json_object_set_new(o, "verdict", json_string(pg_res_status_name(w->verdict)));
@@ -221,24 +135,24 @@ static json_t *side_record(const pg_res_submission *s, const pg_res_workload *w,
     json_t *m = json_object();
     for (size_t k = 0; k < N_STAGES; k++)
         if (present[k])
-            json_object_set_new(m, k_stages[k], json_string(outs[k]));
+            json_object_set_new(m, k_stages[k], json_string(pg_res_status_name(outs[k])));
     json_object_set_new(o, "outcomes", m);
     return o;
 }
 
 /* Is the outcome one of a stage that did not run on that side (not judged)? */
-static bool not_judged(const char *outcome)
+static bool not_judged(pg_res_status outcome)
 {
-    return strcmp(outcome, "skipped") == 0;
+    return outcome == PG_RES_SKIPPED;
 }
 
-static const char *change_kind(const char *from, const char *to)
+static pg_cmp_change_kind change_kind(pg_res_status from, pg_res_status to)
 {
-    if (strcmp(from, "pass") == 0 && strcmp(to, "fail") == 0)
-        return "regression";
-    if (strcmp(from, "fail") == 0 && strcmp(to, "pass") == 0)
-        return "fix";
-    return "not_comparable";
+    if (from == PG_RES_PASS && to == PG_RES_FAIL)
+        return PG_CMP_REGRESSION;
+    if (from == PG_RES_FAIL && to == PG_RES_PASS)
+        return PG_CMP_FIX;
+    return PG_CMP_NOT_COMPARABLE;
 }
 
 static json_t *env_json(const pg_results *r)
@@ -279,16 +193,14 @@ static json_t *env_json(const pg_results *r)
 /* The fields of the two sides' fingerprints that differ, as {"field", "old", "new"}. */
 static json_t *env_differences(const json_t *a, const json_t *b)
 {
-    static const char *const fields[] = {"gpu", "compute_capability", "driver_version",
-                                         "cuda_version", "ptxas_version", "cublaslt_version",
-                                         "cudnn_version", "tool_version"};
+    pg_cmp_side x, y;
+    pg_cmp_side_read(a, &x);
+    pg_cmp_side_read(b, &y);
     json_t *out = json_array();
-    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-        json_t *x = json_object_get(a, fields[i]), *y = json_object_get(b, fields[i]);
-        if (!json_equal(x, y))
-            json_array_append_new(out, json_pack("{s:s, s:O, s:O}", "field", fields[i], "old", x,
-                                                 "new", y));
-    }
+    for (size_t i = 0; i < PG_CMP_N_ENV; i++)
+        if (!json_equal(x.env[i], y.env[i]))
+            json_array_append_new(out, json_pack("{s:s, s:O, s:O}", "field", pg_cmp_env_keys[i],
+                                                 "old", x.env[i], "new", y.env[i]));
     return out;
 }
 
@@ -303,9 +215,10 @@ static void add_unpaired(json_t *arr, const char *side, const char *task, const 
 /* "same", "differs" or "unknown" (a hash missing on a side: an older results file). */
 static const char *source_relation(const pg_res_submission *s, const pg_res_submission *t)
 {
-    if (!s->source_sha256 || !t->source_sha256)
-        return "unknown";
-    return strcmp(s->source_sha256, t->source_sha256) == 0 ? "same" : "differs";
+    pg_cmp_source r = !s->source_sha256 || !t->source_sha256 ? PG_CMP_SOURCE_UNKNOWN
+                      : strcmp(s->source_sha256, t->source_sha256) == 0 ? PG_CMP_SOURCE_SAME
+                                                                         : PG_CMP_SOURCE_DIFFERS;
+    return pg_cmp_source_name(r);
 }
 
 /* The settings differences (run-level ones and this pair's) that can change stage. */
@@ -317,9 +230,10 @@ static json_t *explained_by(const json_t *run_diffs, const json_t *pair_diffs, c
         size_t i;
         const json_t *e;
         json_array_foreach(lists[l], i, e) {
+            pg_cmp_setting_diff x;
+            pg_cmp_setting_diff_read(e, &x);
             if (pg_compare_setting_affects(e, stage))
-                json_array_append_new(out, json_string(json_string_value(
-                                               json_object_get(e, "setting"))));
+                json_array_append_new(out, json_string(x.setting));
         }
     }
     return out;
@@ -328,8 +242,8 @@ static json_t *explained_by(const json_t *run_diffs, const json_t *pair_diffs, c
 /* Paired workload records in OLD's order, and the unpaired ones of both sides. run_diffs
  * (the run-level settings differences) gains one "pairs" entry per setting that differs
  * between some pairs. */
-static pg_status pair(const pg_results *a, const name_index *ax, const pg_results *b,
-                      const name_index *bx,
+static pg_status pair(const pg_results *a, const pg_res_cmp_index *ax, const pg_results *b,
+                      const pg_res_cmp_index *bx,
                       const bool *present, json_t *records, json_t *unpaired,
                       json_t *run_diffs, json_t *pairs, pg_diag *d)
 {
@@ -339,7 +253,7 @@ static pg_status pair(const pg_results *a, const name_index *ax, const pg_result
     pg_status st = PG_OK;
     for (size_t i = 0; i < a->n_subs && st == PG_OK; i++) {
         const pg_res_submission *s = &a->subs[i];
-        const pg_res_submission *t = find_sub(b, bx, s->task, s->name);
+        const pg_res_submission *t = pg_res_cmp_find_sub(b, bx, s->task, s->name);
         if (!t) {
             add_unpaired(unpaired, "old", s->task, s->name, NULL);
             continue;
@@ -353,13 +267,13 @@ static pg_status pair(const pg_results *a, const name_index *ax, const pg_result
                              opt_str(t->cubin_sha256), "source", rel));
         for (size_t j = 0; j < s->n_workloads && st == PG_OK; j++) {
             const pg_res_workload *w = &s->workloads[j];
-            const pg_res_workload *v = find_wl(b, bx, t, w->name);
+            const pg_res_workload *v = pg_res_cmp_find_wl(b, bx, t, w->name);
             if (!v) {
                 add_unpaired(unpaired, "old", s->task, s->name, w->name);
                 continue;
             }
             double sa = speedup_of(w), sb = speedup_of(v);
-            const char *oa[N_STAGES], *ob[N_STAGES];
+            pg_res_status oa[N_STAGES], ob[N_STAGES];
             outcomes(s, w, oa);
             outcomes(t, v, ob);
             json_t *pair_diffs = pg_compare_pair_settings(s->json, w->json, t->json, v->json);
@@ -372,11 +286,13 @@ static pg_status pair(const pg_results *a, const name_index *ax, const pg_result
                     json_array_append_new(unjudged, json_string(k_stages[k]));
                     continue;
                 }
-                if (strcmp(oa[k], ob[k]) != 0)
+                if (oa[k] != ob[k])
                     json_array_append_new(
                         changes, json_pack("{s:s, s:s, s:s, s:s, s:o}", "stage", k_stages[k],
-                                           "old", oa[k], "new", ob[k], "kind",
-                                           change_kind(oa[k], ob[k]), "explained_by",
+                                           "old", pg_res_status_name(oa[k]), "new",
+                                           pg_res_status_name(ob[k]), "kind",
+                                           pg_cmp_change_kind_name(change_kind(oa[k], ob[k])),
+                                           "explained_by",
                                            explained_by(run_level, pair_diffs, k_stages[k])));
             }
             json_t *rec = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:s, s:O}",
@@ -398,11 +314,11 @@ static pg_status pair(const pg_results *a, const name_index *ax, const pg_result
             json_array_append_new(records, rec);
         }
         for (size_t j = 0; j < t->n_workloads && st == PG_OK; j++)
-            if (!find_wl(a, ax, s, t->workloads[j].name))
+            if (!pg_res_cmp_find_wl(a, ax, s, t->workloads[j].name))
                 add_unpaired(unpaired, "new", t->task, t->name, t->workloads[j].name);
     }
     for (size_t i = 0; i < b->n_subs && st == PG_OK; i++)
-        if (!find_sub(a, ax, b->subs[i].task, b->subs[i].name))
+        if (!pg_res_cmp_find_sub(a, ax, b->subs[i].task, b->subs[i].name))
             add_unpaired(unpaired, "new", b->subs[i].task, b->subs[i].name, NULL);
     json_decref(run_level);
     return st;
@@ -457,14 +373,14 @@ pg_status pg_compare_build(const json_t *old_res, const char *old_file, const js
 {
     *out = NULL;
     pg_results a, b;
-    name_index ax = {0}, bx = {0};
+    pg_res_cmp_index ax = {0}, bx = {0};
     memset(&b, 0, sizeof b);
     json_t *model = NULL;
     pg_status st = pg_results_read(old_res, old_file, &a, d);
     if (st != PG_OK)
         return st;
     if ((st = pg_results_read(new_res, new_file, &b, d)) != PG_OK ||
-        (st = index_results(&a, &ax, d)) != PG_OK || (st = index_results(&b, &bx, d)) != PG_OK)
+        (st = pg_res_cmp_index_build(&a, &ax, d)) != PG_OK || (st = pg_res_cmp_index_build(&b, &bx, d)) != PG_OK)
         goto done;
     bool present[N_STAGES];
     json_t *stages = json_array();
@@ -499,8 +415,8 @@ pg_status pg_compare_build(const json_t *old_res, const char *old_file, const js
     }
 done:
     json_decref(model);
-    index_free(&ax);
-    index_free(&bx);
+    pg_res_cmp_index_free(&ax);
+    pg_res_cmp_index_free(&bx);
     pg_results_free(&a);
     pg_results_free(&b);
     return st;

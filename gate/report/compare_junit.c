@@ -11,14 +11,9 @@
 #include "compare.h"
 #include "xml_writer.h"
 #include "results_read.h"
+#include "results_read_compare.h"
 
 #define NAME_MAX_BYTES 512
-
-static const char *str(const json_t *o, const char *key)
-{
-    const char *s = json_string_value(json_object_get(o, key));
-    return s ? s : "";
-}
 
 /* Cleaned one-line copy (malloc'd, never empty; NULL on out-of-memory). */
 static char *clean(const char *s, const char *suffix)
@@ -35,7 +30,7 @@ static char *clean(const char *s, const char *suffix)
 typedef enum { TC_PASS, TC_FAIL, TC_SKIP } tc_outcome;
 
 typedef struct {
-    const json_t *rec;
+    const pg_cmp_record *rec;
     size_t suite;
     tc_outcome outcome;
     char *classname, *name;
@@ -61,29 +56,35 @@ static void property(pg_xw *x, const char *name, const char *value)
 
 /* Regression → failure; else a non-comparable change, or correctness not judged on a side →
  * skipped; else passed. */
-static tc_outcome classify(const json_t *rec, pg_text *why)
+/* The recorded outcome of stage on a side, or NULL when the side records none. */
+static const pg_cmp_outcome *recorded(const pg_cmp_rec_side *side, const char *stage)
 {
-    size_t i;
-    const json_t *c;
+    for (size_t i = 0; i < side->n_outcomes; i++)
+        if (strcmp(side->outcomes[i].stage, stage) == 0)
+            return &side->outcomes[i];
+    return NULL;
+}
+
+static tc_outcome classify(const pg_cmp_record *rec, pg_text *why)
+{
     bool regression = false, other = false;
-    json_array_foreach(json_object_get(rec, "changes"), i, c) {
-        const char *kind = str(c, "kind");
-        regression |= strcmp(kind, "regression") == 0;
-        other |= strcmp(kind, "not_comparable") == 0;
+    for (size_t i = 0; i < rec->n_changes; i++) {
+        regression |= rec->changes[i].kind == PG_CMP_REGRESSION;
+        other |= rec->changes[i].kind == PG_CMP_NOT_COMPARABLE;
     }
-    static const char *const sides[2] = {"old", "new"};
+    const pg_cmp_rec_side *sides[2] = {&rec->old_side, &rec->new_side};
     for (int s = 0; s < 2; s++) {
-        const char *o = json_string_value(json_object_get(
-            json_object_get(json_object_get(rec, sides[s]), "outcomes"), "correctness"));
-        other |= o && (strcmp(o, "error") == 0 || strcmp(o, "skipped") == 0);
+        const pg_cmp_outcome *o = recorded(sides[s], "correctness");
+        other |= o && (o->outcome == PG_RES_ERROR || o->outcome == PG_RES_SKIPPED);
     }
-    const char *want = regression ? "regression" : "not_comparable";
+    pg_cmp_change_kind want = regression ? PG_CMP_REGRESSION : PG_CMP_NOT_COMPARABLE;
     bool first = true;
-    json_array_foreach(json_object_get(rec, "changes"), i, c) {
-        if (strcmp(str(c, "kind"), want) != 0)
+    for (size_t i = 0; i < rec->n_changes; i++) {
+        const pg_cmp_change *c = &rec->changes[i];
+        if (c->kind != want)
             continue;
-        pg_text_addf(why, "%s%s %s → %s", first ? "" : "; ", str(c, "stage"), str(c, "old"),
-                     str(c, "new"));
+        pg_text_addf(why, "%s%s %s → %s", first ? "" : "; ", c->stage,
+                     pg_res_status_name(c->old_outcome), pg_res_status_name(c->new_outcome));
         first = false;
     }
     if (regression)
@@ -91,33 +92,28 @@ static tc_outcome classify(const json_t *rec, pg_text *why)
     if (other && first)
         pg_text_add(why, "correctness was not judged on one side (error or skipped)");
     /* A stage that ran on one side only was not judged by the comparison: say which. */
-    const json_t *nj;
-    json_array_foreach(json_object_get(rec, "not_judged"), i, nj) {
-        const char *stage = json_string_value(nj);
-        const char *o = json_string_value(json_object_get(
-            json_object_get(json_object_get(rec, "old"), "outcomes"), stage));
-        const char *n = json_string_value(json_object_get(
-            json_object_get(json_object_get(rec, "new"), "outcomes"), stage));
-        if (!o || !n || strcmp(o, n) == 0)
+    for (size_t i = 0; i < rec->n_not_judged; i++) {
+        const char *stage = rec->not_judged[i];
+        const pg_cmp_outcome *o = recorded(&rec->old_side, stage);
+        const pg_cmp_outcome *n = recorded(&rec->new_side, stage);
+        if (!o || !n || o->outcome == n->outcome)
             continue; /* not run on either side: nothing was compared, nothing lost */
-        pg_text_addf(why, "%s%s not judged (%s → %s)", first && !other ? "" : "; ", stage, o,
-                     n);
+        pg_text_addf(why, "%s%s not judged (%s → %s)", first && !other ? "" : "; ", stage,
+                     pg_res_status_name(o->outcome), pg_res_status_name(n->outcome));
         first = false;
         other = true;
     }
     return other ? TC_SKIP : TC_PASS;
 }
 
-static void side_text(pg_text *t, const char *label, const json_t *side)
+static void side_text(pg_text *t, const char *label, const pg_cmp_rec_side *side)
 {
-    pg_text_addf(t, "%s: verdict %s", label, str(side, "verdict"));
-    const char *k;
-    const json_t *v;
-    json_object_foreach((json_t *)json_object_get(side, "outcomes"), k, v)
-        pg_text_addf(t, ", %s %s", k, json_string_value(v));
-    const json_t *sp = json_object_get(side, "speedup");
-    if (json_is_number(sp))
-        pg_text_addf(t, "; speedup %.4fx", json_number_value(sp));
+    pg_text_addf(t, "%s: verdict %s", label, side->verdict);
+    for (size_t i = 0; i < side->n_outcomes; i++)
+        pg_text_addf(t, ", %s %s", side->outcomes[i].stage,
+                     pg_res_status_name(side->outcomes[i].outcome));
+    if (!isnan(side->speedup))
+        pg_text_addf(t, "; speedup %.4fx", side->speedup);
     pg_text_add(t, "\n");
 }
 
@@ -149,11 +145,10 @@ static void write_case(pg_xw *x, const tcase *c)
         pg_text_free(&msg);
         pg_xw_end(x);
     }
-    side_text(&out, "OLD", json_object_get(c->rec, "old"));
-    side_text(&out, "NEW", json_object_get(c->rec, "new"));
-    const json_t *lr = json_object_get(c->rec, "log_speedup_ratio");
-    if (json_is_number(lr))
-        pg_text_addf(&out, "speedup NEW / OLD: %.4f\n", exp(json_number_value(lr)));
+    side_text(&out, "OLD", &c->rec->old_side);
+    side_text(&out, "NEW", &c->rec->new_side);
+    if (!isnan(c->rec->log_speedup_ratio))
+        pg_text_addf(&out, "speedup NEW / OLD: %.4f\n", exp(c->rec->log_speedup_ratio));
     pg_xw_start(x, "system-out");
     pg_xw_text(x, out.data ? out.data : "");
     pg_xw_end(x);
@@ -164,28 +159,25 @@ static void write_case(pg_xw *x, const tcase *c)
     pg_text_free(&out);
 }
 
-static void write_properties(pg_xw *x, const json_t *m)
+static void write_properties(pg_xw *x, const pg_cmp_view *m)
 {
     char b[64];
-    const json_t *gate = json_object_get(m, "gate");
     pg_xw_start(x, "properties");
-    property(x, "ptxgate.version", str(json_object_get(m, "tool"), "version"));
-    property(x, "compare.old", str(json_object_get(m, "old"), "file"));
-    property(x, "compare.new", str(json_object_get(m, "new"), "file"));
-    property(x, "compare.verdict", str(gate, "verdict"));
-    const json_t *mc = NULL;
-    size_t i;
-    const json_t *s;
-    json_array_foreach(json_object_get(m, "stages"), i, s) if (strcmp(str(s, "stage"), "correctness") == 0) mc =
-        json_object_get(s, "mcnemar");
+    property(x, "ptxgate.version", m->tool_version);
+    property(x, "compare.old", m->old_side.file);
+    property(x, "compare.new", m->new_side.file);
+    property(x, "compare.verdict", m->gate_verdict);
+    const pg_cmp_mcnemar *mc = NULL;
+    for (size_t i = 0; i < m->n_stages; i++)
+        if (strcmp(m->stages[i].stage, "correctness") == 0)
+            mc = &m->stages[i].mcnemar;
     if (mc) {
-        snprintf(b, sizeof b, "%.6g", json_number_value(json_object_get(mc, "p_value")));
+        /* json_number_value read a missing p-value as 0 */
+        snprintf(b, sizeof b, "%.6g", isnan(mc->p_value) ? 0.0 : mc->p_value);
         property(x, "compare.mcnemar_correctness_p", b);
     }
-    const json_t *wp = json_object_get(json_object_get(json_object_get(m, "speedup"), "wilcoxon"),
-                                       "p_value");
-    if (json_is_number(wp)) {
-        snprintf(b, sizeof b, "%.6g", json_number_value(wp));
+    if (!isnan(m->wilcoxon.p_value)) {
+        snprintf(b, sizeof b, "%.6g", m->wilcoxon.p_value);
         property(x, "compare.wilcoxon_log_speedup_p", b);
     }
     pg_xw_end(x);
@@ -208,37 +200,38 @@ static char *case_key(const char *classname, const char *name)
 /* Suites (one per task, in order of first appearance) and test cases. Lookups go through hash
  * maps (jansson objects), so a comparison of many workloads, or of many whose names clean to
  * the same text, plans in linear time. */
-static pg_status plan(const json_t *m, tsuite **suites, size_t *n_suites, tcase **cases,
+static pg_status plan(const pg_cmp_view *m, tsuite **suites, size_t *n_suites, tcase **cases,
                       size_t *n_cases)
 {
-    const json_t *recs = json_object_get(m, "workloads");
-    size_t n = json_array_size(recs), i;
+    size_t n = m->n_records;
     *cases = calloc(n ? n : 1, sizeof **cases);
     *suites = calloc(n ? n : 1, sizeof **suites);
     *n_cases = *n_suites = 0;
-    json_t *suite_of = json_object(), *taken = json_object(), *next_number = json_object();
+    pg_cmp_names suite_of, taken, next_number;
+    bool maps = pg_cmp_names_init(&suite_of) & pg_cmp_names_init(&taken) &
+                pg_cmp_names_init(&next_number);
     pg_status st = PG_OK;
-    if (!*cases || !*suites || !suite_of || !taken || !next_number)
+    if (!*cases || !*suites || !maps)
         st = PG_ERR_INFRA;
-    const json_t *rec;
-    json_array_foreach(recs, i, rec) {
+    for (size_t i = 0; i < n; i++) {
         if (st != PG_OK)
             break;
+        const pg_cmp_record *rec = &m->records[i];
         tcase *c = &(*cases)[(*n_cases)++];
         c->rec = rec;
-        const char *task = str(rec, "task");
-        const json_t *known = json_object_get(suite_of, task);
-        size_t s = known ? (size_t)json_integer_value(known) : *n_suites;
-        if (!known) {
+        const char *task = rec->task;
+        long long known = pg_cmp_names_get(&suite_of, task);
+        size_t s = known >= 0 ? (size_t)known : *n_suites;
+        if (known < 0) {
             (*suites)[(*n_suites)++].task = task;
-            json_object_set_new(suite_of, task, json_integer((json_int_t)s));
+            pg_cmp_names_set(&suite_of, task, (long long)s);
         }
         c->suite = s;
         pg_text why;
         pg_text_init(&why, 4096);
         c->outcome = classify(rec, &why);
         pg_text_free(&why);
-        char *sub = clean(str(rec, "submission"), "");
+        char *sub = clean(rec->submission, "");
         pg_text cn;
         pg_text_init(&cn, NAME_MAX_BYTES * 6);
         pg_rtext_add_clean(&cn, task, PG_CLEAN_ONE_LINE, NAME_MAX_BYTES);
@@ -248,23 +241,23 @@ static pg_status plan(const json_t *m, tsuite **suites, size_t *n_suites, tcase 
         c->classname = pg_text_take(&cn, NULL);
         /* Cleaning can make two names equal: number the later ones (#2, #3, ...). The numbers
          * below the last one given to a name are all taken, so the search resumes there. */
-        char *base = c->classname ? clean(str(rec, "workload"), "") : NULL;
+        char *base = c->classname ? clean(rec->workload, "") : NULL;
         char *base_key = base ? case_key(c->classname, base) : NULL, *key = NULL;
-        json_int_t k = base_key ? json_integer_value(json_object_get(next_number, base_key)) : 0;
+        long long k = base_key ? pg_cmp_names_get(&next_number, base_key) : 0;
         for (k = k > 1 ? k : 1; base_key; k++) {
             char suffix[32] = "";
             if (k > 1)
                 snprintf(suffix, sizeof suffix, "#%lld", (long long)k);
             free(c->name);
             free(key);
-            c->name = clean(str(rec, "workload"), suffix);
+            c->name = clean(rec->workload, suffix);
             key = c->name ? case_key(c->classname, c->name) : NULL;
-            if (!key || !json_object_get(taken, key))
+            if (!key || pg_cmp_names_get(&taken, key) < 0)
                 break;
         }
         if (key) {
-            json_object_set_new(taken, key, json_true());
-            json_object_set_new(next_number, base_key, json_integer(k + 1));
+            pg_cmp_names_set(&taken, key, 1);
+            pg_cmp_names_set(&next_number, base_key, k + 1);
         }
         if (!c->classname || !c->name || !key)
             st = PG_ERR_INFRA;
@@ -276,14 +269,14 @@ static pg_status plan(const json_t *m, tsuite **suites, size_t *n_suites, tcase 
         su->failures += c->outcome == TC_FAIL;
         su->skipped += c->outcome == TC_SKIP;
     }
-    json_decref(suite_of);
-    json_decref(taken);
-    json_decref(next_number);
+    pg_cmp_names_free(&suite_of);
+    pg_cmp_names_free(&taken);
+    pg_cmp_names_free(&next_number);
     return st;
 }
 
 /* The cases of suite s are cases[order[first[s] .. first[s + 1])], in their order. */
-static void write_document(pg_xw *x, const json_t *m, const tsuite *suites, size_t n_suites,
+static void write_document(pg_xw *x, const pg_cmp_view *m, const tsuite *suites, size_t n_suites,
                            const tcase *cases, const size_t *order, const size_t *first)
 {
     size_t tests = 0, failures = 0;
@@ -291,11 +284,10 @@ static void write_document(pg_xw *x, const json_t *m, const tsuite *suites, size
         tests += suites[i].tests;
         failures += suites[i].failures;
     }
-    const json_t *nw = json_object_get(m, "new");
     char timestamp[64];
-    snprintf(timestamp, sizeof timestamp, "%s", str(nw, "started_utc"));
+    snprintf(timestamp, sizeof timestamp, "%s", m->new_side.started_utc);
     timestamp[strcspn(timestamp, "Z")] = '\0';
-    char *host = clean(str(nw, "hostname"), "");
+    char *host = clean(m->new_side.hostname, "");
     if (!x->failed && xmlTextWriterStartDocument(x->w, NULL, "UTF-8", NULL) < 0)
         x->failed = true;
     pg_xw_start(x, "testsuites");
@@ -338,11 +330,16 @@ pg_status pg_compare_junit(const json_t *model, char **out, size_t *len, pg_diag
     size_t n_suites = 0, n_cases = 0, *order = NULL, *first = NULL;
     xmlBufferPtr buf = NULL;
     pg_xw x = {0};
-    pg_res_locale loc;
-    pg_status st = pg_res_locale_enter(&loc, d);
+    pg_cmp_view view;
+    pg_status st = pg_cmp_view_read(model, &view, d);
     if (st != PG_OK)
         return st;
-    if (plan(model, &suites, &n_suites, &cases, &n_cases) != PG_OK) {
+    pg_res_locale loc;
+    if ((st = pg_res_locale_enter(&loc, d)) != PG_OK) {
+        pg_cmp_view_free(&view);
+        return st;
+    }
+    if (plan(&view, &suites, &n_suites, &cases, &n_cases) != PG_OK) {
         st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory rendering JUnit");
         goto done;
     }
@@ -368,7 +365,7 @@ pg_status pg_compare_junit(const json_t *model, char **out, size_t *len, pg_diag
         first[s] += first[s - 1];
     for (size_t c = 0; c < n_cases; c++)
         order[first[cases[c].suite + 1]++] = c;
-    write_document(&x, model, suites, n_suites, cases, order, first);
+    write_document(&x, &view, suites, n_suites, cases, order, first);
     xmlFreeTextWriter(x.w);
     x.w = NULL;
     if (x.failed) {
@@ -402,5 +399,6 @@ done:
     free(order);
     free(first);
     pg_res_locale_leave(&loc);
+    pg_cmp_view_free(&view);
     return st;
 }

@@ -2,7 +2,10 @@
  * compare_settings.h). */
 #include "compare_settings.h"
 
+#include <stddef.h>
 #include <string.h>
+
+#include "results_read_compare.h"
 
 /* Stage lists: which outcomes a setting can change. */
 static const char *const k_all[] = {"assemble", "correctness", "instructions", "performance",
@@ -42,12 +45,11 @@ static void add_if_differs(json_t *out, const char *setting, const json_t *a, co
 }
 
 /* The baselines record without its per-run findings (tasks, notes): what was asked for. */
-static json_t *baseline_settings(const json_t *root)
+static json_t *baseline_settings(const pg_res_cmp_run *run)
 {
-    const json_t *b = json_object_get(root, "baselines");
-    if (!json_is_object(b))
+    if (!run->baselines)
         return NULL;
-    json_t *c = json_deep_copy(b);
+    json_t *c = json_deep_copy(run->baselines);
     json_object_del(c, "tasks");
     json_object_del(c, "notes");
     return c;
@@ -57,56 +59,55 @@ json_t *pg_compare_run_settings(const json_t *old_root, const json_t *new_root,
                                 const json_t *old_env, const json_t *new_env)
 {
     static const struct {
-        const char *key, *setting;
+        size_t field; /* offset into pg_res_cmp_run */
+        const char *setting;
         const char *const *stages;
     } settings[] = {
-        {"correctness_sets", "sets", k_corr},
-        {"seed", "seed", k_corr},
-        {"min_speedup_override", "min_speedup", k_perf},
-        {"timing_mode_override", "mode", k_perf},
-        {"accepted_kernel_override", "accepted kernel", k_perf},
-        {"warmup", "warmup", k_perf},
-        {"repetitions", "repetitions", k_perf},
-        {"confidence", "confidence", k_perf},
-    }, env[] = {
-        {"gpu", "GPU", k_gpu},
-        {"compute_capability", "compute capability", k_gpu},
-        {"driver_version", "driver", k_driver},
-        {"cuda_version", "CUDA", k_driver},
-        {"ptxas_version", "ptxas", k_ptxas},
-        {"cublaslt_version", "cuBLASLt", k_perf},
-        {"cudnn_version", "cuDNN", k_perf},
-        {"tool_version", "ptxgate version", k_all},
+        {offsetof(pg_res_cmp_run, correctness_sets), "sets", k_corr},
+        {offsetof(pg_res_cmp_run, seed), "seed", k_corr},
+        {offsetof(pg_res_cmp_run, min_speedup_override), "min_speedup", k_perf},
+        {offsetof(pg_res_cmp_run, timing_mode_override), "mode", k_perf},
+        {offsetof(pg_res_cmp_run, accepted_kernel_override), "accepted kernel", k_perf},
+        {offsetof(pg_res_cmp_run, warmup), "warmup", k_perf},
+        {offsetof(pg_res_cmp_run, repetitions), "repetitions", k_perf},
+        {offsetof(pg_res_cmp_run, confidence), "confidence", k_perf},
+    };
+    static const struct {
+        size_t field; /* PG_CMP_ENV_* */
+        const char *setting;
+        const char *const *stages;
+    } env[] = {
+        {PG_CMP_ENV_GPU, "GPU", k_gpu},
+        {PG_CMP_ENV_COMPUTE_CAPABILITY, "compute capability", k_gpu},
+        {PG_CMP_ENV_DRIVER, "driver", k_driver},
+        {PG_CMP_ENV_CUDA, "CUDA", k_driver},
+        {PG_CMP_ENV_PTXAS, "ptxas", k_ptxas},
+        {PG_CMP_ENV_CUBLASLT, "cuBLASLt", k_perf},
+        {PG_CMP_ENV_CUDNN, "cuDNN", k_perf},
+        {PG_CMP_ENV_TOOL, "ptxgate version", k_all},
     };
     json_t *out = json_array();
     if (!out)
         return NULL;
-    const json_t *sa = json_object_get(old_root, "settings"), *sb = json_object_get(new_root,
-                                                                                    "settings");
+    pg_res_cmp_run ra, rb;
+    pg_res_cmp_run_read(old_root, &ra);
+    pg_res_cmp_run_read(new_root, &rb);
     for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++)
-        add_if_differs(out, settings[i].setting, json_object_get(sa, settings[i].key),
-                       json_object_get(sb, settings[i].key), "run", settings[i].stages);
-    json_t *ba = baseline_settings(old_root), *bb = baseline_settings(new_root);
+        add_if_differs(out, settings[i].setting,
+                       *(const json_t *const *)((const char *)&ra + settings[i].field),
+                       *(const json_t *const *)((const char *)&rb + settings[i].field), "run",
+                       settings[i].stages);
+    json_t *ba = baseline_settings(&ra), *bb = baseline_settings(&rb);
     add_if_differs(out, "baselines", ba, bb, "run", k_perf);
     json_decref(ba);
     json_decref(bb);
+    pg_cmp_side ea, eb;
+    pg_cmp_side_read(old_env, &ea);
+    pg_cmp_side_read(new_env, &eb);
     for (size_t i = 0; i < sizeof env / sizeof env[0]; i++)
-        add_if_differs(out, env[i].setting, json_object_get(old_env, env[i].key),
-                       json_object_get(new_env, env[i].key), "run", env[i].stages);
+        add_if_differs(out, env[i].setting, ea.env[env[i].field], eb.env[env[i].field], "run",
+                       env[i].stages);
     return out;
-}
-
-/* details.<key> of the workload's stage named stage, or NULL. */
-static const json_t *stage_detail(const json_t *wl, const char *stage, const char *key)
-{
-    size_t i;
-    const json_t *st;
-    json_array_foreach(json_object_get(wl, "stages"), i, st) {
-        const char *name = json_string_value(json_object_get(st, "stage"));
-        if (name && strcmp(name, stage) == 0)
-            return json_object_get(json_object_get(st, "details"), key);
-    }
-    return NULL;
 }
 
 json_t *pg_compare_pair_settings(const json_t *old_sub, const json_t *old_wl,
@@ -115,25 +116,23 @@ json_t *pg_compare_pair_settings(const json_t *old_sub, const json_t *old_wl,
     json_t *out = json_array();
     if (!out)
         return NULL;
-    add_if_differs(out, "arch", json_object_get(old_sub, "arch"),
-                   json_object_get(new_sub, "arch"), NULL, k_all);
-    add_if_differs(out, "instructions policy", stage_detail(old_wl, "instructions", "policy"),
-                   stage_detail(new_wl, "instructions", "policy"), NULL, k_instr);
-    add_if_differs(out, "min_speedup", stage_detail(old_wl, "performance", "min_speedup"),
-                   stage_detail(new_wl, "performance", "min_speedup"), NULL, k_perf);
-    add_if_differs(out, "mode", stage_detail(old_wl, "performance", "mode"),
-                   stage_detail(new_wl, "performance", "mode"), NULL, k_perf);
+    pg_res_cmp_pair a, b;
+    pg_res_cmp_pair_read(old_sub, old_wl, &a);
+    pg_res_cmp_pair_read(new_sub, new_wl, &b);
+    add_if_differs(out, "arch", a.arch, b.arch, NULL, k_all);
+    add_if_differs(out, "instructions policy", a.policy, b.policy, NULL, k_instr);
+    add_if_differs(out, "min_speedup", a.min_speedup, b.min_speedup, NULL, k_perf);
+    add_if_differs(out, "mode", a.mode, b.mode, NULL, k_perf);
     return out;
 }
 
 bool pg_compare_setting_affects(const json_t *e, const char *stage)
 {
-    size_t i;
-    const json_t *s;
-    json_array_foreach(json_object_get(e, "stages"), i, s) {
-        if (strcmp(json_string_value(s), stage) == 0)
+    pg_cmp_setting_diff x;
+    pg_cmp_setting_diff_read(e, &x);
+    for (size_t i = 0; i < x.n_stages; i++)
+        if (strcmp(x.stages[i], stage) == 0)
             return true;
-    }
     return false;
 }
 
@@ -142,16 +141,19 @@ bool pg_compare_settings_add_pair(json_t *run_list, const json_t *pair_diffs)
     size_t i, j;
     const json_t *e;
     json_array_foreach(pair_diffs, i, e) {
-        const char *name = json_string_value(json_object_get(e, "setting"));
+        pg_cmp_setting_diff x, y;
+        pg_cmp_setting_diff_read(e, &x);
         json_t *r, *found = NULL;
+        long long n = 0;
         json_array_foreach(run_list, j, r) {
-            if (strcmp(json_string_value(json_object_get(r, "setting")), name) == 0 &&
-                strcmp(json_string_value(json_object_get(r, "scope")), "pairs") == 0)
+            pg_cmp_setting_diff_read(r, &y);
+            if (y.per_pairs && strcmp(y.setting, x.setting) == 0) {
                 found = r;
+                n = y.pairs;
+            }
         }
         if (found) {
-            json_int_t n = json_integer_value(json_object_get(found, "pairs"));
-            json_object_set_new(found, "pairs", json_integer(n + 1));
+            json_object_set_new(found, "pairs", json_integer((json_int_t)n + 1));
             continue;
         }
         json_t *c = json_deep_copy(e);

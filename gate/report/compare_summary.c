@@ -8,21 +8,31 @@
 #include <string.h>
 
 #include "compare.h"
+#include "results_read_compare.h"
 #include "stats/bootstrap.h"
 #include "stats/mcnemar.h"
 #include "stats/wilcoxon.h"
 
-static const char *outcome(const json_t *rec, const char *side, const char *stage)
+/* The two sides of a record, by index: 0 OLD, 1 NEW. */
+static const pg_cmp_rec_side *side_of(const pg_cmp_record *rec, int side)
 {
-    const char *s = json_string_value(
-        json_object_get(json_object_get(json_object_get(rec, side), "outcomes"), stage));
-    return s ? s : "skipped";
+    return side ? &rec->new_side : &rec->old_side;
 }
 
-static double speedup(const json_t *rec, const char *side)
+static pg_res_status outcome(const pg_cmp_record *rec, int side, const char *stage)
 {
-    const json_t *v = json_object_get(json_object_get(rec, side), "speedup");
-    return json_is_number(v) ? json_number_value(v) : NAN;
+    return pg_cmp_outcome_of(side_of(rec, side), stage);
+}
+
+static double speedup(const pg_cmp_record *rec, int side)
+{
+    return side_of(rec, side)->speedup;
+}
+
+/* Was a stage with this outcome judged (pass or fail)? */
+static bool is_judged(pg_res_status o)
+{
+    return o == PG_RES_PASS || o == PG_RES_FAIL;
 }
 
 static json_t *num_or_null(double v)
@@ -34,17 +44,11 @@ static json_t *num_or_null(double v)
  * and fail): a stage skipped on a side (no disassembler, no GPU) or stopped by an
  * infrastructure error says nothing about the kernel, so it is left out of the rate instead of
  * counting as a failure; with nothing judged the rate is null. */
-static json_t *side_counts(const json_t *records, const char *side, const char *stage)
+static json_t *side_counts(const pg_cmp_view *v, int side, const char *stage)
 {
-    size_t n[4] = {0};
-    static const char *const names[4] = {"pass", "fail", "error", "skipped"};
-    size_t i;
-    const json_t *rec;
-    json_array_foreach(records, i, rec) {
-        const char *o = outcome(rec, side, stage);
-        for (int k = 0; k < 4; k++)
-            n[k] += strcmp(o, names[k]) == 0;
-    }
+    size_t n[4] = {0}; /* by pg_res_status */
+    for (size_t i = 0; i < v->n_records; i++)
+        n[outcome(&v->records[i], side, stage)]++;
     size_t judged = n[0] + n[1];
     return json_pack("{s:I, s:I, s:I, s:I, s:I, s:o}", "pass", (json_int_t)n[0], "fail",
                      (json_int_t)n[1], "error", (json_int_t)n[2], "skipped", (json_int_t)n[3],
@@ -52,47 +56,70 @@ static json_t *side_counts(const json_t *records, const char *side, const char *
                      judged ? json_real((double)n[0] / (double)judged) : json_null());
 }
 
-static json_t *mcnemar_json(size_t worse, size_t better, double alpha)
+/* McNemar's test on the correctness transitions, as the gate reads it. */
+typedef struct {
+    bool present; /* correctness is a compared stage */
+    size_t worse, better;
+    pg_mcnemar_result m;
+    bool significant_worse;
+} corr_test;
+
+static json_t *mcnemar_json(size_t worse, size_t better, double alpha, pg_mcnemar_result *res,
+                            bool *sig_worse)
 {
     pg_mcnemar_result m = pg_mcnemar_exact(worse, better);
+    *res = m;
+    *sig_worse = m.p_two_sided <= alpha && worse > better;
     return json_pack("{s:I, s:I, s:f, s:f, s:b, s:b}", "worse", (json_int_t)worse, "better",
                      (json_int_t)better, "p_value", m.p_two_sided, "p_worse", m.p_worse,
-                     "significant_worse", m.p_two_sided <= alpha && worse > better,
+                     "significant_worse", *sig_worse,
                      "significant_better", m.p_two_sided <= alpha && better > worse);
 }
 
-static json_t *stages_json(const json_t *model, double alpha)
+/* The "stages" records; *regressions gets their sum over all stages, *corr correctness's
+ * test. */
+static json_t *stages_json(const pg_cmp_view *v, double alpha, size_t *regressions,
+                           corr_test *corr)
 {
-    const json_t *records = json_object_get(model, "workloads");
     json_t *out = json_array();
-    size_t k;
-    const json_t *name;
-    json_array_foreach(json_object_get(model, "compared_stages"), k, name) {
-        const char *stage = json_string_value(name);
-        size_t reg = 0, fix = 0, other = 0, unjudged = 0, explained = 0, i, j;
-        const json_t *rec, *ch, *nj;
-        json_array_foreach(records, i, rec) {
-            json_array_foreach(json_object_get(rec, "not_judged"), j, nj)
-                unjudged += strcmp(json_string_value(nj), stage) == 0;
-            json_array_foreach(json_object_get(rec, "changes"), j, ch) {
-                if (strcmp(json_string_value(json_object_get(ch, "stage")), stage) != 0)
+    *regressions = 0;
+    memset(corr, 0, sizeof *corr);
+    for (size_t k = 0; k < v->n_compared_stages; k++) {
+        const char *stage = v->compared_stages[k];
+        size_t reg = 0, fix = 0, other = 0, unjudged = 0, explained = 0;
+        for (size_t i = 0; i < v->n_records; i++) {
+            const pg_cmp_record *rec = &v->records[i];
+            for (size_t j = 0; j < rec->n_not_judged; j++)
+                unjudged += strcmp(rec->not_judged[j], stage) == 0;
+            for (size_t j = 0; j < rec->n_changes; j++) {
+                const pg_cmp_change *ch = &rec->changes[j];
+                if (strcmp(ch->stage, stage) != 0)
                     continue;
-                const char *kind = json_string_value(json_object_get(ch, "kind"));
-                reg += strcmp(kind, "regression") == 0;
-                fix += strcmp(kind, "fix") == 0;
-                other += strcmp(kind, "not_comparable") == 0;
-                explained += json_array_size(json_object_get(ch, "explained_by")) > 0;
+                reg += ch->kind == PG_CMP_REGRESSION;
+                fix += ch->kind == PG_CMP_FIX;
+                other += ch->kind == PG_CMP_NOT_COMPARABLE;
+                explained += ch->n_explained > 0;
             }
+        }
+        pg_mcnemar_result m;
+        bool sig_worse;
+        json_t *mc = mcnemar_json(reg, fix, alpha, &m, &sig_worse);
+        *regressions += reg;
+        if (!corr->present && strcmp(stage, "correctness") == 0) {
+            corr->present = true;
+            corr->worse = reg;
+            corr->better = fix;
+            corr->m = m;
+            corr->significant_worse = sig_worse;
         }
         json_array_append_new(out, json_pack("{s:s, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:o}",
                                              "stage", stage, "old",
-                                             side_counts(records, "old", stage), "new",
-                                             side_counts(records, "new", stage), "regressions",
+                                             side_counts(v, 0, stage), "new",
+                                             side_counts(v, 1, stage), "regressions",
                                              (json_int_t)reg, "fixes", (json_int_t)fix,
                                              "not_comparable", (json_int_t)other, "not_judged",
                                              (json_int_t)unjudged, "explained_by_settings",
-                                             (json_int_t)explained, "mcnemar",
-                                             mcnemar_json(reg, fix, alpha)));
+                                             (json_int_t)explained, "mcnemar", mc));
     }
     return out;
 }
@@ -101,27 +128,25 @@ static json_t *stages_json(const json_t *model, double alpha)
  * or fail; a performance stage blocked by a failed correctness is a judged fail): a stage
  * that did not run says nothing about speed, so it is left out of the denominator; with none
  * judged the fraction is null. */
-static json_t *fast_p_json(const json_t *records)
+static json_t *fast_p_json(const pg_cmp_view *view)
 {
     json_t *out = json_array();
-    static const char *const sides[2] = {"old", "new"};
-    size_t judged[2] = {0, 0}, i;
-    const json_t *rec;
-    json_array_foreach(records, i, rec) for (int s = 0; s < 2; s++) {
-        const char *o = outcome(rec, sides[s], "performance");
-        judged[s] += strcmp(o, "pass") == 0 || strcmp(o, "fail") == 0;
-    }
+    size_t judged[2] = {0, 0};
+    for (size_t i = 0; i < view->n_records; i++)
+        for (int s = 0; s < 2; s++)
+            judged[s] += is_judged(outcome(&view->records[i], s, "performance"));
     for (size_t t = 0; t < PG_COMPARE_N_FAST_P; t++) {
         double p = pg_compare_fast_p[t];
         size_t c[2] = {0, 0};
-        json_array_foreach(records, i, rec) for (int s = 0; s < 2; s++) {
-            const char *o = outcome(rec, sides[s], "performance");
-            if (strcmp(o, "pass") != 0 && strcmp(o, "fail") != 0)
-                continue;
-            double v = speedup(rec, sides[s]);
-            /* NaN > p is false: no speedup, not counted. */
-            c[s] += strcmp(outcome(rec, sides[s], "correctness"), "pass") == 0 && v > p;
-        }
+        for (size_t i = 0; i < view->n_records; i++)
+            for (int s = 0; s < 2; s++) {
+                const pg_cmp_record *rec = &view->records[i];
+                if (!is_judged(outcome(rec, s, "performance")))
+                    continue;
+                double v = speedup(rec, s);
+                /* NaN > p is false: no speedup, not counted. */
+                c[s] += outcome(rec, s, "correctness") == PG_RES_PASS && v > p;
+            }
         json_array_append_new(
             out, json_pack("{s:f, s:I, s:I, s:I, s:I, s:o, s:o}", "p", p, "old_count",
                            (json_int_t)c[0], "new_count", (json_int_t)c[1], "old_judged",
@@ -143,9 +168,12 @@ static json_t *geomean_json(const double *logs, size_t n, const pg_compare_optio
                      num_or_null(exp(b.ci_high)));
 }
 
-static json_t *wilcoxon_json(const double *d, size_t n, double alpha)
+static json_t *wilcoxon_json(const double *d, size_t n, double alpha, pg_wilcoxon_result *res,
+                             bool *sig_worse)
 {
     pg_wilcoxon_result w = pg_wilcoxon_signed_rank(d, n);
+    *res = w;
+    *sig_worse = w.p_two_sided <= alpha && w.w_plus < w.w_minus;
     const char *dir = w.w_plus < w.w_minus ? "worse" : w.w_plus > w.w_minus ? "better" : "none";
     return json_pack("{s:I, s:I, s:f, s:f, s:s, s:o, s:o, s:o, s:o, s:s, s:b, s:b}", "n",
                      (json_int_t)w.n, "zeros", (json_int_t)w.zeros, "w_plus", w.w_plus, "w_minus",
@@ -160,9 +188,10 @@ static json_t *wilcoxon_json(const double *d, size_t n, double alpha)
                      w.p_two_sided <= alpha && strcmp(dir, "better") == 0);
 }
 
-static pg_status speedup_json(const json_t *records, const pg_compare_options *o, json_t **out)
+static pg_status speedup_json(const pg_cmp_view *v, const pg_compare_options *o, json_t **out,
+                              pg_wilcoxon_result *wx, bool *wx_sig)
 {
-    size_t n = json_array_size(records), na = 0, nb = 0, nr = 0, i;
+    size_t n = v->n_records, na = 0, nb = 0, nr = 0;
     double *la = malloc((n ? n : 1) * sizeof *la), *lb = malloc((n ? n : 1) * sizeof *lb),
            *lr = malloc((n ? n : 1) * sizeof *lr);
     if (!la || !lb || !lr) {
@@ -171,9 +200,8 @@ static pg_status speedup_json(const json_t *records, const pg_compare_options *o
         free(lr);
         return PG_ERR_INFRA;
     }
-    const json_t *rec;
-    json_array_foreach(records, i, rec) {
-        double a = speedup(rec, "old"), b = speedup(rec, "new");
+    for (size_t i = 0; i < n; i++) {
+        double a = speedup(&v->records[i], 0), b = speedup(&v->records[i], 1);
         if (isfinite(a))
             la[na++] = log(a);
         if (isfinite(b))
@@ -189,7 +217,7 @@ static pg_status speedup_json(const json_t *records, const pg_compare_options *o
              100.0 * o->confidence, o->resamples, (unsigned long long)o->seed);
     *out = json_pack("{s:o, s:o, s:o, s:s, s:o}", "old", geomean_json(la, na, o), "new",
                      geomean_json(lb, nb, o), "ratio", geomean_json(lr, nr, o), "method", method,
-                     "wilcoxon", wilcoxon_json(lr, nr, o->alpha));
+                     "wilcoxon", wilcoxon_json(lr, nr, o->alpha, wx, wx_sig));
     free(la);
     free(lb);
     free(lr);
@@ -198,37 +226,39 @@ static pg_status speedup_json(const json_t *records, const pg_compare_options *o
 
 /* Per task, in order of first appearance: paired workloads, correct ones and the geometric mean
  * speedup of each side (over that side's workloads with a speedup). One pass over the records,
- * tasks found through a hash map (a jansson object), so many tasks cost linear time. */
+ * tasks found through a hash map (pg_cmp_names), so many tasks cost linear time. */
 typedef struct {
     const char *task;
     size_t n, ca, cb, na, nb;
     double sa, sb;
 } task_sum;
 
-static json_t *tasks_json(const json_t *records)
+static json_t *tasks_json(const pg_cmp_view *v)
 {
-    size_t n_rec = json_array_size(records), n_tasks = 0, i;
+    size_t n_rec = v->n_records, n_tasks = 0;
     task_sum *sum = calloc(n_rec ? n_rec : 1, sizeof *sum);
-    json_t *index = json_object(), *out = json_array();
-    if (!sum || !index || !out) {
+    pg_cmp_names index;
+    bool have_index = pg_cmp_names_init(&index);
+    json_t *out = json_array();
+    if (!sum || !have_index || !out) {
         free(sum);
-        json_decref(index);
+        pg_cmp_names_free(&index);
         json_decref(out);
         return NULL;
     }
-    const json_t *rec;
-    json_array_foreach(records, i, rec) {
-        const char *task = json_string_value(json_object_get(rec, "task"));
-        const json_t *known = json_object_get(index, task);
-        task_sum *t = &sum[known ? (size_t)json_integer_value(known) : n_tasks];
-        if (!known) {
-            json_object_set_new(index, task, json_integer((json_int_t)n_tasks++));
+    for (size_t i = 0; i < n_rec; i++) {
+        const pg_cmp_record *rec = &v->records[i];
+        const char *task = rec->task;
+        long long known = pg_cmp_names_get(&index, task);
+        task_sum *t = &sum[known >= 0 ? (size_t)known : n_tasks];
+        if (known < 0) {
+            pg_cmp_names_set(&index, task, (long long)n_tasks++);
             t->task = task;
         }
         t->n++;
-        t->ca += strcmp(outcome(rec, "old", "correctness"), "pass") == 0;
-        t->cb += strcmp(outcome(rec, "new", "correctness"), "pass") == 0;
-        double a = speedup(rec, "old"), b = speedup(rec, "new");
+        t->ca += outcome(rec, 0, "correctness") == PG_RES_PASS;
+        t->cb += outcome(rec, 1, "correctness") == PG_RES_PASS;
+        double a = speedup(rec, 0), b = speedup(rec, 1);
         if (isfinite(a)) {
             t->sa += log(a);
             t->na++;
@@ -251,55 +281,39 @@ static json_t *tasks_json(const json_t *records)
                            t->nb ? num_or_null(exp(t->sb / (double)t->nb)) : json_null()));
     }
     free(sum);
-    json_decref(index);
+    pg_cmp_names_free(&index);
     return out;
 }
 
-static const json_t *stage_entry(const json_t *stages, const char *name)
-{
-    size_t i;
-    const json_t *s;
-    json_array_foreach(stages, i, s) if (strcmp(json_string_value(json_object_get(s, "stage")), name) == 0) return s;
-    return NULL;
-}
-
 /* Regressions in stage (NULL = any) whose change a settings difference can explain. */
-static size_t explained_regressions(const json_t *records, const char *stage)
+static size_t explained_regressions(const pg_cmp_view *v, const char *stage)
 {
-    size_t n = 0, i, j;
-    const json_t *rec, *ch;
-    json_array_foreach(records, i, rec) json_array_foreach(json_object_get(rec, "changes"), j, ch) {
-        n += strcmp(json_string_value(json_object_get(ch, "kind")), "regression") == 0 &&
-             (!stage || strcmp(json_string_value(json_object_get(ch, "stage")), stage) == 0) &&
-             json_array_size(json_object_get(ch, "explained_by")) > 0;
-    }
+    size_t n = 0;
+    for (size_t i = 0; i < v->n_records; i++)
+        for (size_t j = 0; j < v->records[i].n_changes; j++) {
+            const pg_cmp_change *ch = &v->records[i].changes[j];
+            n += ch->kind == PG_CMP_REGRESSION && (!stage || strcmp(ch->stage, stage) == 0) &&
+                 ch->n_explained > 0;
+        }
     return n;
 }
 
-static json_t *gate_json(const json_t *records, const json_t *stages, const json_t *speed,
-                         const pg_compare_options *o)
+static json_t *gate_json(const pg_cmp_view *v, size_t regressions, const corr_test *corr,
+                         const pg_wilcoxon_result *wx, bool wx_sig, const pg_compare_options *o)
 {
     json_t *reasons = json_array();
-    size_t regressions = 0, i;
-    const json_t *s;
-    json_array_foreach(stages, i, s) regressions +=
-        (size_t)json_integer_value(json_object_get(s, "regressions"));
-    const json_t *corr = stage_entry(stages, "correctness");
-    size_t corr_reg = corr ? (size_t)json_integer_value(json_object_get(corr, "regressions")) : 0;
-    const json_t *mc = json_object_get(corr, "mcnemar");
-    const json_t *wx = json_object_get(speed, "wilcoxon");
-    bool mc_sig = json_is_true(json_object_get(mc, "significant_worse"));
-    bool wx_sig = json_is_true(json_object_get(wx, "significant_worse"));
+    size_t corr_reg = corr->present ? corr->worse : 0;
+    bool mc_sig = corr->present && corr->significant_worse;
     char line[512];
     if ((o->fail_on & PG_FAIL_ON_CORRECTNESS) && corr_reg > 0) {
-        size_t ex = explained_regressions(records, "correctness");
+        size_t ex = explained_regressions(v, "correctness");
         snprintf(line, sizeof line, "%zu correctness regression%s (pass → fail)%s", corr_reg,
                  corr_reg == 1 ? "" : "s",
                  ex ? "; a settings difference can explain some (see the settings list)" : "");
         json_array_append_new(reasons, json_string(line));
     }
     if ((o->fail_on & PG_FAIL_ON_REGRESSION) && regressions > 0) {
-        size_t ex = explained_regressions(records, NULL);
+        size_t ex = explained_regressions(v, NULL);
         snprintf(line, sizeof line,
                  "%zu stage regression%s (pass → fail) over all compared stages%s", regressions,
                  regressions == 1 ? "" : "s",
@@ -310,17 +324,14 @@ static json_t *gate_json(const json_t *records, const json_t *stages, const json
         snprintf(line, sizeof line,
                  "McNemar on correctness: %lld pass → fail against %lld fail → pass, p = %.3g <= "
                  "alpha %.3g",
-                 (long long)json_integer_value(json_object_get(mc, "worse")),
-                 (long long)json_integer_value(json_object_get(mc, "better")),
-                 json_real_value(json_object_get(mc, "p_value")), o->alpha);
+                 (long long)corr->worse, (long long)corr->better, corr->m.p_two_sided, o->alpha);
         json_array_append_new(reasons, json_string(line));
     }
     if ((o->fail_on & PG_FAIL_ON_SIGNIFICANT) && wx_sig) {
         snprintf(line, sizeof line,
                  "Wilcoxon signed-rank on log speedups: NEW slower over %lld paired workloads, "
                  "p = %.3g <= alpha %.3g",
-                 (long long)json_integer_value(json_object_get(wx, "n")),
-                 json_real_value(json_object_get(wx, "p_value")), o->alpha);
+                 (long long)wx->n, wx->p_two_sided, o->alpha);
         json_array_append_new(reasons, json_string(line));
     }
     bool fail = json_array_size(reasons) > 0;
@@ -332,19 +343,27 @@ static json_t *gate_json(const json_t *records, const json_t *stages, const json
 
 pg_status pg_compare_summarize(json_t *model, const pg_compare_options *o, pg_diag *d)
 {
-    const json_t *records = json_object_get(model, "workloads");
-    json_t *stages = stages_json(model, o->alpha), *speed = NULL;
-    if (!stages || speedup_json(records, o, &speed) != PG_OK) {
+    pg_cmp_view v;
+    pg_status st = pg_cmp_view_read(model, &v, d);
+    if (st != PG_OK)
+        return st;
+    size_t regressions;
+    corr_test corr;
+    pg_wilcoxon_result wx;
+    bool wx_sig = false;
+    json_t *stages = stages_json(&v, o->alpha, &regressions, &corr), *speed = NULL;
+    if (!stages || speedup_json(&v, o, &speed, &wx, &wx_sig) != PG_OK) {
         json_decref(stages);
+        pg_cmp_view_free(&v);
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
     }
-    json_t *gate = gate_json(records, stages, speed, o);
-    json_object_set_new(model, "paired_workloads",
-                        json_integer((json_int_t)json_array_size(records)));
+    json_t *gate = gate_json(&v, regressions, &corr, &wx, wx_sig, o);
+    json_object_set_new(model, "paired_workloads", json_integer((json_int_t)v.n_records));
     json_object_set_new(model, "stages", stages);
-    json_object_set_new(model, "fast_p", fast_p_json(records));
+    json_object_set_new(model, "fast_p", fast_p_json(&v));
     json_object_set_new(model, "speedup", speed);
-    json_object_set_new(model, "tasks", tasks_json(records));
+    json_object_set_new(model, "tasks", tasks_json(&v));
+    pg_cmp_view_free(&v);
     if (!gate || json_object_set_new(model, "gate", gate) != 0)
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
     return PG_OK;

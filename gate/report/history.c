@@ -195,27 +195,15 @@ static json_t *jstr_or_null(const char *s)
     return s ? json_string(s) : json_null();
 }
 
-/* Reads the optional "run" object of root (checked as pg_history_run_meta checks options). */
-static pg_status read_run(const json_t *root, const char *file, run_ref *r, pg_diag *d)
+/* The "run" record of r (typed by the results reader), checked as pg_history_run_meta checks
+ * check's options. */
+static pg_status read_run(const pg_results *r, run_ref *ref, pg_diag *d)
 {
-    const json_t *run = json_object_get(root, "run");
-    if (!run || json_is_null(run))
-        return PG_OK;
-    if (!json_is_object(run))
-        return pg_diag_set(d, PG_ERR_INPUT, file, 0, "run", "expected an object, found %s",
-                           pg_json_type_name(run));
-    static const char *const k_keys[] = {"label", "commit", "commit_time_utc"};
-    const char *v[3] = {NULL, NULL, NULL};
-    for (int i = 0; i < 3; i++) {
-        const json_t *x = json_object_get(run, k_keys[i]);
-        if (x && !json_is_null(x) && !json_is_string(x)) {
-            char f[64];
-            snprintf(f, sizeof f, "run.%s", k_keys[i]);
-            return pg_diag_set(d, PG_ERR_INPUT, file, 0, f, "expected a string or null, found %s",
-                               pg_json_type_name(x));
-        }
-        v[i] = json_string_value(x);
-    }
+    pg_res_run run;
+    pg_status st = pg_results_read_run(r, &run, d);
+    if (st != PG_OK || !run.has)
+        return st;
+    const char *v[3] = {run.label, run.commit, run.commit_time_utc};
     json_t *check = NULL;
     pg_diag inner;
     pg_diag_clear(&inner);
@@ -223,40 +211,98 @@ static pg_status read_run(const json_t *root, const char *file, run_ref *r, pg_d
     if (pg_history_run_meta(v[0], v[1], NULL, &check, &inner) != PG_OK ||
         (v[2] && (!iso_to_utc(v[2], utc) || strcmp(utc, v[2]) != 0))) {
         json_decref(check);
-        return pg_diag_set(d, PG_ERR_INPUT, file, 0,
+        return pg_diag_set(d, PG_ERR_INPUT, r->file, 0,
                            v[2] && inner.status == PG_OK ? "run.commit_time_utc"
                            : strcmp(inner.field, "--label") == 0 ? "run.label" : "run.commit",
                            "%s", inner.status == PG_OK ? "expected YYYY-MM-DDTHH:MM:SSZ"
                                                         : inner.message);
     }
     json_decref(check);
-    r->label = v[0];
-    r->commit = v[1];
-    r->commit_time = v[2];
+    ref->label = v[0];
+    ref->commit = v[1];
+    ref->commit_time = v[2];
     return PG_OK;
 }
 
-/* The series index of (task, submission, workload), appending it when new. */
-static json_t *series_for(json_t *series, const char *task, const char *sub, const char *wl,
-                          size_t n_runs)
+/* One series while the model is built: (task, submission, workload) and, per run in history
+ * order, the speedup and the status word (NULL where the run has no such workload). Names and
+ * words are borrowed (from the results roots; the words are constants). */
+typedef struct {
+    const char *task, *sub, *wl;
+    pg_res_num *speedup;
+    const char **status;
+} series_acc;
+
+typedef struct {
+    series_acc *v;
+    size_t n, cap, n_runs;
+} series_list;
+
+static void series_list_free(series_list *l)
 {
-    size_t i;
-    json_t *s;
-    json_array_foreach(series, i, s)
-        if (strcmp(json_string_value(json_object_get(s, "task")), task) == 0 &&
-            strcmp(json_string_value(json_object_get(s, "submission")), sub) == 0 &&
-            strcmp(json_string_value(json_object_get(s, "workload")), wl) == 0)
-            return s;
-    json_t *sp = json_array(), *stv = json_array();
-    for (size_t k = 0; k < n_runs; k++) {
-        json_array_append_new(sp, json_null());
-        json_array_append_new(stv, json_null());
+    for (size_t i = 0; i < l->n; i++) {
+        free(l->v[i].speedup);
+        free(l->v[i].status);
     }
-    s = json_pack("{s:s, s:s, s:s, s:o, s:o}", "task", task, "submission", sub, "workload", wl,
-                  "speedup", sp, "status", stv);
-    if (!s || json_array_append_new(series, s) != 0)
+    free(l->v);
+}
+
+/* The series of (task, submission, workload), appended when new; NULL when memory runs out. */
+static series_acc *series_for(series_list *l, const char *task, const char *sub, const char *wl)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->v[i].task, task) == 0 && strcmp(l->v[i].sub, sub) == 0 &&
+            strcmp(l->v[i].wl, wl) == 0)
+            return &l->v[i];
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 16;
+        series_acc *v = realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return NULL;
+        l->v = v;
+        l->cap = cap;
+    }
+    series_acc s = {task, sub, wl, calloc(l->n_runs, sizeof *s.speedup),
+                    calloc(l->n_runs, sizeof *s.status)};
+    if (!s.speedup || !s.status) {
+        free(s.speedup);
+        free(s.status);
         return NULL;
-    return s;
+    }
+    l->v[l->n] = s;
+    return &l->v[l->n++];
+}
+
+/* The model's "series" array of l. */
+static json_t *series_json(const series_list *l)
+{
+    json_t *series = json_array();
+    for (size_t i = 0; series && i < l->n; i++) {
+        const series_acc *a = &l->v[i];
+        json_t *sp = json_array(), *stv = json_array();
+        for (size_t k = 0; sp && stv && k < l->n_runs; k++) {
+            json_array_append_new(sp, a->speedup[k].has ? json_real(a->speedup[k].v)
+                                                        : json_null());
+            json_array_append_new(stv, a->status[k] ? json_string(a->status[k]) : json_null());
+        }
+        json_t *s = sp && stv ? json_pack("{s:s, s:s, s:s, s:o, s:o}", "task", a->task,
+                                          "submission", a->sub, "workload", a->wl, "speedup",
+                                          sp, "status", stv)
+                              : NULL;
+        if (!s) {
+            if (!sp || !stv) {
+                json_decref(sp);
+                json_decref(stv);
+            }
+            json_decref(series);
+            return NULL;
+        }
+        if (json_array_append_new(series, s) != 0) {
+            json_decref(series);
+            return NULL;
+        }
+    }
+    return series;
 }
 
 static bool verify_failed(const pg_res_submission *s)
@@ -270,27 +316,25 @@ static bool verify_failed(const pg_res_submission *s)
     return false;
 }
 
-static pg_status add_run(json_t *series, const pg_results *r, size_t k, size_t n_runs,
-                         pg_diag *d)
+static pg_status add_run(series_list *series, const pg_results *r, size_t k, pg_diag *d)
 {
     for (size_t i = 0; i < r->n_subs; i++) {
         const pg_res_submission *s = &r->subs[i];
         bool void_timing = verify_failed(s);
         for (size_t w = 0; w < s->n_workloads; w++) {
             const pg_res_workload *wl = &s->workloads[w];
-            json_t *x = series_for(series, s->task, s->name, wl->name, n_runs);
+            series_acc *x = series_for(series, s->task, s->name, wl->name);
             if (!x)
                 return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
-            if (!json_is_null(json_array_get(json_object_get(x, "status"), k)))
+            if (x->status[k])
                 continue; /* the first of duplicates counts (compare refuses them) */
             const pg_res_stage *perf = pg_res_find_stage(wl->stages, wl->n_stages, "performance");
             pg_res_num est = {0};
             if (perf && perf->detail.kind == PG_RES_STAGE_PERFORMANCE)
                 est = perf->detail.u.performance.speedup_estimate;
-            const char *word = void_timing ? "VOID" : pg_res_status_word(wl->verdict);
-            json_array_set_new(json_object_get(x, "status"), k, json_string(word));
+            x->status[k] = void_timing ? "VOID" : pg_res_status_word(wl->verdict);
             if (est.has && !void_timing)
-                json_array_set_new(json_object_get(x, "speedup"), k, json_real(est.v));
+                x->speedup[k] = est;
         }
     }
     return PG_OK;
@@ -305,8 +349,9 @@ pg_status pg_history_build(const json_t *const *roots, const char *const *files,
                            "expected 1 to %u results files, got %zu", PG_HISTORY_MAX_RUNS, n);
     run_ref *refs = calloc(n, sizeof *refs);
     pg_results *views = calloc(n, sizeof *views);
-    json_t *m = json_object(), *runs = json_array(), *series = json_array();
-    pg_status st = refs && views && m && runs && series
+    json_t *m = json_object(), *runs = json_array(), *series = NULL;
+    series_list acc = {.n_runs = n};
+    pg_status st = refs && views && m && runs
                        ? PG_OK
                        : pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
     size_t read = 0;
@@ -315,7 +360,7 @@ pg_status pg_history_build(const json_t *const *roots, const char *const *files,
         if ((st = pg_results_read(roots[read], file, &views[read], d)) != PG_OK)
             break;
         refs[read] = (run_ref){roots[read], file, NULL, NULL, NULL, views[read].started_utc, read};
-        st = read_run(roots[read], file, &refs[read], d);
+        st = read_run(&views[read], &refs[read], d);
     }
     if (st != PG_OK)
         goto done;
@@ -346,9 +391,11 @@ pg_status pg_history_build(const json_t *const *roots, const char *const *files,
         if (!run || json_array_append_new(runs, run) != 0)
             st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
         else
-            st = add_run(series, v, k, n, d);
+            st = add_run(&acc, v, k, d);
     }
     free(order);
+    if (st == PG_OK && !(series = series_json(&acc)))
+        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
     if (st != PG_OK)
         goto done;
     json_object_set(m, "runs", runs);
@@ -360,6 +407,7 @@ done:
         pg_results_free(&views[i]);
     free(views);
     free(refs);
+    series_list_free(&acc);
     json_decref(m);
     json_decref(runs);
     json_decref(series);

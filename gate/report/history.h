@@ -24,6 +24,7 @@
 #include <stddef.h>
 
 #include "base/diag.h"
+#include "report/results_read.h"
 
 /* Most results files one history takes. */
 #define PG_HISTORY_MAX_RUNS 1000u
@@ -91,5 +92,45 @@ pg_status pg_history_charts_markdown(const json_t *model, char **out, size_t *le
  * (gaps where a run has no speedup), run numbers on the x axis and a legend. Deterministic:
  * coordinates "%.1f". Errors: PG_ERR_INFRA when libxml2 fails or memory runs out. */
 pg_status pg_history_svg(const json_t *model, char **out, size_t *len, pg_diag *d);
+
+/* ---- the model, typed, for its writers ---- */
+
+/* One run of the model ("runs"[k]). Strings are borrowed from the model; NULL when null. */
+typedef struct {
+    const char *file, *label, *commit, *commit_time_utc, *started_utc, *tool_version, *gpu;
+    bool has_verdict;      /* verdict is not null */
+    pg_res_status verdict; /* the run's verdict (pass | fail | error) */
+} pg_history_run;
+
+/* One series' value in one run ("speedup"[k] and "status"[k]). */
+typedef struct {
+    pg_res_num speedup;    /* has is false where the run measured none (null) */
+    bool present;          /* status is not null: the run has this workload */
+    bool void_timing;      /* status "VOID": the submission's verify stage failed */
+    pg_res_status verdict; /* the workload's verdict, when present and not void */
+} pg_history_point;
+
+typedef struct {
+    const char *task, *submission, *workload; /* borrowed from the model */
+    pg_history_point *points;                 /* one per run, owned by the view */
+} pg_history_series;
+
+typedef struct {
+    pg_history_order order; /* PG_HISTORY_BY_INPUT when "order" is absent or another word */
+    pg_history_run *runs;   /* owned */
+    size_t n_runs;
+    pg_history_series *series; /* owned */
+    size_t n_series;
+} pg_history_view;
+
+/* Read a model shaped as pg_history_build makes it into *out (zeroed first), for the markdown
+ * and SVG writers. Errors: PG_ERR_INPUT with field "runs" when runs or series is not an array
+ * or a run is not an object with string-or-null members and a results verdict word; with field
+ * "series" when a series lacks its task, submission or workload string, or its speedup or
+ * status array is not one per run with numbers-or-null and status words-or-null ("expected
+ * task, submission, workload and one speedup and status per run"); PG_ERR_INFRA on
+ * out-of-memory. On error *out holds nothing to free. */
+pg_status pg_history_view_read(const json_t *model, pg_history_view *out, pg_diag *d);
+void pg_history_view_free(pg_history_view *v);
 
 #endif

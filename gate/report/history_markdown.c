@@ -12,12 +12,6 @@
 #define NAME_MAX_BYTES 200
 #define TABLE_RUNS 40 /* run columns of a table: the last ones (the runs table has all) */
 
-static const char *sv(const json_t *o, const char *key)
-{
-    const char *s = json_string_value(json_object_get(o, key));
-    return s ? s : NULL;
-}
-
 /* Escaped inline text (pg_report_markdown_inline), or "—". */
 static void md(pg_text *t, const char *s)
 {
@@ -48,113 +42,91 @@ static void mermaid_text(pg_text *t, const char *s)
 }
 
 /* What names a run: its label, else its commit (12 digits), else its start time. */
-static const char *run_name(const json_t *run, char *buf, size_t n)
+static const char *run_name(const pg_history_run *run, char *buf, size_t n)
 {
-    if (sv(run, "label"))
-        return sv(run, "label");
-    if (sv(run, "commit")) {
-        snprintf(buf, n, "%.12s", sv(run, "commit"));
+    if (run->label)
+        return run->label;
+    if (run->commit) {
+        snprintf(buf, n, "%.12s", run->commit);
         return buf;
     }
-    return sv(run, "started_utc") ? sv(run, "started_utc") : "?";
+    return run->started_utc ? run->started_utc : "?";
 }
 
-static pg_status check_model(const json_t *m, pg_diag *d)
+static bool same_group(const pg_history_series *a, const pg_history_series *b)
 {
-    const json_t *runs = json_object_get(m, "runs"), *series = json_object_get(m, "series");
-    if (!json_is_array(runs) || !json_is_array(series))
-        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "runs", "expected a history model");
-    size_t i, n = json_array_size(runs);
-    const json_t *s;
-    json_array_foreach(series, i, s)
-        if (!sv(s, "task") || !sv(s, "submission") || !sv(s, "workload") ||
-            json_array_size(json_object_get(s, "speedup")) != n ||
-            json_array_size(json_object_get(s, "status")) != n)
-            return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "series",
-                               "expected task, submission, workload and one speedup and "
-                               "status per run");
-    return PG_OK;
+    return strcmp(a->task, b->task) == 0 && strcmp(a->submission, b->submission) == 0;
 }
 
 /* The series of the same (task, submission) as series[first]: their indices into idx (at most
  * cap), count returned. */
-static size_t group_of(const json_t *series, size_t first, size_t *idx, size_t cap)
+static size_t group_of(const pg_history_view *v, size_t first, size_t *idx, size_t cap)
 {
-    const json_t *f = json_array_get(series, first);
-    size_t n = 0, i;
-    const json_t *s;
-    json_array_foreach(series, i, s)
-        if (strcmp(sv(s, "task"), sv(f, "task")) == 0 &&
-            strcmp(sv(s, "submission"), sv(f, "submission")) == 0 && n < cap)
+    size_t n = 0;
+    for (size_t i = 0; i < v->n_series; i++)
+        if (same_group(&v->series[i], &v->series[first]) && n < cap)
             idx[n++] = i;
     return n;
 }
 
 /* True when series[i] is the first of its group. */
-static bool group_first(const json_t *series, size_t i)
+static bool group_first(const pg_history_view *v, size_t i)
 {
-    const json_t *f = json_array_get(series, i);
-    for (size_t k = 0; k < i; k++) {
-        const json_t *s = json_array_get(series, k);
-        if (strcmp(sv(s, "task"), sv(f, "task")) == 0 &&
-            strcmp(sv(s, "submission"), sv(f, "submission")) == 0)
+    for (size_t k = 0; k < i; k++)
+        if (same_group(&v->series[k], &v->series[i]))
             return false;
-    }
     return true;
 }
 
-static void write_chart(pg_text *t, const json_t *m, const json_t *series, const size_t *idx,
-                        size_t n_idx)
+static void write_chart(pg_text *t, const pg_history_view *v, const size_t *idx, size_t n_idx)
 {
-    const json_t *runs = json_object_get(m, "runs");
-    size_t n_runs = json_array_size(runs);
+    size_t n_runs = v->n_runs;
     size_t from = n_runs > PG_HISTORY_CHART_RUNS ? n_runs - PG_HISTORY_CHART_RUNS : 0;
     /* Lines: the workloads with a speedup in every charted run. */
     size_t lines[PG_HISTORY_MAX_LINES], n_lines = 0, left_out = 0;
     double top = 1.0;
     for (size_t q = 0; q < n_idx; q++) {
-        const json_t *sp = json_object_get(json_array_get(series, idx[q]), "speedup");
+        const pg_history_point *p = v->series[idx[q]].points;
         bool full = true;
         for (size_t k = from; k < n_runs && full; k++)
-            full = json_is_number(json_array_get(sp, k));
+            full = p[k].speedup.has;
         if (!full || n_lines == PG_HISTORY_MAX_LINES) {
             left_out++;
             continue;
         }
         lines[n_lines++] = idx[q];
         for (size_t k = from; k < n_runs; k++)
-            top = fmax(top, json_number_value(json_array_get(sp, k)));
+            top = fmax(top, p[k].speedup.v);
     }
-    const json_t *f = json_array_get(series, idx[0]);
+    const pg_history_series *f = &v->series[idx[0]];
     if (n_lines == 0) {
         pg_text_add(t, "No chart: no workload has a speedup in every run (see the table).\n\n");
         return;
     }
     pg_text_add(t, "```mermaid\nxychart-beta\n    title \"");
-    mermaid_text(t, sv(f, "task"));
+    mermaid_text(t, f->task);
     pg_text_add(t, " / ");
-    mermaid_text(t, sv(f, "submission"));
+    mermaid_text(t, f->submission);
     pg_text_add(t, ": speedup vs vendor\"\n    x-axis [");
     char nb[64];
     for (size_t k = from; k < n_runs; k++) {
         pg_text_addf(t, "%s\"%zu ", k > from ? ", " : "", k + 1);
-        mermaid_text(t, run_name(json_array_get(runs, k), nb, sizeof nb));
+        mermaid_text(t, run_name(&v->runs[k], nb, sizeof nb));
         pg_text_add(t, "\"");
     }
     pg_text_addf(t, "]\n    y-axis \"speedup (vendor time / kernel time)\" 0 --> %.2f\n",
                  ceil(top * 11.0) / 10.0);
     for (size_t q = 0; q < n_lines; q++) {
-        const json_t *sp = json_object_get(json_array_get(series, lines[q]), "speedup");
+        const pg_history_point *p = v->series[lines[q]].points;
         pg_text_add(t, "    line [");
         for (size_t k = from; k < n_runs; k++)
-            pg_text_addf(t, "%s%.4f", k > from ? ", " : "",
-                         json_number_value(json_array_get(sp, k)));
+            pg_text_addf(t, "%s%.4f", k > from ? ", " : "", p[k].speedup.v);
         pg_text_add(t, "]\n");
     }
     pg_text_add(t, "```\n\nLines, in drawing order: ");
     for (size_t q = 0; q < n_lines; q++) {
         pg_text_addf(t, "%s%zu. ", q ? "; " : "", q + 1);
-        md(t, sv(json_array_get(series, lines[q]), "workload"));
+        md(t, v->series[lines[q]].workload);
     }
     if (left_out)
         pg_text_addf(t, " (%zu more workload%s without a speedup in every run, or past %u "
@@ -165,10 +137,24 @@ static void write_chart(pg_text *t, const json_t *m, const json_t *series, const
     pg_text_add(t, ".\n\n");
 }
 
-static void write_table(pg_text *t, const json_t *m, const json_t *series, const size_t *idx,
-                        size_t n_idx)
+/* A cell of the table: the speedup (with FAIL or ERROR after it unless the workload passed),
+ * else the void timing, else the verdict word, else "—". */
+static void write_cell(pg_text *t, const pg_history_point *p)
 {
-    size_t n_runs = json_array_size(json_object_get(m, "runs"));
+    bool passed = p->present && !p->void_timing && p->verdict == PG_RES_PASS;
+    bool failed = p->present && !p->void_timing && p->verdict == PG_RES_FAIL;
+    if (p->speedup.has)
+        pg_text_addf(t, " %.3f×%s |", p->speedup.v,
+                     p->present && !passed ? failed ? " FAIL" : " ERROR" : "");
+    else if (p->void_timing)
+        pg_text_add(t, " timing void: failed verify |");
+    else
+        pg_text_addf(t, " %s |", p->present ? pg_res_status_word(p->verdict) : "—");
+}
+
+static void write_table(pg_text *t, const pg_history_view *v, const size_t *idx, size_t n_idx)
+{
+    size_t n_runs = v->n_runs;
     size_t from = n_runs > TABLE_RUNS ? n_runs - TABLE_RUNS : 0;
     pg_text_add(t, "| workload |");
     for (size_t k = from; k < n_runs; k++)
@@ -178,21 +164,12 @@ static void write_table(pg_text *t, const json_t *m, const json_t *series, const
         pg_text_add(t, "--:|");
     pg_text_add(t, "\n");
     for (size_t q = 0; q < n_idx; q++) {
-        const json_t *s = json_array_get(series, idx[q]);
+        const pg_history_series *s = &v->series[idx[q]];
         pg_text_add(t, "| ");
-        md(t, sv(s, "workload"));
+        md(t, s->workload);
         pg_text_add(t, " |");
-        for (size_t k = from; k < n_runs; k++) {
-            const json_t *x = json_array_get(json_object_get(s, "speedup"), k);
-            const char *w = json_string_value(json_array_get(json_object_get(s, "status"), k));
-            if (json_is_number(x))
-                pg_text_addf(t, " %.3f×%s |", json_number_value(x),
-                             w && strcmp(w, "PASS") != 0 ? w[0] == 'F' ? " FAIL" : " ERROR" : "");
-            else if (w && strcmp(w, "VOID") == 0)
-                pg_text_add(t, " timing void: failed verify |");
-            else
-                pg_text_addf(t, " %s |", w ? w : "—");
-        }
+        for (size_t k = from; k < n_runs; k++)
+            write_cell(t, &s->points[k]);
         pg_text_add(t, "\n");
     }
     if (from)
@@ -205,74 +182,76 @@ static pg_status render(const json_t *m, bool whole, char **out, size_t *len, pg
     *out = NULL;
     if (len)
         *len = 0;
-    pg_status st = check_model(m, d);
+    pg_history_view v;
+    pg_status st = pg_history_view_read(m, &v, d);
     if (st != PG_OK)
         return st;
     pg_res_locale loc = {0};
-    if ((st = pg_res_locale_enter(&loc, d)) != PG_OK)
+    if ((st = pg_res_locale_enter(&loc, d)) != PG_OK) {
+        pg_history_view_free(&v);
         return st;
+    }
     pg_text t;
     pg_text_init(&t, 4u * 1024u * 1024u);
     pg_text_add(&t, "");
-    const json_t *runs = json_object_get(m, "runs"), *series = json_object_get(m, "series");
-    size_t n_runs = json_array_size(runs);
+    size_t n_runs = v.n_runs;
     if (whole) {
-        const char *order = sv(m, "order") ? sv(m, "order") : "input";
         pg_text_addf(&t, "## ptxgate history: %zu run%s\n\nOrdered by %s. Speedup = the vendor "
                          "library's time / the kernel's time on the same GPU in the same run "
                          "(above 1: faster than the vendor); a run whose verify stage failed "
                          "shows no timing.\n\n",
                      n_runs, n_runs == 1 ? "" : "s",
-                     strcmp(order, "time") == 0    ? "commit time (else start time)"
-                     : strcmp(order, "label") == 0 ? "label (natural order: v2 before v10)"
-                                                   : "the order given");
+                     v.order == PG_HISTORY_BY_TIME    ? "commit time (else start time)"
+                     : v.order == PG_HISTORY_BY_LABEL ? "label (natural order: v2 before v10)"
+                                                      : "the order given");
         pg_text_add(&t, "| # | run | commit | time (UTC) | verdict | GPU | results |\n"
                         "|--:|---|---|---|---|---|---|\n");
         char nb[64];
         for (size_t k = 0; k < n_runs; k++) {
-            const json_t *r = json_array_get(runs, k);
+            const pg_history_run *r = &v.runs[k];
             pg_text_addf(&t, "| %zu | ", k + 1);
             md(&t, run_name(r, nb, sizeof nb));
             pg_text_add(&t, " | ");
-            snprintf(nb, sizeof nb, "%.12s", sv(r, "commit") ? sv(r, "commit") : "");
+            snprintf(nb, sizeof nb, "%.12s", r->commit ? r->commit : "");
             md(&t, nb);
             pg_text_add(&t, " | ");
-            md(&t, sv(r, "commit_time_utc") ? sv(r, "commit_time_utc") : sv(r, "started_utc"));
+            md(&t, r->commit_time_utc ? r->commit_time_utc : r->started_utc);
             pg_text_add(&t, " | ");
-            md(&t, sv(r, "verdict"));
+            md(&t, r->has_verdict ? pg_res_status_name(r->verdict) : NULL);
             pg_text_add(&t, " | ");
-            md(&t, sv(r, "gpu") ? sv(r, "gpu") : "no GPU");
+            md(&t, r->gpu ? r->gpu : "no GPU");
             pg_text_add(&t, " | ");
-            md(&t, sv(r, "file"));
+            md(&t, r->file);
             pg_text_add(&t, " |\n");
         }
         pg_text_add(&t, "\n");
     }
-    size_t *idx = calloc(json_array_size(series) + 1, sizeof *idx);
+    size_t *idx = calloc(v.n_series + 1, sizeof *idx);
     if (!idx)
         t.oom = true;
     size_t groups = 0;
-    for (size_t i = 0; idx && i < json_array_size(series); i++) {
-        if (!group_first(series, i))
+    for (size_t i = 0; idx && i < v.n_series; i++) {
+        if (!group_first(&v, i))
             continue;
-        size_t n_idx = group_of(series, i, idx, json_array_size(series));
-        const json_t *f = json_array_get(series, i);
+        size_t n_idx = group_of(&v, i, idx, v.n_series);
+        const pg_history_series *f = &v.series[i];
         if (whole) {
             pg_text_add(&t, "### ");
-            md(&t, sv(f, "task"));
+            md(&t, f->task);
             pg_text_add(&t, " / ");
-            md(&t, sv(f, "submission"));
+            md(&t, f->submission);
             pg_text_add(&t, "\n\n");
-            write_table(&t, m, series, idx, n_idx);
+            write_table(&t, &v, idx, n_idx);
         }
         if (groups++ < PG_HISTORY_MAX_CHARTS)
-            write_chart(&t, m, series, idx, n_idx);
+            write_chart(&t, &v, idx, n_idx);
         else if (groups == PG_HISTORY_MAX_CHARTS + 1)
             pg_text_addf(&t, "Charts are drawn for the first %u submissions only.\n\n",
                          PG_HISTORY_MAX_CHARTS);
     }
     free(idx);
     pg_res_locale_leave(&loc);
+    pg_history_view_free(&v);
     if (t.oom) {
         pg_text_free(&t);
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory rendering history");

@@ -20,9 +20,9 @@
 static const char *const k_colours[PG_HISTORY_MAX_LINES] = {
     "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"};
 
-static const char *sv(const json_t *o, const char *key)
+static bool same_group(const pg_history_series *a, const pg_history_series *b)
 {
-    return json_string_value(json_object_get(o, key));
+    return strcmp(a->task, b->task) == 0 && strcmp(a->submission, b->submission) == 0;
 }
 
 /* Untrusted text, cleaned for XML (control and bidi characters as U+FFFD), one line, cut. */
@@ -68,11 +68,9 @@ static void line_el(pg_xw *x, double x1, double y1, double x2, double y2, const 
 }
 
 /* One panel at vertical offset y0: the series idx[0..n) of one (task, submission). */
-static void panel(pg_xw *x, const json_t *m, const json_t *series, const size_t *idx, size_t n,
-                  double y0)
+static void panel(pg_xw *x, const pg_history_view *v, const size_t *idx, size_t n, double y0)
 {
-    const json_t *runs = json_object_get(m, "runs");
-    size_t n_runs = json_array_size(runs);
+    size_t n_runs = v->n_runs;
     size_t from = n_runs > PG_HISTORY_CHART_RUNS ? n_runs - PG_HISTORY_CHART_RUNS : 0;
     size_t shown = n_runs - from;
     if (n > PG_HISTORY_MAX_LINES)
@@ -80,20 +78,18 @@ static void panel(pg_xw *x, const json_t *m, const json_t *series, const size_t 
     double top = 1.0;
     for (size_t q = 0; q < n; q++)
         for (size_t k = from; k < n_runs; k++) {
-            const json_t *v = json_array_get(json_object_get(json_array_get(series, idx[q]),
-                                                             "speedup"), k);
-            if (json_is_number(v))
-                top = fmax(top, json_number_value(v));
+            const pg_res_num *sp = &v->series[idx[q]].points[k].speedup;
+            if (sp->has)
+                top = fmax(top, sp->v);
         }
     top = ceil(top * 11.0) / 10.0;
     double pw = WIDTH - LEFT - RIGHT, ph = PANEL_H - TOP - BOTTOM;
     double ox = LEFT, oy = y0 + TOP + ph;
 #define PX(k) (ox + (shown > 1 ? pw * (double)((k) - from) / (double)(shown - 1) : pw / 2.0))
 #define PY(v) (oy - ph * (v) / top)
-    const json_t *f = json_array_get(series, idx[0]);
+    const pg_history_series *f = &v->series[idx[0]];
     char title[600];
-    snprintf(title, sizeof title, "%.200s / %.200s: speedup vs vendor", sv(f, "task"),
-             sv(f, "submission"));
+    snprintf(title, sizeof title, "%.200s / %.200s: speedup vs vendor", f->task, f->submission);
     text_el(x, LEFT, y0 + 20.0, "start", "14", title);
     /* axes, y ticks, the vendor's speed (1.0) dashed */
     line_el(x, ox, oy, ox + pw, oy, "#444444", NULL);
@@ -114,19 +110,18 @@ static void panel(pg_xw *x, const json_t *m, const json_t *series, const size_t 
     text_el(x, ox + pw / 2.0, oy + 36.0, "middle", "11", "run (see the runs table)");
     /* one polyline per run of consecutive speedups, a dot per point */
     for (size_t q = 0; q < n; q++) {
-        const json_t *sp = json_object_get(json_array_get(series, idx[q]), "speedup");
+        const pg_history_point *p = v->series[idx[q]].points;
         pg_text pts;
         pg_text_init(&pts, 64u * 1024u);
         pg_text_add(&pts, "");
         for (size_t k = from; k <= n_runs; k++) {
-            const json_t *v = k < n_runs ? json_array_get(sp, k) : NULL;
-            if (v && json_is_number(v)) {
+            if (k < n_runs && p[k].speedup.has) {
                 pg_text_addf(&pts, "%s%.1f,%.1f", pts.len ? " " : "", PX(k),
-                             PY(json_number_value(v)));
+                             PY(p[k].speedup.v));
                 pg_xw_start(x, "circle");
                 snprintf(b, sizeof b, "%.1f", PX(k));
                 pg_xw_attr(x, "cx", b);
-                snprintf(b, sizeof b, "%.1f", PY(json_number_value(v)));
+                snprintf(b, sizeof b, "%.1f", PY(p[k].speedup.v));
                 pg_xw_attr(x, "cy", b);
                 pg_xw_attr(x, "r", "2.5");
                 pg_xw_attr(x, "fill", k_colours[q]);
@@ -150,8 +145,7 @@ static void panel(pg_xw *x, const json_t *m, const json_t *series, const size_t 
         /* legend */
         double ly = y0 + TOP + 14.0 * (double)q;
         line_el(x, WIDTH - RIGHT + 16.0, ly, WIDTH - RIGHT + 34.0, ly, k_colours[q], NULL);
-        text_el(x, WIDTH - RIGHT + 40.0, ly + 4.0, "start", "10",
-                sv(json_array_get(series, idx[q]), "workload"));
+        text_el(x, WIDTH - RIGHT + 40.0, ly + 4.0, "start", "10", v->series[idx[q]].workload);
     }
 #undef PX
 #undef PY
@@ -162,19 +156,16 @@ pg_status pg_history_svg(const json_t *model, char **out, size_t *len, pg_diag *
     *out = NULL;
     if (len)
         *len = 0;
-    const json_t *series = json_object_get(model, "series");
-    size_t n_series = json_array_size(series);
-    size_t n_runs = json_array_size(json_object_get(model, "runs"));
-    for (size_t i = 0; i < n_series; i++) {
-        const json_t *s = json_array_get(series, i);
-        if (!sv(s, "task") || !sv(s, "submission") || !sv(s, "workload") ||
-            json_array_size(json_object_get(s, "speedup")) != n_runs)
-            return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "series", "expected a history model");
-    }
-    pg_res_locale loc = {0};
-    pg_status st = pg_res_locale_enter(&loc, d);
+    pg_history_view v;
+    pg_status st = pg_history_view_read(model, &v, d);
     if (st != PG_OK)
         return st;
+    size_t n_series = v.n_series;
+    pg_res_locale loc = {0};
+    if ((st = pg_res_locale_enter(&loc, d)) != PG_OK) {
+        pg_history_view_free(&v);
+        return st;
+    }
     size_t *idx = calloc(n_series + 1, sizeof *idx), *firsts = calloc(n_series + 1, sizeof *firsts);
     xmlBufferPtr buf = pg_xw_buffer_new();
     pg_xw x = {buf ? xmlNewTextWriterMemory(buf, 0) : NULL, false};
@@ -185,13 +176,9 @@ pg_status pg_history_svg(const json_t *model, char **out, size_t *len, pg_diag *
     /* The groups: the first series of each (task, submission). */
     size_t groups = 0;
     for (size_t i = 0; i < n_series && groups < PG_HISTORY_MAX_CHARTS; i++) {
-        const json_t *s = json_array_get(series, i);
         bool first = true;
-        for (size_t k = 0; k < i && first; k++) {
-            const json_t *o = json_array_get(series, k);
-            first = strcmp(sv(o, "task"), sv(s, "task")) != 0 ||
-                    strcmp(sv(o, "submission"), sv(s, "submission")) != 0;
-        }
+        for (size_t k = 0; k < i && first; k++)
+            first = !same_group(&v.series[k], &v.series[i]);
         if (first)
             firsts[groups++] = i;
     }
@@ -217,15 +204,11 @@ pg_status pg_history_svg(const json_t *model, char **out, size_t *len, pg_diag *
     if (!groups)
         text_el(&x, 20.0, 40.0, "start", "14", "No workloads in these runs.");
     for (size_t g = 0; g < groups; g++) {
-        const json_t *f = json_array_get(series, firsts[g]);
         size_t n = 0;
-        for (size_t i = 0; i < n_series; i++) {
-            const json_t *s = json_array_get(series, i);
-            if (strcmp(sv(s, "task"), sv(f, "task")) == 0 &&
-                strcmp(sv(s, "submission"), sv(f, "submission")) == 0)
+        for (size_t i = 0; i < n_series; i++)
+            if (same_group(&v.series[i], &v.series[firsts[g]]))
                 idx[n++] = i;
-        }
-        panel(&x, model, series, idx, n, PANEL_H * (double)g);
+        panel(&x, &v, idx, n, PANEL_H * (double)g);
     }
     pg_xw_end(&x);
     if (!x.failed && xmlTextWriterEndDocument(x.w) < 0)
@@ -254,5 +237,6 @@ done:
     free(idx);
     free(firsts);
     pg_res_locale_leave(&loc);
+    pg_history_view_free(&v);
     return st;
 }

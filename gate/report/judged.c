@@ -1,17 +1,15 @@
 /* Judged on a GPU or not (see judged.h). */
 #include "judged.h"
 
-#include <string.h>
+#include "../base/names.h"
 
 /* The stages that run the kernel on a GPU (docs/results.md). "load" is left out: it only loads
  * the module, and "instructions" has an offline half. */
 static bool gpu_stage(const char *name)
 {
-    static const char *const k_names[] = {"correctness", "performance", "verify", "sanitize"};
-    for (size_t i = 0; i < sizeof k_names / sizeof k_names[0]; i++)
-        if (strcmp(name, k_names[i]) == 0)
-            return true;
-    return false;
+    static const char *const k_names[] = {"correctness", "performance", "verify", "sanitize",
+                                          NULL};
+    return pg_name_among(name, k_names);
 }
 
 bool pg_res_not_judged_on_gpu(const pg_results *r, const pg_res_submission *s,

@@ -464,4 +464,36 @@ void pg_res_locale_leave(pg_res_locale *l);
 char *pg_res_cuda_version(int64_t v, char *buf, size_t n);
 char *pg_res_cublaslt_version(int64_t v, char *buf, size_t n);
 
+/* ---- history and GitHub's view ---- */
+
+/* The status of its results spelling ("pass", "fail", "error", "skipped", as
+ * pg_res_status_name writes it) into *out. Returns false, leaving *out as it was, for NULL and
+ * any other word (upper-case ones included). For callers handed a verdict as text (the GitHub
+ * check run gets publish's "conclusion" word). */
+bool pg_res_status_parse(const char *word, pg_res_status *out);
+
+/* The optional "run" record of a results file (docs/results.md "run": written by check
+ * --label, --commit and --commit-time). Strings are borrowed from the json; NULL when absent
+ * or null. */
+typedef struct {
+    bool has;                    /* "run" is an object */
+    const char *label;           /* run.label */
+    const char *commit;          /* run.commit */
+    const char *commit_time_utc; /* run.commit_time_utc */
+} pg_res_run;
+
+/* Read the "run" record of r (read by pg_results_read) into *out (zeroed first). Types only:
+ * "run" absent, null or an object, each of its three members absent, null or a string (the
+ * values' rules are history's: pg_history_run_meta). Errors: PG_ERR_INPUT naming r->file and
+ * "run" ("expected an object, found array") or "run.label", "run.commit", "run.commit_time_utc"
+ * ("expected a string or null, found integer"). Nothing to free. */
+pg_status pg_results_read_run(const pg_results *r, pg_res_run *out, pg_diag *d);
+
+/* Whether workload w was declined by its manifest's "supports" (never run: the record has a
+ * "not_applicable" object, docs/results.md), and that object's "constraint" into *constraint
+ * (borrowed; NULL when not a string; constraint may be NULL). Read leniently: a
+ * "not_applicable" that is not an object reads as not declined (the strict contract is
+ * schemas/results.schema.json). */
+bool pg_res_workload_declined(const pg_res_workload *w, const char **constraint);
+
 #endif

@@ -292,8 +292,11 @@ void pg_signflip_ref_ci(const pg_signflip_ref *r, double confidence, double *lo,
     free(means);
 }
 
-pg_signflip_result pg_signflip_greater(const double *d, size_t n, double mu0, uint64_t seed,
-                                       size_t draws)
+/* One test of d against mu0 through a reference distribution built for it alone (freed here):
+ * the one-shot form of test, which is pg_signflip_ref_greater or pg_signflip_ref_less. */
+static pg_signflip_result one_shot(const double *d, size_t n, double mu0, uint64_t seed,
+                                   size_t draws,
+                                   pg_signflip_result (*test)(const pg_signflip_ref *, double))
 {
     pg_signflip_result out = {1.0, NAN, 1, true};
     if (n == 0)
@@ -304,26 +307,21 @@ pg_signflip_result pg_signflip_greater(const double *d, size_t n, double mu0, ui
         out.exact = false;
         return out;
     }
-    out = pg_signflip_ref_greater(r, mu0);
+    out = test(r, mu0);
     pg_signflip_ref_free(r);
     return out;
+}
+
+pg_signflip_result pg_signflip_greater(const double *d, size_t n, double mu0, uint64_t seed,
+                                       size_t draws)
+{
+    return one_shot(d, n, mu0, seed, draws, pg_signflip_ref_greater);
 }
 
 pg_signflip_result pg_signflip_less(const double *d, size_t n, double mu0, uint64_t seed,
                                     size_t draws)
 {
-    pg_signflip_result out = {1.0, NAN, 1, true};
-    if (n == 0)
-        return out;
-    pg_signflip_ref *r = pg_signflip_ref_new(d, n, PG_SIGNFLIP_EXACT_MAX, seed, draws);
-    if (!r) {
-        out.assignments = 0;
-        out.exact = false;
-        return out;
-    }
-    out = pg_signflip_ref_less(r, mu0);
-    pg_signflip_ref_free(r);
-    return out;
+    return one_shot(d, n, mu0, seed, draws, pg_signflip_ref_less);
 }
 
 void pg_signflip_ci(const double *d, size_t n, double confidence, uint64_t seed, size_t draws,

@@ -30,6 +30,23 @@ static bool file_before_line(const char *s, size_t len, char *path, size_t n)
     return put(path, n, s, len);
 }
 
+/* The first i >= 1 where line[i] is open, then one or more digits, then close: the end of the
+ * file name in "FILE(LINE):" or "FILE:LINE:". 0 when there is none. */
+static size_t digits_between(const char *line, size_t len, char open, const char *close)
+{
+    size_t nc = strlen(close);
+    for (size_t i = 1; i + 1 + nc < len; i++) {
+        if (line[i] != open || !isdigit((unsigned char)line[i + 1]))
+            continue;
+        size_t j = i + 1;
+        while (j < len && isdigit((unsigned char)line[j]))
+            j++;
+        if (j + nc <= len && memcmp(line + j, close, nc) == 0)
+            return i;
+    }
+    return 0;
+}
+
 bool pg_diag_line_file(const char *line, size_t len, char *path, size_t n)
 {
     static const char inc[] = "In file included from ";
@@ -53,25 +70,13 @@ bool pg_diag_line_file(const char *line, size_t len, char *path, size_t n)
     if (dots > 0 && dots + 1 < len && line[dots] == ' ')
         return put(path, n, line + dots + 1, len - dots - 1);
     /* nvcc: FILE(LINE): the first "(digits): " */
-    for (size_t i = 1; i + 3 < len; i++) {
-        if (line[i] != '(' || !isdigit((unsigned char)line[i + 1]))
-            continue;
-        size_t j = i + 1;
-        while (j < len && isdigit((unsigned char)line[j]))
-            j++;
-        if (j + 1 < len && line[j] == ')' && line[j + 1] == ':')
-            return put(path, n, line, i);
-    }
+    size_t at = digits_between(line, len, '(', "):");
+    if (at)
+        return put(path, n, line, at);
     /* gcc: FILE:LINE: the first ":digits:" */
-    for (size_t i = 1; i + 2 < len; i++) {
-        if (line[i] != ':' || !isdigit((unsigned char)line[i + 1]))
-            continue;
-        size_t j = i + 1;
-        while (j < len && isdigit((unsigned char)line[j]))
-            j++;
-        if (j < len && line[j] == ':')
-            return put(path, n, line, i);
-    }
+    at = digits_between(line, len, ':', ":");
+    if (at)
+        return put(path, n, line, at);
     return false;
 }
 

@@ -34,6 +34,9 @@ template <> __device__ __forceinline__ float pg_ld<float>(const float *p, long l
 #define PG_BG_TILE 128
 #define PG_BG_BK 16
 #define PG_BG_THREADS 256
+// The FMA step and the store are reference.cu's PG_TILE_FMA and PG_TILE_STORE.
+static_assert(PG_BG_TILE == PG_BM && PG_BG_TILE == PG_BN && PG_BG_BK == PG_BK,
+              "the batched GEMM shares the reference GEMM's tiling");
 
 // Read the 128 x 16 tile X(r0 + 0..127, k0 + 0..15) into reg[8] as fp32, 0 outside the bounds.
 // K_FAST: thread t reads k = t % 16 of rows t / 16 + 16p (a warp reads 16 consecutive k of two
@@ -117,35 +120,13 @@ __device__ __forceinline__ void pg_bgemm(const TA *__restrict__ A, const TB *__r
             pg_bg_load<TA, A_KF>(A, M, K, sAm, sAk, m0, k0 + PG_BG_BK, ra);
             pg_bg_load<TB, B_KF>(B, N, K, sBn, sBk, n0, k0 + PG_BG_BK, rb);
         }
-#pragma unroll
-        for (int kk = 0; kk < PG_BG_BK; kk++) {
-            const float4 a0 = *(const float4 *)&As[kk][ty * 4];
-            const float4 a1 = *(const float4 *)&As[kk][64 + ty * 4];
-            const float4 b0 = *(const float4 *)&Bs[kk][tx * 4];
-            const float4 b1 = *(const float4 *)&Bs[kk][64 + tx * 4];
-            const float a[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
-            const float b[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
-#pragma unroll
-            for (int i = 0; i < 8; i++)
-#pragma unroll
-                for (int j = 0; j < 8; j++)
-                    acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-        }
+        PG_TILE_FMA(As, Bs, tx, ty, acc);
         __syncthreads();
     }
 
-#pragma unroll
-    for (int i = 0; i < 8; i++) {
-        const long long m = m0 + (i < 4 ? ty * 4 + i : 64 + ty * 4 + (i - 4));
-        if (m >= M)
-            continue;
-#pragma unroll
-        for (int j = 0; j < 8; j++) {
-            const long long n = n0 + (j < 4 ? tx * 4 + j : 64 + tx * 4 + (j - 4));
-            if (n < N)
-                C[m * sCm + n] = alpha * acc[i][j];
-        }
-    }
+#define PG_BG_SCALED(x) (alpha * (x))
+    PG_TILE_STORE(C, sCm, M, N, m0, n0, tx, ty, PG_BG_SCALED);
+#undef PG_BG_SCALED
 }
 
 #define PG_BGEMM_ENTRY(name, TA, TB, AKF, BKF)                                                    \

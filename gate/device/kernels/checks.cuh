@@ -8,6 +8,23 @@
 // Must match checks.c.
 #define PG_CHECK_THREADS 256
 
+// The block's sum of v (one per thread, all PG_CHECK_THREADS threads calling) added to *out by
+// thread 0, through part (the block's shared scratch). Sums modulo 2^64 are order-free, so the
+// atomics of the blocks keep the total deterministic.
+__device__ __forceinline__ void pg_check_block_add(unsigned long long *part, unsigned long long v,
+                                                   unsigned long long *out)
+{
+    part[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = PG_CHECK_THREADS / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s)
+            part[threadIdx.x] += part[threadIdx.x + s];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        atomicAdd(out, part[0]);
+}
+
 // ---- Keyed checksum ------------------------------------------------------------------------
 // Word i (8 bytes, little-endian; the last partial word zero-padded) contributes
 // f(w, i) = splitmix64(splitmix64(w + key) ^ (i * golden + key)); the words' contributions are
@@ -38,15 +55,7 @@ extern "C" __global__ void __launch_bounds__(PG_CHECK_THREADS)
             last |= (unsigned long long)p[words * 8 + b] << (8 * b);
         acc += pg_check_word(last, words, key);
     }
-    part[threadIdx.x] = acc;
-    __syncthreads();
-    for (int s = PG_CHECK_THREADS / 2; s > 0; s >>= 1) {
-        if (threadIdx.x < s)
-            part[threadIdx.x] += part[threadIdx.x + s];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0)
-        atomicAdd(sum, part[0]);
+    pg_check_block_add(part, acc, sum);
 }
 
 // ---- Tolerance comparison ------------------------------------------------------------------
@@ -191,13 +200,5 @@ extern "C" __global__ void __launch_bounds__(PG_CHECK_THREADS)
             same &= a[i * elem_size + k] == b[i * elem_size + k];
         n += !same;
     }
-    part[threadIdx.x] = n;
-    __syncthreads();
-    for (int s = PG_CHECK_THREADS / 2; s > 0; s >>= 1) {
-        if (threadIdx.x < s)
-            part[threadIdx.x] += part[threadIdx.x + s];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0)
-        atomicAdd(differ, part[0]);
+    pg_check_block_add(part, n, differ);
 }

@@ -40,24 +40,26 @@ __device__ __forceinline__ float pg_normal(uint64_t seed, uint64_t i)
 // A sample that rounds to zero in a narrow type becomes the smallest subnormal of its sign, so
 // a fill never contains zeros (a zero would hide a kernel that ignores the element).
 template <typename T> struct pg_store;
-template <> struct pg_store<__nv_bfloat16> {
+// bf16 and fp16 alike (16 bits, the sign in bit 15): x rounded to nearest even as Raw.
+__device__ __forceinline__ __nv_bfloat16_raw pg_round(float x, const __nv_bfloat16_raw *)
+{
+    return __nv_bfloat16_raw(__float2bfloat16_rn(x));
+}
+__device__ __forceinline__ __half_raw pg_round(float x, const __half_raw *)
+{
+    return __half_raw(__float2half_rn(x));
+}
+template <typename Raw> struct pg_store16 {
     static __device__ __forceinline__ void put(void *out, uint64_t i, float x)
     {
-        __nv_bfloat16_raw v = __nv_bfloat16_raw(__float2bfloat16_rn(x));
+        Raw v = pg_round(x, (const Raw *)nullptr);
         if ((v.x & 0x7fff) == 0)
             v.x = (unsigned short)((v.x & 0x8000) | 1);
-        ((__nv_bfloat16_raw *)out)[i] = v;
+        ((Raw *)out)[i] = v;
     }
 };
-template <> struct pg_store<__half> {
-    static __device__ __forceinline__ void put(void *out, uint64_t i, float x)
-    {
-        __half_raw v = __half_raw(__float2half_rn(x));
-        if ((v.x & 0x7fff) == 0)
-            v.x = (unsigned short)((v.x & 0x8000) | 1);
-        ((__half_raw *)out)[i] = v;
-    }
-};
+template <> struct pg_store<__nv_bfloat16> : pg_store16<__nv_bfloat16_raw> {};
+template <> struct pg_store<__half> : pg_store16<__half_raw> {};
 template <> struct pg_store<float> {
     static __device__ __forceinline__ void put(void *out, uint64_t i, float x)
     {
@@ -83,31 +85,17 @@ __device__ __forceinline__ void pg_fill(void *out, unsigned long long count,
         S::put(out, i, pg_normal(seed, i));
 }
 
-extern "C" __global__ void fill_normal_bf16(void *out, unsigned long long count,
-                                            unsigned long long seed)
-{
-    pg_fill<pg_store<__nv_bfloat16>>(out, count, seed);
-}
-extern "C" __global__ void fill_normal_fp16(void *out, unsigned long long count,
-                                            unsigned long long seed)
-{
-    pg_fill<pg_store<__half>>(out, count, seed);
-}
-extern "C" __global__ void fill_normal_fp32(void *out, unsigned long long count,
-                                            unsigned long long seed)
-{
-    pg_fill<pg_store<float>>(out, count, seed);
-}
-extern "C" __global__ void fill_normal_e4m3(void *out, unsigned long long count,
-                                            unsigned long long seed)
-{
-    pg_fill<pg_fp8<__NV_E4M3>>(out, count, seed);
-}
-extern "C" __global__ void fill_normal_e5m2(void *out, unsigned long long count,
-                                            unsigned long long seed)
-{
-    pg_fill<pg_fp8<__NV_E5M2>>(out, count, seed);
-}
+// One entry per element type, each pg_fill with its store.
+#define PG_FILL_ENTRY(name, S)                                                                     \
+    extern "C" __global__ void name(void *out, unsigned long long count, unsigned long long seed) \
+    {                                                                                              \
+        pg_fill<S>(out, count, seed);                                                             \
+    }
+PG_FILL_ENTRY(fill_normal_bf16, pg_store<__nv_bfloat16>)
+PG_FILL_ENTRY(fill_normal_fp16, pg_store<__half>)
+PG_FILL_ENTRY(fill_normal_fp32, pg_store<float>)
+PG_FILL_ENTRY(fill_normal_e4m3, pg_fp8<__NV_E4M3>)
+PG_FILL_ENTRY(fill_normal_e5m2, pg_fp8<__NV_E5M2>)
 
 // ---------------------------------------------------------------------------------------------
 // Reference GEMM: C[M,N] (fp32, row-major) = A[M,K] · B[N,K]ᵀ, A and B row-major (both
@@ -151,6 +139,46 @@ __device__ __forceinline__ void pg_load_tile(const T *__restrict__ X, long long 
     }
 }
 
+// The two steps the reference GEMM shares with attention.cuh's batched GEMM (same tiling), as
+// macros so both kernels compile to exactly the code they had with the steps written out (an
+// inlined function changes the register allocation of the GEMMs).
+//
+// PG_TILE_FMA: the FMAs of one PG_BK-deep k step for thread (tx, ty)'s 8 x 8 sub-tile: rows
+// ty*4 + {0..3} and 64 + ty*4 + {0..3} of As, columns likewise of Bs with tx; acc[i][j] +=
+// a[i] * b[j], k in order, one fmaf per product. As, Bs: [PG_BK][128 + 4] fp32 tiles in shared
+// memory, stored k major; acc: float[8][8]. Every argument is a plain name.
+#define PG_TILE_FMA(As, Bs, tx, ty, acc)                                                          \
+    _Pragma("unroll") for (int kk = 0; kk < PG_BK; kk++)                                          \
+    {                                                                                             \
+        const float4 a0 = *(const float4 *)&As[kk][ty * 4];                                      \
+        const float4 a1 = *(const float4 *)&As[kk][64 + ty * 4];                                 \
+        const float4 b0 = *(const float4 *)&Bs[kk][tx * 4];                                      \
+        const float4 b1 = *(const float4 *)&Bs[kk][64 + tx * 4];                                 \
+        const float a[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};                     \
+        const float b[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};                     \
+        _Pragma("unroll") for (int i = 0; i < 8; i++)                                             \
+            _Pragma("unroll") for (int j = 0; j < 8; j++)                                         \
+                acc[i][j] = fmaf(a[i], b[j], acc[i][j]);                                          \
+    }
+
+// PG_TILE_STORE: thread (tx, ty)'s sub-tile (the layout above) into C[m * ldc + n] for rows
+// m0 + .. < M and columns n0 + .. < N, each value written as value(acc[i][j]) (acc[i][j] itself,
+// or alpha * acc[i][j]). Every argument is a plain name.
+#define PG_TILE_STORE(C, ldc, M, N, m0, n0, tx, ty, value)                                        \
+    _Pragma("unroll") for (int i = 0; i < 8; i++)                                                 \
+    {                                                                                             \
+        const long long m = m0 + (i < 4 ? ty * 4 + i : 64 + ty * 4 + (i - 4));                   \
+        if (m >= M)                                                                               \
+            continue;                                                                             \
+        _Pragma("unroll") for (int j = 0; j < 8; j++)                                             \
+        {                                                                                         \
+            const long long n = n0 + (j < 4 ? tx * 4 + j : 64 + tx * 4 + (j - 4));               \
+            if (n < N)                                                                            \
+                C[m * ldc + n] = value(acc[i][j]);                                                \
+        }                                                                                         \
+    }
+#define PG_TILE_AS_IS(x) (x)
+
 template <typename T>
 __device__ __forceinline__ void pg_gemm_nt(const T *__restrict__ A, const T *__restrict__ B,
                                            float *__restrict__ C, long long M, long long N,
@@ -186,50 +214,21 @@ __device__ __forceinline__ void pg_gemm_nt(const T *__restrict__ A, const T *__r
             pg_load_tile(A, M, K, m0, k0 + PG_BK, ra);
             pg_load_tile(B, N, K, n0, k0 + PG_BK, rb);
         }
-#pragma unroll
-        for (int kk = 0; kk < PG_BK; kk++) {
-            const float4 a0 = *(const float4 *)&As[kk][ty * 4];
-            const float4 a1 = *(const float4 *)&As[kk][64 + ty * 4];
-            const float4 b0 = *(const float4 *)&Bs[kk][tx * 4];
-            const float4 b1 = *(const float4 *)&Bs[kk][64 + tx * 4];
-            const float a[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
-            const float b[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
-#pragma unroll
-            for (int i = 0; i < 8; i++)
-#pragma unroll
-                for (int j = 0; j < 8; j++)
-                    acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-        }
+        PG_TILE_FMA(As, Bs, tx, ty, acc);
         __syncthreads();
     }
 
-#pragma unroll
-    for (int i = 0; i < 8; i++) {
-        const long long m = m0 + (i < 4 ? ty * 4 + i : 64 + ty * 4 + (i - 4));
-        if (m >= M)
-            continue;
-#pragma unroll
-        for (int j = 0; j < 8; j++) {
-            const long long n = n0 + (j < 4 ? tx * 4 + j : 64 + tx * 4 + (j - 4));
-            if (n < N)
-                C[m * N + n] = acc[i][j];
-        }
+    PG_TILE_STORE(C, N, M, N, m0, n0, tx, ty, PG_TILE_AS_IS);
+}
+
+#define PG_GEMM_NT_ENTRY(name, T)                                                                  \
+    extern "C" __global__ void __launch_bounds__(PG_THREADS, 2)                                    \
+        name(const T *A, const T *B, float *C, long long M, long long N, long long K)             \
+    {                                                                                              \
+        pg_gemm_nt(A, B, C, M, N, K);                                                              \
     }
-}
-
-extern "C" __global__ void __launch_bounds__(PG_THREADS, 2)
-    reference_gemm_nt_bf16(const __nv_bfloat16 *A, const __nv_bfloat16 *B, float *C, long long M,
-                           long long N, long long K)
-{
-    pg_gemm_nt(A, B, C, M, N, K);
-}
-
-extern "C" __global__ void __launch_bounds__(PG_THREADS, 2)
-    reference_gemm_nt_fp16(const __half *A, const __half *B, float *C, long long M, long long N,
-                           long long K)
-{
-    pg_gemm_nt(A, B, C, M, N, K);
-}
+PG_GEMM_NT_ENTRY(reference_gemm_nt_bf16, __nv_bfloat16)
+PG_GEMM_NT_ENTRY(reference_gemm_nt_fp16, __half)
 
 // A calibrated delay for the timing benchmark (bench/): one warp waits until `ns` nanoseconds
 // of %globaltimer have passed. Used to inject a known slowdown, never in a check.
