@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The main job without a GPU: every bundled example passes the offline stages (nvcc -ptx,
 # ptxas), GPU stages are listed as skipped with the reason, and every example but the wgmma + TMA
-# GEMMs (wgmma_tma and the interface examples params_struct, tmap_global, persistent_cluster,
-# tile_schedule, flags_include) fails the instructions stage of its task's sm_90a target set (only they use
-# wgmma.mma_async and cp.async.bulk.tensor): exit 1. tiled_mma's failure names the missing
-# targets and the nearest instructions it does use (mma.sync, cp.async).
+# kernels (gemm_bf16_nt's wgmma_tma and its interface examples params_struct, tmap_global,
+# persistent_cluster, tile_schedule, flags_include; mha_fwd_d128's flags_include, a TMA + wgmma
+# flash-attention forward) fails the instructions stage of its task's sm_90a target set (only
+# they use wgmma.mma_async and cp.async.bulk.tensor): exit 1. tiled_mma's failure names the
+# missing targets and the nearest instructions it does use (mma.sync, cp.async).
 set -uo pipefail
 "$BIN" check --no-gpu --output "$OUT" tasks/*/examples >"$OUT.stdout" 2>"$OUT.stderr"
 rc=$?
@@ -33,9 +34,9 @@ for s in r["submissions"]:
         expect(names == ["correctness", "instructions", "performance"],
                f"{s['task']}/{s['name']} {w['name']}: stages {names}")
         ins = w["stages"][1]
-        uses_targets = s["task"] == "gemm_bf16_nt" and s["name"] in (
+        uses_targets = (s["task"] == "gemm_bf16_nt" and s["name"] in (
             "wgmma_tma", "params_struct", "tmap_global", "persistent_cluster", "tile_schedule",
-            "flags_include")
+            "flags_include")) or (s["task"] == "mha_fwd_d128" and s["name"] == "flags_include")
         want_status = ("pass", "skipped") if uses_targets else ("fail",)
         expect(ins["status"] in want_status, f"{s['task']}/{s['name']} {w['name']}: instructions {ins['status']}")
         reasons = {t["target"]: t["reason"] for t in ins["details"].get("targets", [])}
@@ -56,6 +57,24 @@ msg = tiled["workloads"][0]["stages"][1]["message"]
 for part in ["wgmma.mma_async absent in PTX; nearest: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 ×64 at lines",
              "cp.async.bulk.tensor absent in PTX; nearest: cp.async.cg.shared.global ×24 at lines"]:
     expect(part in msg, f"tiled_mma names: {part}")
+# mha_fwd_d128/flags_include: the TMA + wgmma attention forward. Its two head-dimension
+# instantiations issue 16 (D = 128: 8 for S = Q·Kᵀ, 8 for O += P·V) and 12 (D = 64: 4 + 8)
+# wgmma and 6 + 3 rank-4 TMA loads; compiled with its compile options and the register cap, no
+# spills.
+fi = next(s for s in r["submissions"] if s["task"] == "mha_fwd_d128" and s["name"] == "flags_include")
+asm = next(st for st in fi["stages"] if st["stage"] == "assemble")
+expect(asm["status"] == "pass" and "168 registers" in asm["message"] and "0 B spill stores" in asm["message"],
+       f"mha_fwd_d128/flags_include assembles: {asm['message']}")
+expect("-maxrregcount=168" in asm["details"]["command"] and "-DATTN_BLOCK_M=128" in asm["details"]["nvcc"]["command"],
+       "mha_fwd_d128/flags_include compiled with its manifest's options")
+ts = {t["target"]: t for t in fi["workloads"][0]["stages"][1]["details"]["targets"]}
+expect(ts["wgmma.mma_async"]["ptx"]["count"] == 28 and ts["cp.async.bulk.tensor"]["ptx"]["count"] == 9,
+       f"mha_fwd_d128/flags_include PTX counts: wgmma {ts['wgmma.mma_async']['ptx']['count']}, "
+       f"TMA {ts['cp.async.bulk.tensor']['ptx']['count']}")
+muls = {m["mnemonic"]: m["count"] for m in ts["wgmma.mma_async"]["ptx"]["mnemonics"]}
+expect(muls == {"wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16": 20,
+                "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16": 8},
+       f"mha_fwd_d128/flags_include wgmma shapes {muls}")
 sys.exit(1 if bad else 0)
 PY
 grep -q "| wgmma.mma_async | FAIL (absent_in_ptx) | wgmma.mma_async absent in PTX; nearest: mma.sync" "$OUT/summary.md" || { echo "FAIL: summary.md lacks the target table"; exit 1; }
