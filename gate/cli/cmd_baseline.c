@@ -76,11 +76,9 @@ static int refresh(int argc, char **argv)
 {
     char **pos = NULL;
     int npos = 0;
-    int rc = pg_options_parse(&k_refresh, argc, argv, &pos, &npos);
-    if (rc != 0) {
-        free(pos);
-        return rc < 0 ? 0 : rc;
-    }
+    int rc;
+    if (!pg_options_parse_cmd(&k_refresh, argc, argv, &pos, &npos, &rc))
+        return rc;
     pg_refresh_options o = {
         .tasks_dir = pg_option_value(&k_refresh, "tasks") ? pg_option_value(&k_refresh, "tasks")
                                                           : pg_cli_default_tasks_dir(),
@@ -221,11 +219,9 @@ static int show(int argc, char **argv)
 {
     char **pos = NULL;
     int npos = 0;
-    int rc = pg_options_parse(&k_show, argc, argv, &pos, &npos);
-    if (rc != 0) {
-        free(pos);
-        return rc < 0 ? 0 : rc;
-    }
+    int rc;
+    if (!pg_options_parse_cmd(&k_show, argc, argv, &pos, &npos, &rc))
+        return rc;
     const char *dir = pg_option_value(&k_show, "baselines");
     if (!dir)
         dir = pg_cli_default_baselines_dir();
@@ -322,15 +318,9 @@ static void usage(FILE *to)
 
 int pg_cmd_baseline(int argc, char **argv)
 {
-    if (argc < 2) {
-        usage(stderr);
-        return 2;
-    }
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-        strcmp(argv[1], "help") == 0) {
-        usage(stdout);
-        return 0;
-    }
+    int help = pg_options_subcommand_help(argc, argv, usage);
+    if (help >= 0)
+        return help;
     if (strcmp(argv[1], "refresh") == 0)
         return refresh(argc - 1, argv + 1);
     if (strcmp(argv[1], "show") == 0)

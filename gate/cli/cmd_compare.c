@@ -126,11 +126,9 @@ int pg_cmd_compare(int argc, char **argv)
     int npos = 0;
     json_t *old_res = NULL, *new_res = NULL, *model = NULL;
     pg_cli_output where = {.dir.fd = -1, .copy_dir.fd = -1};
-    int rc = pg_options_parse(&k_spec, argc, argv, &pos, &npos);
-    if (rc != 0) {
-        free(pos);
-        return rc < 0 ? 0 : rc;
-    }
+    int rc;
+    if (!pg_options_parse_cmd(&k_spec, argc, argv, &pos, &npos, &rc))
+        return rc;
     rc = 2;
     pg_diag d;
     pg_diag_clear(&d);

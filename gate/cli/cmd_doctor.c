@@ -155,10 +155,10 @@ int pg_cmd_doctor(int argc, char **argv)
 {
     char **pos = NULL;
     int npos = 0;
-    int rc = pg_options_parse(&k_spec, argc, argv, &pos, &npos);
+    int rc;
+    if (!pg_options_parse_cmd(&k_spec, argc, argv, &pos, &npos, &rc))
+        return rc;
     free(pos);
-    if (rc != 0)
-        return rc < 0 ? 0 : rc;
     if (npos) {
         fprintf(stderr, "ptxgate doctor: takes no arguments (see 'ptxgate doctor --help')\n");
         return 2;

@@ -80,11 +80,9 @@ int pg_cmd_merge(int argc, char **argv)
 {
     char **pos = NULL;
     int npos = 0;
-    int rc = pg_options_parse(&k_spec, argc, argv, &pos, &npos);
-    if (rc != 0) {
-        free(pos);
-        return rc < 0 ? 0 : rc;
-    }
+    int rc;
+    if (!pg_options_parse_cmd(&k_spec, argc, argv, &pos, &npos, &rc))
+        return rc;
     const char *out, *junit_copy;
     bool follow;
     if (!pg_cli_output_options(&k_spec, NULL, &out, &junit_copy, &follow)) {

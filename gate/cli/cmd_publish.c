@@ -102,11 +102,9 @@ int pg_cmd_publish(int argc, char **argv)
 {
     char **pos = NULL;
     int npos = 0;
-    int rc = pg_options_parse(&k_spec, argc, argv, &pos, &npos);
-    if (rc != 0) {
-        free(pos);
-        return rc < 0 ? 0 : rc;
-    }
+    int rc;
+    if (!pg_options_parse_cmd(&k_spec, argc, argv, &pos, &npos, &rc))
+        return rc;
     pg_gh_publish_config cfg;
     memset(&cfg, 0, sizeof cfg);
     pg_gh_publish_result res;

@@ -30,11 +30,9 @@ int pg_cmd_report(int argc, char **argv)
 {
     char **pos = NULL, *text = NULL;
     int npos = 0;
-    int rc = pg_options_parse(&k_spec, argc, argv, &pos, &npos);
-    if (rc != 0) {
-        free(pos);
-        return rc < 0 ? 0 : rc;
-    }
+    int rc;
+    if (!pg_options_parse_cmd(&k_spec, argc, argv, &pos, &npos, &rc))
+        return rc;
     if (npos != 1) {
         fprintf(stderr, "ptxgate report: expected exactly one RESULTS.json (see 'ptxgate report --help')\n");
         free(pos);

@@ -31,10 +31,10 @@ int pg_cmd_worker(int argc, char **argv)
 {
     char **pos = NULL;
     int npos = 0;
-    int rc = pg_options_parse(&k_spec, argc, argv, &pos, &npos);
+    int rc;
+    if (!pg_options_parse_cmd(&k_spec, argc, argv, &pos, &npos, &rc))
+        return rc;
     free(pos);
-    if (rc != 0)
-        return rc < 0 ? 0 : rc;
     const char *status = pg_option_value(&k_spec, "status");
     const char *job = pg_option_value(&k_spec, "job");
     bool probe = pg_option_value(&k_spec, "probe") != NULL;

@@ -75,15 +75,9 @@ const char *pg_cli_default_baselines_dir(void)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        usage(stderr);
-        return 2;
-    }
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-        strcmp(argv[1], "help") == 0) {
-        usage(stdout);
-        return 0;
-    }
+    int help = pg_options_subcommand_help(argc, argv, usage);
+    if (help >= 0)
+        return help;
     if (strcmp(argv[1], "--version") == 0) {
         pg_data_origin o;
         const char *tasks = pg_data_dir(PG_DATA_TASKS, &o);

@@ -127,6 +127,32 @@ int pg_options_parse(pg_command_spec *spec, int argc, char **argv, char ***posit
     return rc;
 }
 
+int pg_options_subcommand_help(int argc, char **argv, void (*usage)(FILE *to))
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    return -1;
+}
+
+bool pg_options_parse_cmd(pg_command_spec *spec, int argc, char **argv, char ***positional,
+                          int *npos, int *exit_code)
+{
+    int rc = pg_options_parse(spec, argc, argv, positional, npos);
+    *exit_code = rc < 0 ? 0 : rc;
+    if (rc == 0)
+        return true;
+    free(*positional);
+    *positional = NULL;
+    return false;
+}
+
 int pg_options_parse_table(const pg_command_spec *spec, const pg_opt *table, int argc, char **argv,
                            pg_opt_args *args)
 {

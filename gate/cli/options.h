@@ -31,6 +31,15 @@ typedef struct {
  * *positional (argv pointers; caller frees the array). Returns 0, or 2 after printing an error
  * naming the bad flag to stderr. --help prints the help and returns -1. */
 int pg_options_parse(pg_command_spec *spec, int argc, char **argv, char ***positional, int *npos);
+/* pg_options_parse at a command's entry: true when the command goes on (*positional is then
+ * its to free); false when it must return *exit_code at once (0 after --help, 2 after a bad
+ * flag), *positional already freed and NULL. */
+bool pg_options_parse_cmd(pg_command_spec *spec, int argc, char **argv, char ***positional,
+                          int *npos, int *exit_code);
+/* The entry of a command with subcommands (ptxgate itself, ptxgate baseline): without one,
+ * usage(stderr) and 2; for "--help", "-h" or "help", usage(stdout) and 0; else -1, go on with
+ * argv[1]. */
+int pg_options_subcommand_help(int argc, char **argv, void (*usage)(FILE *to));
 /* The same for a command with a typed table (its rows with a name are its options; spec gives
  * the rest of its help): *args gets which rows were given and their text, and
  * the positional arguments (pg_opt_args_free them). Nothing is converted yet, so --help wins

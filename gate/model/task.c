@@ -72,6 +72,20 @@ static pg_status get_string_elem(const json_t *arr, size_t i, const pg_jctx *ctx
     return PG_OK;
 }
 
+/* The optional array obj[key] (*arr NULL when absent) of at most max elements ("expected at most
+ * max <key>" otherwise); *actx receives its context for the caller's per-element messages. */
+static pg_status get_short_array(const json_t *obj, const pg_jctx *ctx, const char *key, int max,
+                                 json_t **arr, pg_jctx *actx, pg_diag *d)
+{
+    *arr = NULL;
+    *actx = pg_jctx_member(ctx, key);
+    pg_status st = pg_jget_array(obj, ctx, key, false, arr, d);
+    if (st == PG_OK && *arr && json_array_size(*arr) > (size_t)max)
+        return pg_diag_set(d, PG_ERR_INPUT, actx->file, 0, actx->path,
+                           "expected at most %d %s, found %zu", max, key, json_array_size(*arr));
+    return st;
+}
+
 /* Array with min..max elements. */
 static pg_status get_array(const json_t *obj, const pg_jctx *ctx, const char *key, size_t min,
                            size_t max, json_t **out, pg_diag *d)
@@ -289,15 +303,11 @@ static pg_status parse_workload(pg_task *t, int wi, const json_t *obj, const pg_
     if (st != PG_OK)
         return st;
     json_t *aliases = NULL;
-    st = pg_jget_array(obj, ctx, "aliases", false, &aliases, d);
+    pg_jctx ac;
+    st = get_short_array(obj, ctx, "aliases", PG_MAX_ALIASES, &aliases, &ac, d);
     if (st != PG_OK)
         return st;
     if (aliases) {
-        pg_jctx ac = pg_jctx_member(ctx, "aliases");
-        if (json_array_size(aliases) > PG_MAX_ALIASES)
-            return pg_diag_set(d, PG_ERR_INPUT, ac.file, 0, ac.path,
-                               "expected at most %d aliases, found %zu", PG_MAX_ALIASES,
-                               json_array_size(aliases));
         for (size_t a = 0; a < json_array_size(aliases); a++) {
             pg_jctx c = pg_jctx_index(&ac, a);
             st = get_string_elem(aliases, a, &ac, w->aliases[a], sizeof w->aliases[a], d);
@@ -309,18 +319,14 @@ static pg_status parse_workload(pg_task *t, int wi, const json_t *obj, const pg_
         }
     }
     json_t *sel = NULL;
-    st = pg_jget_array(obj, ctx, "selections", false, &sel, d);
+    pg_jctx selc;
+    st = get_short_array(obj, ctx, "selections", PG_MAX_SELECTIONS, &sel, &selc, d);
     if (st != PG_OK)
         return st;
     if (sel) {
-        pg_jctx sc = pg_jctx_member(ctx, "selections");
-        if (json_array_size(sel) > PG_MAX_SELECTIONS)
-            return pg_diag_set(d, PG_ERR_INPUT, sc.file, 0, sc.path,
-                               "expected at most %d selections, found %zu", PG_MAX_SELECTIONS,
-                               json_array_size(sel));
         for (size_t a = 0; a < json_array_size(sel); a++) {
-            pg_jctx c = pg_jctx_index(&sc, a);
-            st = get_string_elem(sel, a, &sc, w->selections[a], sizeof w->selections[a], d);
+            pg_jctx c = pg_jctx_index(&selc, a);
+            st = get_string_elem(sel, a, &selc, w->selections[a], sizeof w->selections[a], d);
             if (st != PG_OK)
                 return st;
             if (!is_plain_name(w->selections[a]))

@@ -133,12 +133,6 @@ done:
     return st;
 }
 
-static void init_result(pg_assemble_result *out)
-{
-    memset(out, 0, sizeof *out);
-    out->exit_code = -1;
-}
-
 /* base (NULL-terminated) with extra (NULL-terminated, may be NULL) inserted before its last
  * `tail` entries, into args (MAX_ARGS + 1 entries). */
 static void with_extra(const char *const *base, int tail, const char *const *extra,
@@ -156,56 +150,57 @@ static void with_extra(const char *const *base, int tail, const char *const *ext
     args[k] = NULL;
 }
 
-pg_status pg_assemble_ptx(const char *ptx_path, const char *arch, const char *cubin_path,
-                          const char *const *extra, double timeout_s, pg_assemble_result *out,
-                          pg_diag *d)
+/* The three runs of a toolkit tool: ptxas PTX -> cubin, nvcc .cu -> PTX, nvcc's include list. */
+typedef enum { STEP_PTXAS, STEP_CU_TO_PTX, STEP_CU_INCLUDES } tool_step;
+
+/* One run of step: *out reset, in_path, arch and produced (the file it writes) checked, then the
+ * tool with extra inserted before the base arguments' tail (the output and input operands). */
+static pg_status run_step(tool_step step, const char *in_path, const char *arch,
+                          const char *produced, const char *const *extra, double timeout_s,
+                          pg_assemble_result *out, pg_diag *d)
 {
-    init_result(out);
-    pg_status st = check_inputs(ptx_path, arch, cubin_path, d);
+    memset(out, 0, sizeof *out);
+    out->exit_code = -1;
+    pg_status st = check_inputs(in_path, arch, produced, d);
     if (st != PG_OK)
         return st;
     char arch_flag[32];
     snprintf(arch_flag, sizeof arch_flag, "-arch=%s", arch);
-    const char *base[] = {arch_flag, "-v", "-lineinfo", "--warn-on-spills", "-o", cubin_path,
-                          ptx_path, NULL};
+    const char *ptxas[] = {arch_flag, "-v", "-lineinfo", "--warn-on-spills", "-o", produced,
+                           in_path, NULL};
+    const char *ptx[] = {"-ptx", arch_flag, "-lineinfo", "-o", produced, in_path, NULL};
+    /* The compile's own flags, so the same passes (device and host preprocessing) and macros
+     * pick the same headers; -H prints the include tree for naming who included what. */
+    const char *deps[] = {"-ptx", arch_flag, "-lineinfo", "-M", "-MF", produced,
+                          "-Xcompiler", "-H", in_path, NULL};
     const char *args[MAX_ARGS + 1];
-    with_extra(base, 3, extra, args);
-    return run_tool("ptxas", "PTXGATE_PTXAS", args, cubin_path, timeout_s, out, d);
+    if (step == STEP_PTXAS) {
+        with_extra(ptxas, 3, extra, args);
+        return run_tool("ptxas", "PTXGATE_PTXAS", args, produced, timeout_s, out, d);
+    }
+    with_extra(step == STEP_CU_TO_PTX ? ptx : deps, step == STEP_CU_TO_PTX ? 3 : 6, extra, args);
+    return run_tool("nvcc", "PTXGATE_NVCC", args, produced, timeout_s, out, d);
+}
+
+pg_status pg_assemble_ptx(const char *ptx_path, const char *arch, const char *cubin_path,
+                          const char *const *extra, double timeout_s, pg_assemble_result *out,
+                          pg_diag *d)
+{
+    return run_step(STEP_PTXAS, ptx_path, arch, cubin_path, extra, timeout_s, out, d);
 }
 
 pg_status pg_compile_cu_to_ptx(const char *cu_path, const char *arch, const char *ptx_path,
                                const char *const *extra, double timeout_s,
                                pg_assemble_result *out, pg_diag *d)
 {
-    init_result(out);
-    pg_status st = check_inputs(cu_path, arch, ptx_path, d);
-    if (st != PG_OK)
-        return st;
-    char arch_flag[32];
-    snprintf(arch_flag, sizeof arch_flag, "-arch=%s", arch);
-    const char *base[] = {"-ptx", arch_flag, "-lineinfo", "-o", ptx_path, cu_path, NULL};
-    const char *args[MAX_ARGS + 1];
-    with_extra(base, 3, extra, args);
-    return run_tool("nvcc", "PTXGATE_NVCC", args, ptx_path, timeout_s, out, d);
+    return run_step(STEP_CU_TO_PTX, cu_path, arch, ptx_path, extra, timeout_s, out, d);
 }
 
 pg_status pg_list_cu_includes(const char *cu_path, const char *arch, const char *dep_path,
                               const char *const *extra, double timeout_s,
                               pg_assemble_result *out, pg_diag *d)
 {
-    init_result(out);
-    pg_status st = check_inputs(cu_path, arch, dep_path, d);
-    if (st != PG_OK)
-        return st;
-    char arch_flag[32];
-    snprintf(arch_flag, sizeof arch_flag, "-arch=%s", arch);
-    /* The compile's own flags, so the same passes (device and host preprocessing) and macros
-     * pick the same headers; -H prints the include tree for naming who included what. */
-    const char *base[] = {"-ptx", arch_flag, "-lineinfo", "-M", "-MF", dep_path,
-                          "-Xcompiler", "-H", cu_path, NULL};
-    const char *args[MAX_ARGS + 1];
-    with_extra(base, 6, extra, args);
-    return run_tool("nvcc", "PTXGATE_NVCC", args, dep_path, timeout_s, out, d);
+    return run_step(STEP_CU_INCLUDES, cu_path, arch, dep_path, extra, timeout_s, out, d);
 }
 
 void pg_assemble_result_free(pg_assemble_result *r)
