@@ -253,3 +253,14 @@ bool pg_is_identifier(const char *s)
             return false;
     return true;
 }
+
+void *pg_json_load_new(const char *path, json_t **root, size_t size, pg_status *st, pg_diag *d)
+{
+    *st = pg_json_load(path, root, d);
+    if (*st != PG_OK)
+        return NULL;
+    void *obj = calloc(1, size);
+    if (!obj)
+        *st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    return obj;
+}

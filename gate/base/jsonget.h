@@ -19,6 +19,11 @@
  * top level is not an object. */
 pg_status pg_json_load(const char *path, json_t **out, pg_diag *d);
 
+/* pg_json_load, then a zeroed object of size bytes for what the file describes: returned (the
+ * caller frees it), or NULL with *st the error: pg_json_load's, or PG_ERR_INFRA "out of memory"
+ * (then *root is set, for the caller to release). */
+void *pg_json_load_new(const char *path, json_t **root, size_t size, pg_status *st, pg_diag *d);
+
 /* Where the JSON text of a file's bytes starts: after a UTF-8 byte-order mark (EF BB BF) when
  * there is one, so that it is accepted; *len (may be NULL) shrinks by as much. Errors:
  * PG_ERR_INPUT naming path when the bytes start with a UTF-16 or UTF-32 byte-order mark (JSON

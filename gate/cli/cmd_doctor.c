@@ -153,12 +153,9 @@ static bool lib_line(const char *name, const pg_library_probe *p, const char *fi
 
 int pg_cmd_doctor(int argc, char **argv)
 {
-    char **pos = NULL;
-    int npos = 0;
-    int rc;
-    if (!pg_options_parse_cmd(&k_spec, argc, argv, &pos, &npos, &rc))
+    int npos = 0, rc;
+    if (!pg_options_parse_flags(&k_spec, argc, argv, &npos, &rc))
         return rc;
-    free(pos);
     if (npos) {
         fprintf(stderr, "ptxgate doctor: takes no arguments (see 'ptxgate doctor --help')\n");
         return 2;

@@ -29,12 +29,9 @@ static pg_command_spec k_spec = {
 
 int pg_cmd_worker(int argc, char **argv)
 {
-    char **pos = NULL;
-    int npos = 0;
-    int rc;
-    if (!pg_options_parse_cmd(&k_spec, argc, argv, &pos, &npos, &rc))
+    int npos = 0, rc;
+    if (!pg_options_parse_flags(&k_spec, argc, argv, &npos, &rc))
         return rc;
-    free(pos);
     const char *status = pg_option_value(&k_spec, "status");
     const char *job = pg_option_value(&k_spec, "job");
     bool probe = pg_option_value(&k_spec, "probe") != NULL;

@@ -127,6 +127,16 @@ int pg_options_parse(pg_command_spec *spec, int argc, char **argv, char ***posit
     return rc;
 }
 
+bool pg_options_parse_flags(pg_command_spec *spec, int argc, char **argv, int *npos,
+                            int *exit_code)
+{
+    char **pos = NULL;
+    if (!pg_options_parse_cmd(spec, argc, argv, &pos, npos, exit_code))
+        return false;
+    free(pos);
+    return true;
+}
+
 int pg_options_subcommand_help(int argc, char **argv, void (*usage)(FILE *to))
 {
     if (argc < 2) {

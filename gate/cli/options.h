@@ -36,6 +36,10 @@ int pg_options_parse(pg_command_spec *spec, int argc, char **argv, char ***posit
  * flag), *positional already freed and NULL. */
 bool pg_options_parse_cmd(pg_command_spec *spec, int argc, char **argv, char ***positional,
                           int *npos, int *exit_code);
+/* pg_options_parse_cmd for a command that takes no positional arguments: *npos receives how
+ * many were given (the command says what it does with them). */
+bool pg_options_parse_flags(pg_command_spec *spec, int argc, char **argv, int *npos,
+                            int *exit_code);
 /* The entry of a command with subcommands (ptxgate itself, ptxgate baseline): without one,
  * usage(stderr) and 2; for "--help", "-h" or "help", usage(stdout) and 0; else -1, go on with
  * argv[1]. */

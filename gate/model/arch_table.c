@@ -211,14 +211,10 @@ pg_status pg_arch_table_load_file(const char *path, pg_arch_table **out, pg_diag
     char stem[256], desc[1024];
     int64_t version = 0;
     *out = NULL;
-    pg_status st = pg_json_load(path, &root, d);
-    if (st != PG_OK)
+    pg_status st;
+    t = pg_json_load_new(path, &root, sizeof *t, &st, d);
+    if (!t)
         goto done;
-    t = calloc(1, sizeof *t);
-    if (!t) {
-        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
-        goto done;
-    }
     snprintf(t->file, sizeof t->file, "%s", path);
     if ((st = pg_jcheck_keys(root, &ctx, keys, d)) != PG_OK ||
         (st = pg_jget_int(root, &ctx, "schema_version", true, &version, d)) != PG_OK)

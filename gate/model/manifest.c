@@ -691,14 +691,10 @@ pg_status pg_manifest_load(const char *path, pg_manifest **out, pg_diag *d)
     pg_manifest *m = NULL;
     pg_jctx ctx = {.file = path, .path = ""};
     *out = NULL;
-    pg_status st = pg_json_load(path, &root, d);
-    if (st != PG_OK)
+    pg_status st;
+    m = pg_json_load_new(path, &root, sizeof *m, &st, d);
+    if (!m)
         goto done;
-    m = calloc(1, sizeof *m);
-    if (!m) {
-        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
-        goto done;
-    }
     snprintf(m->file, sizeof m->file, "%s", path);
     pg_path_dirname(m->dir, sizeof m->dir, path);
     const char *base = strrchr(path, '/');

@@ -709,14 +709,10 @@ pg_status pg_task_load_file(const char *path, pg_task **out, pg_diag *d)
     pg_task *t = NULL;
     pg_jctx ctx = {.file = path, .path = ""};
     *out = NULL;
-    pg_status st = pg_json_load(path, &root, d);
-    if (st != PG_OK)
+    pg_status st;
+    t = pg_json_load_new(path, &root, sizeof *t, &st, d);
+    if (!t)
         goto done;
-    t = calloc(1, sizeof *t);
-    if (!t) {
-        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
-        goto done;
-    }
     snprintf(t->file, sizeof t->file, "%s", path);
     st = pg_jcheck_keys(root, &ctx, keys, d);
     if (st == PG_OK)
