@@ -173,7 +173,9 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t a, ui
         : "memory");
 }
 
-// d[0..63] += A(64 x 16, K-major, descriptor a) · B(128 x 16, K-major, descriptor b)^T.
+// d[0..63] (+)= A(64 x 16, K-major, descriptor a) · B(128 x 16, K-major, descriptor b)^T;
+// ScaleD 1 (the default) accumulates, 0 overwrites d (the first k16 step of a tile).
+template <int ScaleD = 1>
 __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t a, uint64_t b)
 {
     asm volatile(
@@ -195,7 +197,7 @@ __device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], uint64_t a, uin
           "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
           "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
           "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "l"(a), "l"(b), "r"(1)
+        : "l"(a), "l"(b), "r"(ScaleD)
         : "memory");
 }
 
