@@ -207,7 +207,8 @@ static int workload_from_results(const pg_res_workload *wl, double confidence,
         bool kernel = corr && corr->status == PG_RES_FAIL;
         const pg_res_stage *bad = kernel ? corr : perf;
         snprintf(why, n, "%s: %s %s: %s", wl->name, bad ? bad->stage : "performance",
-                 bad ? pg_res_status_name(bad->status) : "missing", bad ? or_empty(bad->message) : "");
+                 bad ? pg_res_status_name(bad->status) : "missing",
+                 bad ? or_empty(bad->message) : "");
         return kernel ? 1 : 3;
     }
     const pg_res_performance *p = &perf->detail.u.performance;
@@ -241,10 +242,10 @@ static int workload_from_results(const pg_res_workload *wl, double confidence,
         return 3;
     }
     int reproducible = -1;
+    const char *tried = cudnn ? "baseline.configs_tried" : "baseline.candidates_timed";
     if ((st = pg_res_detail_int(perf, "baseline.workspace_bytes", &workspace, &d)) != PG_OK ||
         (st = pg_res_detail_int(perf, "baseline.chosen_rank", &rank, &d)) != PG_OK ||
-        (st = pg_res_detail_int(perf, cudnn ? "baseline.configs_tried" : "baseline.candidates_timed",
-                                &timed_n, &d)) != PG_OK ||
+        (st = pg_res_detail_int(perf, tried, &timed_n, &d)) != PG_OK ||
         (st = pg_res_detail_int(perf, "baseline.samples", &samples, &d)) != PG_OK ||
         (st = pg_res_detail_string(perf, "mode", &mode, &d)) != PG_OK ||
         (st = pg_res_detail_int(perf, "block.blocks", &blocks, &d)) != PG_OK ||
