@@ -19,6 +19,7 @@
 #include "model/manifest.h"
 #include "model/targets.h"
 #include "model/task.h"
+#include "report/results_read.h"
 #include "refresh.h"
 
 #define PG_REFRESH_HASH_MAX ((size_t)64 << 20)
@@ -153,113 +154,135 @@ static pg_status prepare_input(const pg_refresh_options *o, const char *id, refr
 
 /* ---- reading the check run's results ---- */
 
-static double num(const json_t *obj, const char *key)
+static const char *or_empty(const char *s)
 {
-    const json_t *v = json_object_get(obj, key);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static const char *str(const json_t *obj, const char *key)
-{
-    const char *s = json_string_value(json_object_get(obj, key));
     return s ? s : "";
 }
 
-static void fingerprint_from_results(const json_t *env, pg_fingerprint *f)
+static double num_or_nan(pg_res_num x)
+{
+    return x.has ? x.v : NAN;
+}
+
+/* The fingerprint of the GPU the check ran on, from the typed environment and the reader's
+ * checked getters for the fields only the baseline files keep. */
+static pg_status fingerprint_from_results(const pg_res_env *env, pg_fingerprint *f, pg_diag *d)
 {
     pg_fingerprint_init(f);
-    const json_t *gpu = json_object_get(env, "gpu");
-    snprintf(f->gpu_name, sizeof f->gpu_name, "%s", str(gpu, "name"));
+    snprintf(f->gpu_name, sizeof f->gpu_name, "%s", or_empty(env->gpu_name));
     snprintf(f->compute_capability, sizeof f->compute_capability, "%s",
-             str(gpu, "compute_capability"));
-    f->sm_count = (int)json_integer_value(json_object_get(gpu, "sm_count"));
-    snprintf(f->driver_version, sizeof f->driver_version, "%s", str(env, "driver_version"));
-    f->cuda_driver_api_version =
-        (int)json_integer_value(json_object_get(env, "cuda_driver_api_version"));
-    snprintf(f->ptxas_version, sizeof f->ptxas_version, "%s", str(env, "ptxas_version"));
-    f->cublaslt_version = (long)json_integer_value(json_object_get(env, "cublaslt_version"));
-    f->cudnn_version = (long)json_integer_value(json_object_get(env, "cudnn_version"));
-    f->max_sm_clock_mhz = (int)json_integer_value(json_object_get(gpu, "max_sm_clock_mhz"));
-    f->max_memory_clock_mhz = (int)json_integer_value(json_object_get(gpu, "max_memory_clock_mhz"));
-    double w = num(gpu, "power_limit_w");
-    f->power_limit_w = isfinite(w) ? w : 0;
-    const json_t *ecc = json_object_get(gpu, "ecc");
-    f->ecc = json_is_boolean(ecc) ? json_is_true(ecc) : -1;
+             or_empty(env->compute_capability));
+    f->sm_count = (int)env->sm_count.v;
+    snprintf(f->driver_version, sizeof f->driver_version, "%s", or_empty(env->driver_version));
+    f->cuda_driver_api_version = (int)env->cuda_driver_api_version.v;
+    snprintf(f->ptxas_version, sizeof f->ptxas_version, "%s", or_empty(env->ptxas_version));
+    f->cublaslt_version = (long)env->cublaslt_version.v;
+    f->cudnn_version = (long)json_integer_value(env->cudnn_version);
+    pg_jctx ctx = {.file = "results", .path = "environment"};
+    pg_res_int sm_clock = {0}, memory_clock = {0};
+    pg_res_num power = {0};
+    int ecc = -1;
+    pg_status st;
+    if ((st = pg_res_get_int(env->json, &ctx, "gpu.max_sm_clock_mhz", &sm_clock, d)) != PG_OK ||
+        (st = pg_res_get_int(env->json, &ctx, "gpu.max_memory_clock_mhz", &memory_clock, d)) !=
+            PG_OK ||
+        (st = pg_res_get_number(env->json, &ctx, "gpu.power_limit_w", &power, d)) != PG_OK ||
+        (st = pg_res_get_bool(env->json, &ctx, "gpu.ecc", &ecc, d)) != PG_OK)
+        return st;
+    f->max_sm_clock_mhz = (int)sm_clock.v;
+    f->max_memory_clock_mhz = (int)memory_clock.v;
+    f->power_limit_w = power.has && isfinite(power.v) ? power.v : 0;
+    f->ecc = ecc;
+    return PG_OK;
 }
 
-static const json_t *find_stage(const json_t *wl, const char *name)
+/* Fill w from one workload of the results, or say why not (code 1 or 3). The stage outcomes
+ * come from the typed view's enums; the details are read through its checked getters. */
+static int workload_from_results(const pg_res_workload *wl, double confidence,
+                                 pg_baseline_workload *w, char *why, size_t n)
 {
-    size_t i;
-    json_t *st;
-    json_array_foreach(json_object_get(wl, "stages"), i, st)
-        if (strcmp(str(st, "stage"), name) == 0)
-            return st;
-    return NULL;
-}
-
-/* Fill w from one workload of the results, or say why not (code 1 or 3). */
-static int workload_from_results(const json_t *wl, double confidence, pg_baseline_workload *w,
-                                 char *why, size_t n)
-{
-    const json_t *perf = find_stage(wl, "performance");
-    const char *status = perf ? str(perf, "status") : "";
-    if (!perf || (strcmp(status, "pass") != 0 && strcmp(status, "fail") != 0)) {
-        const json_t *corr = find_stage(wl, "correctness");
-        bool kernel = corr && strcmp(str(corr, "status"), "fail") == 0;
-        const json_t *bad = kernel ? corr : perf;
-        snprintf(why, n, "%s: %s %s: %s", str(wl, "name"), bad ? str(bad, "stage") : "performance",
-                 bad ? str(bad, "status") : "missing", bad ? str(bad, "message") : "");
+    const pg_res_stage *perf = pg_res_find_stage(wl->stages, wl->n_stages, "performance");
+    if (!perf || (perf->status != PG_RES_PASS && perf->status != PG_RES_FAIL)) {
+        const pg_res_stage *corr = pg_res_find_stage(wl->stages, wl->n_stages, "correctness");
+        bool kernel = corr && corr->status == PG_RES_FAIL;
+        const pg_res_stage *bad = kernel ? corr : perf;
+        snprintf(why, n, "%s: %s %s: %s", wl->name, bad ? bad->stage : "performance",
+                 bad ? pg_res_status_name(bad->status) : "missing",
+                 bad ? or_empty(bad->message) : "");
         return kernel ? 1 : 3;
     }
-    const json_t *det = json_object_get(perf, "details");
-    const json_t *base = json_object_get(det, "baseline");
-    const json_t *cand = json_object_get(det, "candidate");
-    const json_t *sp = json_object_get(det, "speedup"), *blk = json_object_get(det, "block");
-    const json_t *stored = json_object_get(det, "stored_baseline");
-    if (!json_is_number(json_object_get(base, "median_ms"))) {
+    const pg_res_performance *p = &perf->detail.u.performance;
+    if (!p->baseline.median_ms.has) {
         /* A kernel that faulted while timed: the stage failed without numbers. */
-        snprintf(why, n, "%s: performance %s: %s", str(wl, "name"), status, str(perf, "message"));
-        return strcmp(status, "fail") == 0 ? 1 : 3;
+        snprintf(why, n, "%s: performance %s: %s", wl->name, pg_res_status_name(perf->status),
+                 or_empty(perf->message));
+        return perf->status == PG_RES_FAIL ? 1 : 3;
     }
-    bool cudnn = strcmp(str(base, "library"), "cudnn") == 0;
-    const char *key = cudnn ? "configuration" : "algorithm_config";
-    pg_jctx ac = {.file = "results"};
-    snprintf(ac.path, sizeof ac.path, "stored_baseline.%s", key);
     pg_diag d;
-    const json_t *config = json_object_get(stored, key);
-    pg_status st = cudnn ? pg_cudnn_config_from_json(config, &ac, &w->cudnn, &d)
-                         : pg_blaslt_algo_from_json(config, &ac, &w->algorithm, &d);
+    const char *library = NULL, *mode = NULL, *method = NULL;
+    pg_res_int workspace = {0}, rank = {0}, timed_n = {0}, samples = {0};
+    pg_res_int blocks = {0}, warmup = {0}, timed = {0};
+    const json_t *config = NULL;
+    pg_status st = pg_res_detail_string(perf, "baseline.library", &library, &d);
+    bool cudnn = st == PG_OK && strcmp(or_empty(library), "cudnn") == 0;
+    const char *key = cudnn ? "configuration" : "algorithm_config";
+    char dotted[64];
+    snprintf(dotted, sizeof dotted, "stored_baseline.%s", key);
+    if (st == PG_OK)
+        st = pg_res_detail_object(perf, dotted, &config, &d);
+    if (st == PG_OK) {
+        pg_jctx ac = {.file = "results"};
+        snprintf(ac.path, sizeof ac.path, "stored_baseline.%s", key);
+        st = cudnn ? pg_cudnn_config_from_json(config, &ac, &w->cudnn, &d)
+                   : pg_blaslt_algo_from_json(config, &ac, &w->algorithm, &d);
+    }
     if (st != PG_OK) {
-        snprintf(why, n, "%s: the performance stage recorded no %s configuration: %s",
-                 str(wl, "name"), cudnn ? "cuDNN" : "cuBLASLt", d.message);
+        snprintf(why, n, "%s: the performance stage recorded no %s configuration: %s", wl->name,
+                 cudnn ? "cuDNN" : "cuBLASLt", d.message);
+        return 3;
+    }
+    int reproducible = -1;
+    const char *tried = cudnn ? "baseline.configs_tried" : "baseline.candidates_timed";
+    if ((st = pg_res_detail_int(perf, "baseline.workspace_bytes", &workspace, &d)) != PG_OK ||
+        (st = pg_res_detail_int(perf, "baseline.chosen_rank", &rank, &d)) != PG_OK ||
+        (st = pg_res_detail_int(perf, tried, &timed_n, &d)) != PG_OK ||
+        (st = pg_res_detail_int(perf, "baseline.samples", &samples, &d)) != PG_OK ||
+        (st = pg_res_detail_string(perf, "mode", &mode, &d)) != PG_OK ||
+        (st = pg_res_detail_int(perf, "block.blocks", &blocks, &d)) != PG_OK ||
+        (st = pg_res_detail_int(perf, "block.warmup", &warmup, &d)) != PG_OK ||
+        (st = pg_res_detail_int(perf, "block.timed", &timed, &d)) != PG_OK ||
+        (st = pg_res_detail_string(perf, "method", &method, &d)) != PG_OK ||
+        (st = pg_res_detail_bool(perf, "stored_baseline.algorithm_reproducible", &reproducible,
+                                 &d)) != PG_OK) {
+        snprintf(why, n, "%s: the performance stage's record is unreadable: %s", wl->name,
+                 d.message);
         return 3;
     }
     snprintf(w->library, sizeof w->library, "%s", cudnn ? "cudnn" : "cublaslt");
-    w->workspace_bytes = json_integer_value(json_object_get(base, "workspace_bytes"));
-    w->heuristic_rank = (int)json_integer_value(json_object_get(base, "chosen_rank"));
-    w->candidates_timed = (int)json_integer_value(
-        json_object_get(base, cudnn ? "configs_tried" : "candidates_timed"));
-    w->median_ms = num(base, "median_ms");
-    w->ci_low_ms = num(base, "ci_low_ms");
-    w->ci_high_ms = num(base, "ci_high_ms");
+    w->workspace_bytes = workspace.v;
+    w->heuristic_rank = (int)rank.v;
+    w->candidates_timed = (int)timed_n.v;
+    w->median_ms = num_or_nan(p->baseline.median_ms);
+    w->ci_low_ms = num_or_nan(p->baseline.ci_low_ms);
+    w->ci_high_ms = num_or_nan(p->baseline.ci_high_ms);
     w->confidence = confidence;
-    w->samples = json_integer_value(json_object_get(base, "samples"));
-    snprintf(w->mode, sizeof w->mode, "%s", str(det, "mode"));
-    w->blocks = (int)json_integer_value(json_object_get(blk, "blocks"));
-    w->warmup = (int)json_integer_value(json_object_get(blk, "warmup"));
-    w->timed = (int)json_integer_value(json_object_get(blk, "timed"));
-    snprintf(w->method, sizeof w->method, "%s", str(det, "method"));
+    w->samples = samples.v;
+    snprintf(w->mode, sizeof w->mode, "%s", or_empty(mode));
+    w->blocks = (int)blocks.v;
+    w->warmup = (int)warmup.v;
+    w->timed = (int)timed.v;
+    snprintf(w->method, sizeof w->method, "%s", or_empty(method));
     w->has_accepted = true;
-    w->accepted_median_ms = num(cand, "median_ms");
-    w->accepted_ci_low_ms = num(cand, "ci_low_ms");
-    w->accepted_ci_high_ms = num(cand, "ci_high_ms");
-    w->speedup = num(sp, "estimate");
-    w->speedup_ci_low = num(sp, "ci_low");
-    w->speedup_ci_high = num(sp, "ci_high");
-    if (!cudnn && !json_is_true(json_object_get(stored, "algorithm_reproducible")))
+    w->accepted_median_ms = num_or_nan(p->candidate.median_ms);
+    w->accepted_ci_low_ms = num_or_nan(p->candidate.ci_low_ms);
+    w->accepted_ci_high_ms = num_or_nan(p->candidate.ci_high_ms);
+    w->speedup = num_or_nan(p->speedup_estimate);
+    w->speedup_ci_low = num_or_nan(p->speedup_ci_low);
+    w->speedup_ci_high = num_or_nan(p->speedup_ci_high);
+    if (!cudnn && reproducible != 1)
         snprintf(why, n, "%s: re-creating the stored configuration did not give cuBLASLt's "
                          "algorithm byte for byte: a pinned check may time another kernel",
-                 str(wl, "name"));
+                 wl->name);
     return 0;
 }
 
@@ -306,7 +329,8 @@ static void append(char *buf, size_t n, const char *text)
 }
 
 static pg_status build_task(const refresh_input *in,
-                            const json_t *sub, const pg_fingerprint *env, double confidence,
+                            const pg_res_submission *sub, const pg_fingerprint *env,
+                            double confidence,
                             const char *key, const char *now, bool follow_links,
                             pg_refresh_task *r, pg_diag *d)
 {
@@ -328,10 +352,9 @@ static pg_status build_task(const refresh_input *in,
     snprintf(b->accepted_manifest_sha256, sizeof b->accepted_manifest_sha256, "%s",
              in->manifest_sha);
     snprintf(b->accepted_source_sha256, sizeof b->accepted_source_sha256, "%s", in->source_sha);
-    size_t i;
-    json_t *wl;
-    json_array_foreach(json_object_get(sub, "workloads"), i, wl) {
-        int k = pg_task_find_workload(t, str(wl, "name"));
+    for (size_t i = 0; sub && i < sub->n_workloads; i++) {
+        const pg_res_workload *wl = &sub->workloads[i];
+        int k = pg_task_find_workload(t, wl->name);
         if (k < 0)
             continue;
         pg_baseline_workload w;
@@ -434,6 +457,8 @@ pg_status pg_baseline_refresh(const pg_refresh_options *o, const char *const *ta
     refresh_input *in = NULL;
     const char **manifests = NULL;
     json_t *res = NULL;
+    pg_results view;
+    memset(&view, 0, sizeof view); /* pg_results_free is safe on a zeroed view */
     pg_status st = PG_OK;
     if (!o->tasks_dir)
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "no tasks folder found: %s",
@@ -480,15 +505,17 @@ pg_status pg_baseline_refresh(const pg_refresh_options *o, const char *const *ta
     st = pg_check_run(&co, manifests, n, &res, d);
     if (st != PG_OK)
         goto done;
-    const json_t *env = json_object_get(res, "environment");
-    if (json_is_null(json_object_get(env, "gpu"))) {
+    if ((st = pg_results_read(res, "results", &view, d)) != PG_OK)
+        goto done;
+    if (!view.env.has_gpu) {
         st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "baseline refresh needs a GPU: %s",
-                         str(env, "gpu_skip_reason"));
+                         or_empty(view.env.gpu_skip_reason));
         goto done;
     }
     pg_fingerprint fp;
-    fingerprint_from_results(env, &fp);
-    double confidence = num(json_object_get(res, "settings"), "confidence");
+    if ((st = fingerprint_from_results(&view.env, &fp, d)) != PG_OK)
+        goto done;
+    double confidence = num_or_nan(view.confidence);
     char now[32];
     time_t tnow = time(NULL);
     strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime(&tnow));
@@ -509,10 +536,11 @@ pg_status pg_baseline_refresh(const pg_refresh_options *o, const char *const *ta
                 append(r->message, sizeof r->message, pg_diag_format(&od, m, sizeof m));
             }
         }
-        const json_t *sub = json_array_get(json_object_get(res, "submissions"), i);
+        const pg_res_submission *sub = i < view.n_subs ? &view.subs[i] : NULL;
         st = build_task(&in[i], sub, &fp, confidence, out->gpu_key, now, o->follow_links, r, d);
     }
 done:
+    pg_results_free(&view);
     json_decref(res);
     for (size_t i = 0; in && i < n; i++)
         pg_task_free(in[i].task);

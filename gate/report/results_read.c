@@ -864,6 +864,8 @@ static bool is_number(const json_t *v) { return json_is_number(v); }
 static bool is_integer(const json_t *v) { return json_is_integer(v); }
 static bool is_string(const json_t *v) { return json_is_string(v); }
 static bool is_array(const json_t *v) { return json_is_array(v); }
+static bool is_object(const json_t *v) { return json_is_object(v); }
+static bool is_boolean(const json_t *v) { return json_is_boolean(v); }
 
 pg_status pg_res_get_number(const json_t *obj, const pg_jctx *ctx, const char *dotted,
                             pg_res_num *out, pg_diag *d)
@@ -931,6 +933,29 @@ pg_status pg_res_detail_array(const pg_res_stage *s, const char *dotted, const j
                               pg_diag *d)
 {
     return pg_res_get_array(s->details, &s->details_ctx, dotted, out, d);
+}
+
+pg_status pg_res_detail_object(const pg_res_stage *s, const char *dotted, const json_t **out,
+                               pg_diag *d)
+{
+    const json_t *v;
+    pg_status st = get_typed(s->details, &s->details_ctx, dotted, is_object, "an object", &v, d);
+    *out = st == PG_OK ? v : NULL;
+    return st;
+}
+
+pg_status pg_res_get_bool(const json_t *obj, const pg_jctx *ctx, const char *dotted, int *out,
+                          pg_diag *d)
+{
+    const json_t *v;
+    pg_status st = get_typed(obj, ctx, dotted, is_boolean, "true or false", &v, d);
+    *out = st == PG_OK && v ? json_is_true(v) : -1;
+    return st;
+}
+
+pg_status pg_res_detail_bool(const pg_res_stage *s, const char *dotted, int *out, pg_diag *d)
+{
+    return pg_res_get_bool(s->details, &s->details_ctx, dotted, out, d);
 }
 
 /* The detail fields the reports read, by stage, with the type each must have when present and

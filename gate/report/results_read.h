@@ -413,6 +413,16 @@ pg_status pg_res_detail_string(const pg_res_stage *s, const char *dotted, const 
                                pg_diag *d);
 pg_status pg_res_detail_array(const pg_res_stage *s, const char *dotted, const json_t **out,
                               pg_diag *d);
+/* An object member (a record the caller hands on whole to its own checked reader, as
+ * `baseline refresh` hands stored_baseline.configuration to the cuBLASLt/cuDNN config readers):
+ * NULL when absent or null; another type is PG_ERR_INPUT naming the full JSON path. */
+pg_status pg_res_detail_object(const pg_res_stage *s, const char *dotted, const json_t **out,
+                               pg_diag *d);
+/* A boolean member: *out is 1 (true), 0 (false) or -1 (absent or null); another type is
+ * PG_ERR_INPUT naming the full JSON path. */
+pg_status pg_res_get_bool(const json_t *obj, const pg_jctx *ctx, const char *dotted, int *out,
+                          pg_diag *d);
+pg_status pg_res_detail_bool(const pg_res_stage *s, const char *dotted, int *out, pg_diag *d);
 
 
 /* Read details.diagnostics[i] of an assemble stage. Errors as for pg_res_detail_*. */

@@ -310,6 +310,56 @@ static void test_holm_family_and_fold(void **state)
     json_decref(j);
 }
 
+/* The getters `baseline refresh` reads a performance stage and the environment with: an
+ * object and a boolean member read when present, absent or null reads as none, and a member of
+ * another type is PG_ERR_INPUT naming the file and the full JSON path. */
+static void test_object_and_bool_getters(void **state)
+{
+    (void)state;
+    json_t *det = json_pack("{s:{s:{s:i},s:b,s:n,s:s,s:i}}", "stored_baseline",
+                            "algorithm_config", "id", 7, "algorithm_reproducible", 1,
+                            "configuration", "word", "x", "flag", 1);
+    assert_non_null(det);
+    pg_res_stage s;
+    memset(&s, 0, sizeof s);
+    s.details = det;
+    s.details_ctx.file = "r.json";
+    snprintf(s.details_ctx.path, sizeof s.details_ctx.path, "submissions[0].stages[1].details");
+    pg_diag d;
+    const json_t *o = NULL;
+    assert_int_equal(pg_res_detail_object(&s, "stored_baseline.algorithm_config", &o, &d), PG_OK);
+    assert_int_equal(json_integer_value(json_object_get(o, "id")), 7);
+    assert_int_equal(pg_res_detail_object(&s, "stored_baseline.configuration", &o, &d), PG_OK);
+    assert_null(o); /* null reads as none */
+    assert_int_equal(pg_res_detail_object(&s, "stored_baseline.missing", &o, &d), PG_OK);
+    assert_null(o);
+    assert_int_equal(pg_res_detail_object(&s, "stored_baseline.word", &o, &d), PG_ERR_INPUT);
+    assert_null(o);
+    assert_string_equal(d.file, "r.json");
+    assert_non_null(strstr(d.message, "expected an object, found a string"));
+    assert_non_null(strstr(d.field, "stored_baseline.word"));
+
+    int b = 5;
+    assert_int_equal(pg_res_detail_bool(&s, "stored_baseline.algorithm_reproducible", &b, &d),
+                     PG_OK);
+    assert_int_equal(b, 1);
+    assert_int_equal(pg_res_detail_bool(&s, "stored_baseline.configuration", &b, &d), PG_OK);
+    assert_int_equal(b, -1);
+    assert_int_equal(pg_res_detail_bool(&s, "stored_baseline.flag", &b, &d), PG_ERR_INPUT);
+    assert_int_equal(b, -1);
+    assert_non_null(strstr(d.message, "expected true or false, found"));
+    assert_non_null(strstr(d.field, "stored_baseline.flag"));
+
+    json_t *env = json_pack("{s:{s:b,s:s}}", "gpu", "ecc", 0, "name", "H200");
+    pg_jctx ctx = {.file = "r.json", .path = "environment"};
+    assert_int_equal(pg_res_get_bool(env, &ctx, "gpu.ecc", &b, &d), PG_OK);
+    assert_int_equal(b, 0);
+    assert_int_equal(pg_res_get_bool(env, &ctx, "gpu.name", &b, &d), PG_ERR_INPUT);
+    assert_non_null(strstr(d.field, "environment.gpu.name"));
+    json_decref(env);
+    json_decref(det);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -319,6 +369,7 @@ int main(void)
         cmocka_unit_test(test_baselines_read),
         cmocka_unit_test(test_shard_records),
         cmocka_unit_test(test_holm_family_and_fold),
+        cmocka_unit_test(test_object_and_bool_getters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
