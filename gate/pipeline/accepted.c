@@ -2,7 +2,8 @@
  * slower than (issue 4, item 6). It is validated, assembled and loaded like a candidate and
  * re-measured in the same process as one more arm of the performance blocks; its numbers are
  * never read from a file. A candidate whose cubin holds the same code (byte-identical, or equal
- * code sections: gate/ptx/cubin_code.h) needs no timing at all. */
+ * code sections: gate/ptx/cubin_code.h) needs no timing at all. One per manifest path is
+ * prepared and assembled per run (per shard, when sharded) for all the submissions of its task. */
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,8 @@
 
 
 /* One accepted kernel of the run, prepared (nvcc included) and assembled once for every
- * submission of its task: its manifest path, and the assemble outcome once there is one. */
+ * submission of its task, also in a shard (never compacted: shard_filter.c): its manifest
+ * path, and the assemble outcome once there is one. */
 struct pg_accepted_entry {
     char path[PG_PATH_MAX];
     pg_submission *a;
@@ -86,10 +88,11 @@ pg_status pg_accepted_prepare(pg_run *run, pg_submission *s, int index, pg_diag 
     const char *file = run->o->accepted_kernel ? NULL : s->task->file;
     /* The accepted kernel submitted as a candidate (the bundled examples, a suite of accepted
      * kernels): the same file is the same kernel, so it is neither compiled nor assembled a
-     * second time. (A shard compacts the accepted kernel's workloads separately: not there.) */
+     * second time. (In a shard the candidate's compaction is its accepted kernel's too:
+     * shard_filter.c compacts it once.) */
     char real_a[PG_PATH_MAX], real_s[PG_PATH_MAX];
     pg_diag rd;
-    if (run->o->shard_count == 0 && pg_path_resolve(path, real_a, sizeof real_a, &rd) == PG_OK &&
+    if (pg_path_resolve(path, real_a, sizeof real_a, &rd) == PG_OK &&
         pg_path_resolve(s->manifest->file, real_s, sizeof real_s, &rd) == PG_OK &&
         strcmp(real_a, real_s) == 0) {
         s->accepted.kernel = s;
@@ -97,11 +100,11 @@ pg_status pg_accepted_prepare(pg_run *run, pg_submission *s, int index, pg_diag 
         s->accepted.self = true;
         return PG_OK;
     }
-    /* Without shards every submission of a task sees the same workloads, so one accepted
-     * kernel serves them all: prepared, compiled and assembled once per run. (A shard compacts
-     * each submission's accepted kernel to its own items, so each keeps its own.) */
-    bool share = run->o->shard_count == 0;
-    struct pg_accepted_entry *e = share ? cache_find(run, path) : NULL;
+    /* Every submission of a task selects the same workloads, so one accepted kernel serves
+     * them all: prepared, compiled and assembled once per run (per shard). A shard keeps it
+     * whole and gives each submission its plans of the workloads that submission kept
+     * (shard_filter.c), so it is shared there too, whatever those are. */
+    struct pg_accepted_entry *e = cache_find(run, path);
     if (e) {
         s->accepted.kernel = e->a;
         s->accepted.shared = true;
@@ -114,20 +117,18 @@ pg_status pg_accepted_prepare(pg_run *run, pg_submission *s, int index, pg_diag 
     pg_submission *a = calloc(1, sizeof *a);
     if (!a)
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
-    if (share) {
-        struct pg_accepted_entry *grown =
-            realloc(run->accepted_cache, (run->n_accepted_cache + 1) * sizeof *grown);
-        if (!grown) {
-            free(a);
-            return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
-        }
-        run->accepted_cache = grown;
-        e = &run->accepted_cache[run->n_accepted_cache++];
-        memset(e, 0, sizeof *e);
-        snprintf(e->path, sizeof e->path, "%s", path);
-        e->a = a; /* the run owns it, also when preparing it fails below */
-        s->accepted.shared = true;
+    struct pg_accepted_entry *grown =
+        realloc(run->accepted_cache, (run->n_accepted_cache + 1) * sizeof *grown);
+    if (!grown) {
+        free(a);
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
     }
+    run->accepted_cache = grown;
+    e = &run->accepted_cache[run->n_accepted_cache++];
+    memset(e, 0, sizeof *e);
+    snprintf(e->path, sizeof e->path, "%s", path);
+    e->a = a; /* the run owns it, also when preparing it fails below */
+    s->accepted.shared = true;
     s->accepted.kernel = a;
     pg_diag ad;
     pg_diag_clear(&ad);
@@ -143,8 +144,14 @@ pg_status pg_accepted_prepare(pg_run *run, pg_submission *s, int index, pg_diag 
         return pg_diag_set(d, PG_ERR_INPUT, file, 0, field,
                            "the accepted kernel '%s' is for task '%s', expected '%s'", path,
                            a->task->id, s->task->id);
-    /* Same task and the same --workloads filter: a's plans line up with s's one for one. */
+    /* Same task and the same --workloads filter: a's plans line up with s's one for one (until
+     * a shard split: pg_accepted_plan). */
     return PG_OK;
+}
+
+const pg_plan *pg_accepted_plan(const pg_submission *s, int i)
+{
+    return s->accepted.plans ? s->accepted.plans[i] : &s->accepted.kernel->plans[i];
 }
 
 /* Cubins with the same code run identical SASS: the regression comparison needs no timing.
@@ -288,6 +295,8 @@ void pg_accepted_release(pg_submission *s)
     if (s->accepted.module)
         pg_module_unload(s->accepted.module);
     free(s->accepted.kernels);
+    free((void *)s->accepted.plans); /* the array only: the plans are the kernel's */
+    s->accepted.plans = NULL;
     if (s->accepted.kernel && !s->accepted.shared) {
         pg_submission_release(s->accepted.kernel);
         free(s->accepted.kernel);

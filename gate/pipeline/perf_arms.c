@@ -97,7 +97,7 @@ static pg_status setup_accepted(pg_perf_arms *p, int k, pg_diag *d)
     const pg_submission *a = p->c->s->accepted.kernel;
     pg_wctx *w = &p->acc[k];
     *w = (pg_wctx){.run = p->c->run, .s = (pg_submission *)a, .index = p->c->index,
-                   .w = p->c->w, .plan = &a->plans[p->c->index],
+                   .w = p->c->w, .plan = pg_accepted_plan(p->c->s, p->c->index),
                    .kernels = p->c->s->accepted.kernels, .a = p->c->a, .b = p->c->b,
                    .c = p->c->c, .inputs_from = cand_copy(p, k)};
     pg_status st = pg_wctx_setup(w, d);

@@ -74,8 +74,9 @@ typedef struct {
     /* Progress of the run's items (pg_run_submission_done): totals, done so far, start. */
     size_t items_total, items_done, subs_total, subs_done;
     double t0;
-    /* The accepted kernels prepared and assembled once per run (accepted.c), shared by the
-     * submissions of their task; NULL with shards (each submission compacts its own). */
+    /* The accepted kernels prepared and assembled once per run (accepted.c), one per manifest
+     * path, shared by the submissions of their task; in a shard too (kept whole: each
+     * submission borrows its plans of the workloads it kept, shard_filter.c). */
     struct pg_accepted_entry *accepted_cache;
     size_t n_accepted_cache;
 } pg_run;

@@ -10,30 +10,39 @@
 #include "submission.h"
 #include "model/shard.h"
 
-/* Drop workloads w with keep[w] false from s (and from its accepted kernel, whose plans line up
- * with s's). */
-static void compact(pg_submission *s, const bool *keep)
+/* Drop workloads w with keep[w] false from s. Its accepted kernel is the run's, shared by every
+ * submission of the task (accepted.c), which may keep other workloads in this shard: it stays
+ * whole, and s borrows its plans of the workloads s keeps (whose plans line up with s's,
+ * position by position, before the split). A submission that is its own accepted kernel is
+ * compacted once, as the candidate. */
+static pg_status compact(pg_submission *s, const bool *keep, pg_diag *d)
 {
-    int kept = 0;
     pg_submission *a = s->accepted.kernel;
+    if (a && a != s) {
+        int n_keep = 0;
+        for (int w = 0; w < s->n_workloads; w++)
+            n_keep += keep[w];
+        const pg_plan **plans = malloc((size_t)(n_keep ? n_keep : 1) * sizeof *plans);
+        if (!plans)
+            return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+        for (int w = 0, k = 0; w < s->n_workloads; w++)
+            if (keep[w])
+                plans[k++] = pg_accepted_plan(s, w);
+        free((void *)s->accepted.plans);
+        s->accepted.plans = plans;
+    }
+    int kept = 0;
     for (int w = 0; w < s->n_workloads; w++) {
         if (!keep[w]) {
             pg_plan_free(&s->plans[w]);
-            if (a)
-                pg_plan_free(&a->plans[w]);
             continue;
         }
         s->workloads[kept] = s->workloads[w];
         s->plans[kept] = s->plans[w];
-        if (a) {
-            a->workloads[kept] = a->workloads[w];
-            a->plans[kept] = a->plans[w];
-        }
         kept++;
     }
     s->n_workloads = kept;
-    if (a)
-        a->n_workloads = kept;
+    return PG_OK;
 }
 
 /* The shard record's entry of one item: workload_index is its position among the
@@ -91,7 +100,7 @@ pg_status pg_run_select_shard(pg_run *run, pg_submission *subs, size_t n, json_t
         declined_total += (size_t)s->n_declined;
         if (!owns_declined)
             s->n_declined = 0;
-        compact(s, keep);
+        st = compact(s, keep, d);
     }
     if (st == PG_OK)
         *record = json_pack("{s:i, s:i, s:I, s:o}", "index", o->shard_index, "count",

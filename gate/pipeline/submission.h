@@ -45,6 +45,11 @@ typedef struct {
     char note[1200];              /* why it is not usable, for the performance stage */
     pg_module *module;            /* loaded on the GPU (owned unless self) */
     pg_kernel **kernels;          /* one per launch of its manifest */
+    /* After a shard split (shard_filter.c): the kernel's plan of each workload the candidate
+     * kept, in the candidate's order (the array owned, the plans the kernel's: it stays whole,
+     * shared by submissions that kept other workloads). NULL: kernel->plans line up with the
+     * candidate's plans (no split, or self). Read through pg_accepted_plan. */
+    const pg_plan **plans;
 } pg_accepted;
 struct pg_submission {
     pg_manifest *manifest;
@@ -131,6 +136,10 @@ pg_status pg_accepted_prepare(pg_run *run, pg_submission *s, int index, pg_diag 
 void pg_accepted_assemble(pg_run *run, pg_submission *s);
 void pg_accepted_load(pg_run *run, pg_submission *s);
 void pg_accepted_release(pg_submission *s);
+/* The accepted kernel's plan for the candidate's workload at position i (0 <= i <
+ * s->n_workloads; s->accepted.kernel set): the one of the same task workload, also after a
+ * shard split. Borrowed from the kernel. */
+const pg_plan *pg_accepted_plan(const pg_submission *s, int i);
 /* Release the run's shared accepted kernels (after every submission's release). */
 void pg_accepted_cache_free(pg_run *run);
 /* Why a SASS-identical candidate needs no timing, after the test that matched
@@ -146,9 +155,11 @@ pg_status pg_submission_load_module(pg_run *run, pg_submission *s, pg_module **m
                                     pg_diag *d);
 
 /* --- shard_filter.c: with o->shard_count > 0, keep only the shard's work items in subs[0..n)
- * (model/shard.h; each submission's workloads, and its accepted kernel's, compacted in place)
- * and return the "shard" record of the results (index, count, items_total and the kept items
- * with their positions in the unsharded run) in *record (new reference). Errors: PG_ERR_INFRA. */
+ * (model/shard.h; each submission's workloads compacted in place; a shared accepted kernel left
+ * whole, each submission given its plans of the kept workloads in s->accepted.plans) and
+ * return the "shard" record of the results (index, count, items_total and the kept items with
+ * their positions in the unsharded run) in *record (new reference). Errors: PG_ERR_INFRA (then
+ * the submissions are in a state only fit for release). */
 pg_status pg_run_select_shard(pg_run *run, pg_submission *subs, size_t n, json_t **record,
                               pg_diag *d);
 
