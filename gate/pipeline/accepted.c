@@ -144,14 +144,18 @@ pg_status pg_accepted_prepare(pg_run *run, pg_submission *s, int index, pg_diag 
         return pg_diag_set(d, PG_ERR_INPUT, file, 0, field,
                            "the accepted kernel '%s' is for task '%s', expected '%s'", path,
                            a->task->id, s->task->id);
-    /* Same task and the same --workloads filter: a's plans line up with s's one for one (until
-     * a shard split: pg_accepted_plan). */
+    /* Same task and the same --workloads filter; each manifest's `supports` may decline other
+     * workloads, so plans are matched by task workload (pg_accepted_plan), not by position. */
     return PG_OK;
 }
 
 const pg_plan *pg_accepted_plan(const pg_submission *s, int i)
 {
-    return s->accepted.plans ? s->accepted.plans[i] : &s->accepted.kernel->plans[i];
+    const pg_submission *a = s->accepted.kernel;
+    for (int j = 0; a && j < a->n_workloads; j++)
+        if (a->workloads[j] == s->workloads[i])
+            return &a->plans[j];
+    return NULL;
 }
 
 /* Cubins with the same code run identical SASS: the regression comparison needs no timing.
@@ -295,8 +299,6 @@ void pg_accepted_release(pg_submission *s)
     if (s->accepted.module)
         pg_module_unload(s->accepted.module);
     free(s->accepted.kernels);
-    free((void *)s->accepted.plans); /* the array only: the plans are the kernel's */
-    s->accepted.plans = NULL;
     if (s->accepted.kernel && !s->accepted.shared) {
         pg_submission_release(s->accepted.kernel);
         free(s->accepted.kernel);

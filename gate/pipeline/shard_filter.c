@@ -12,25 +12,10 @@
 
 /* Drop workloads w with keep[w] false from s. Its accepted kernel is the run's, shared by every
  * submission of the task (accepted.c), which may keep other workloads in this shard: it stays
- * whole, and s borrows its plans of the workloads s keeps (whose plans line up with s's,
- * position by position, before the split). A submission that is its own accepted kernel is
- * compacted once, as the candidate. */
-static pg_status compact(pg_submission *s, const bool *keep, pg_diag *d)
+ * whole, and pg_accepted_plan finds its plan of each workload s keeps by task workload. A
+ * submission that is its own accepted kernel is compacted once, as the candidate. */
+static void compact(pg_submission *s, const bool *keep)
 {
-    pg_submission *a = s->accepted.kernel;
-    if (a && a != s) {
-        int n_keep = 0;
-        for (int w = 0; w < s->n_workloads; w++)
-            n_keep += keep[w];
-        const pg_plan **plans = malloc((size_t)(n_keep ? n_keep : 1) * sizeof *plans);
-        if (!plans)
-            return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
-        for (int w = 0, k = 0; w < s->n_workloads; w++)
-            if (keep[w])
-                plans[k++] = pg_accepted_plan(s, w);
-        free((void *)s->accepted.plans);
-        s->accepted.plans = plans;
-    }
     int kept = 0;
     for (int w = 0; w < s->n_workloads; w++) {
         if (!keep[w]) {
@@ -42,7 +27,6 @@ static pg_status compact(pg_submission *s, const bool *keep, pg_diag *d)
         kept++;
     }
     s->n_workloads = kept;
-    return PG_OK;
 }
 
 /* The shard record's entry of one item: workload_index is its position among the
@@ -100,7 +84,7 @@ pg_status pg_run_select_shard(pg_run *run, pg_submission *subs, size_t n, json_t
         declined_total += (size_t)s->n_declined;
         if (!owns_declined)
             s->n_declined = 0;
-        st = compact(s, keep, d);
+        compact(s, keep);
     }
     if (st == PG_OK)
         *record = json_pack("{s:i, s:i, s:I, s:o}", "index", o->shard_index, "count",

@@ -140,7 +140,8 @@ static void read_settings(const pg_wctx *c, pg_perf_stage_settings *s)
     const pg_task *t = sub->task;
     s->mode = o->timing_mode ? o->timing_mode : t->timing_mode[0] ? t->timing_mode : "cold";
     s->sustained = strcmp(s->mode, "sustained") == 0;
-    s->with_accepted = sub->accepted.kernel && sub->accepted.usable && !sub->accepted.identical;
+    s->with_accepted = sub->accepted.kernel && sub->accepted.usable &&
+                       !sub->accepted.identical && pg_accepted_plan(sub, c->index);
     s->timeout_s = o->timeout_s * 5;
     s->max_warmup = o->warmup;
     s->max_reps = o->repetitions;
@@ -185,7 +186,20 @@ static json_t *method_json(const pg_run *run, const pg_perf_stage_settings *s,
 
 /* details.comparisons, in the order pg_perf_record's cmp_index counts: main, canary, and the
  * regression check (timed, or why not) when the task has an accepted kernel. */
-static json_t *comparisons_json(const pg_submission *sub, const pg_perf_measured *m,
+/* Why the accepted kernel was not timed at the candidate's workload `index`: the same code, an
+ * unusable kernel, or a workload its manifest's `supports` declines. */
+static json_t *not_compared_reason(const pg_submission *sub, int index)
+{
+    const pg_submission *a = sub->accepted.kernel;
+    if (sub->accepted.identical)
+        return pg_jstr(pg_accepted_identical_reason(sub));
+    if (!sub->accepted.usable)
+        return pg_jstr(sub->accepted.note);
+    return json_sprintf("the accepted kernel %s declines this workload (its supports: %s)",
+                        a->manifest->file, a->manifest->supports);
+}
+
+static json_t *comparisons_json(const pg_submission *sub, int index, const pg_perf_measured *m,
                                 const pg_perf_verdict *v, const char *library)
 {
     const char *L = m->vendor_label;
@@ -213,8 +227,7 @@ static json_t *comparisons_json(const pg_submission *sub, const pg_perf_measured
         json_array_append_new(
             cmps, json_pack("{s:s, s:s, s:o}", "name", "candidate_vs_accepted", "verdict",
                             sub->accepted.identical ? "PASS" : "NOT_COMPARED", "reason",
-                            pg_jstr(sub->accepted.identical ? pg_accepted_identical_reason(sub)
-                                                            : sub->accepted.note)));
+                            not_compared_reason(sub, index)));
     return cmps;
 }
 
@@ -264,7 +277,7 @@ static void record_details(pg_wctx *c, json_t *det, const pg_perf_stage_settings
                                   m->k.main.confidence));
     json_object_set_new(det, "min_speedup", json_real(s->decide.min_speedup));
     json_object_set_new(det, "comparisons",
-                        comparisons_json(c->s, m, v,
+                        comparisons_json(c->s, c->index, m, v,
                                          json_string_value(json_object_get(bj, "library"))));
     json_object_set_new(det, "cross_check", cupti_json(&m->data, m->blocks, m->n_arms));
     json_object_set_new(det, "speed_of_light",

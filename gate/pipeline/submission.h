@@ -45,11 +45,6 @@ typedef struct {
     char note[1200];              /* why it is not usable, for the performance stage */
     pg_module *module;            /* loaded on the GPU (owned unless self) */
     pg_kernel **kernels;          /* one per launch of its manifest */
-    /* After a shard split (shard_filter.c): the kernel's plan of each workload the candidate
-     * kept, in the candidate's order (the array owned, the plans the kernel's: it stays whole,
-     * shared by submissions that kept other workloads). NULL: kernel->plans line up with the
-     * candidate's plans (no split, or self). Read through pg_accepted_plan. */
-    const pg_plan **plans;
 } pg_accepted;
 struct pg_submission {
     pg_manifest *manifest;
@@ -137,8 +132,10 @@ void pg_accepted_assemble(pg_run *run, pg_submission *s);
 void pg_accepted_load(pg_run *run, pg_submission *s);
 void pg_accepted_release(pg_submission *s);
 /* The accepted kernel's plan for the candidate's workload at position i (0 <= i <
- * s->n_workloads; s->accepted.kernel set): the one of the same task workload, also after a
- * shard split. Borrowed from the kernel. */
+ * s->n_workloads): the one of the same task workload (s->workloads[i]), found among the
+ * kernel's own workloads, so that it holds whatever either manifest's `supports` declined and
+ * after a shard split (the kernel stays whole). Borrowed from the kernel; NULL without an
+ * accepted kernel or when the accepted kernel declines that workload (nothing to compare). */
 const pg_plan *pg_accepted_plan(const pg_submission *s, int i);
 /* Release the run's shared accepted kernels (after every submission's release). */
 void pg_accepted_cache_free(pg_run *run);
@@ -156,7 +153,7 @@ pg_status pg_submission_load_module(pg_run *run, pg_submission *s, pg_module **m
 
 /* --- shard_filter.c: with o->shard_count > 0, keep only the shard's work items in subs[0..n)
  * (model/shard.h; each submission's workloads compacted in place; a shared accepted kernel left
- * whole, each submission given its plans of the kept workloads in s->accepted.plans) and
+ * whole: pg_accepted_plan finds its plans by task workload) and
  * return the "shard" record of the results (index, count, items_total and the kept items with
  * their positions in the unsharded run) in *record (new reference). Errors: PG_ERR_INFRA (then
  * the submissions are in a state only fit for release). */

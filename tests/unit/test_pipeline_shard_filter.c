@@ -111,10 +111,8 @@ static void two_submissions_one_accepted(int index, const int *kept_a, int n_a,
     json_decref(record);
     /* The submissions release what they borrowed, the run its shared kernel (in that order,
      * as pg_check_run does): no leak, no double free (valgrind/ASan builds catch either). */
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 2; i++)
         pg_submission_release(&subs[i]);
-        assert_null(subs[i].accepted.plans);
-    }
     pg_submission_release(acc);
     free(acc);
 }
@@ -131,6 +129,33 @@ static void test_shard_2_kept_workloads_differ(void **state)
     (void)state;
     static const int a[] = {1}, b[] = {0, 2};
     two_submissions_one_accepted(2, a, 1, b, 2);
+}
+
+/* Either manifest's `supports` may decline workloads: the accepted kernel's plan is the one of
+ * the same task workload, and there is none for a workload the accepted kernel declines. */
+static void test_plans_matched_by_task_workload(void **state)
+{
+    (void)state;
+    pg_submission acc, s;
+    init_submission(&acc, "accepted", 100.0);
+    init_submission(&s, "a", 0.0);
+    /* The candidate declined w0 (keeps w1, w2); the accepted kernel declined w1 (keeps w0, w2). */
+    s.workloads[0] = 1;
+    s.workloads[1] = 2;
+    s.n_workloads = 2;
+    acc.workloads[1] = 2;
+    acc.plans[1].flop = 102.0;
+    acc.n_workloads = 2;
+    s.accepted.kernel = &acc;
+    s.accepted.shared = true;
+    assert_null(pg_accepted_plan(&s, 0));
+    assert_true(pg_accepted_plan(&s, 1)->flop == 102.0);
+    s.accepted.kernel = NULL;
+    assert_null(pg_accepted_plan(&s, 1));
+    s.n_workloads = N_WORKLOADS; /* release frees every plan it allocated */
+    acc.n_workloads = N_WORKLOADS;
+    pg_submission_release(&s);
+    pg_submission_release(&acc);
 }
 
 /* A submission that is its own accepted kernel (accepted.c's self shortcut, kept in shards):
@@ -156,7 +181,6 @@ static void test_self_accepted_compacted_once(void **state)
     assert_true(s.plans[1].flop == 2.0);
     assert_ptr_equal(pg_accepted_plan(&s, 0), &s.plans[0]);
     assert_ptr_equal(pg_accepted_plan(&s, 1), &s.plans[1]);
-    assert_null(s.accepted.plans);
     json_decref(record);
     pg_submission_release(&s);
 }
@@ -197,6 +221,7 @@ int main(void)
         cmocka_unit_test(test_shard_1_kept_workloads_differ),
         cmocka_unit_test(test_shard_2_kept_workloads_differ),
         cmocka_unit_test(test_self_accepted_compacted_once),
+        cmocka_unit_test(test_plans_matched_by_task_workload),
         cmocka_unit_test(test_submission_outside_the_shard),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
