@@ -1,20 +1,22 @@
-// gemm_wgmma_tile.cuh — one 128 x 256 tile of C = A·Bᵀ (bf16 in, fp32 accumulation, bf16 out) on
+// gemm_wgmma_tile.cuh — 128 x 256 tiles of C = A·Bᵀ (bf16 in, fp32 accumulation, bf16 out) on
 // wgmma + TMA, for the gemm_bf16_nt interface examples (params_struct.cu, tmap_global.cu,
-// tile_schedule.cu). It is the body of tasks/gemm_bf16_nt/examples/wgmma_tma.cu
+// tile_schedule.cu, flags_include.cu). It is the body of tasks/gemm_bf16_nt/examples/wgmma_tma.cu
 // (gwt::gemm_tile<256>, measured correct on the H200 on every workload of the task) with only
-// its interface changed: the tile's origin (m0, n0) and C's row stride (ldc, elements) are
+// its interface changed: the tiles' origins (m0, n0) and C's row stride (ldc, elements) are
 // arguments instead of being derived from blockIdx and N, so that each example decides where
-// its tile comes from (a grouped raster, a table in a workspace) and where the maps live (a
-// by-value struct, global memory). The math, the mbarrier pipeline, the shared-memory layout and
-// the epilogue are the proven ones; read wgmma_tma.cu's header comment for why they hold.
+// its tiles come from (a grouped raster, a table in a workspace, a persistent loop) and where
+// the maps live (a by-value struct, global memory). The math, the mbarrier pipeline, the
+// shared-memory layout and the epilogue are the proven ones; read wgmma_tma.cu's header
+// comment for why they hold.
 //
 // Contract: block (384, 1, 1), dynamic shared memory GWT2_SMEM_BYTES = 197696 bytes;
 //   tmap_a: A [M, K] bf16, dims (K, M) innermost first, box (64, 128), swizzle 128B, oob zero;
 //   tmap_b: B [N, K] bf16, dims (K, N), box (64, 256), swizzle 128B, oob zero;
-//   m0 < M, n0 < N (every CTA has at least one valid row and column), m0 % 128 == n0 % 256 == 0;
+//   every tile origin has m0 < M, n0 < N (at least one valid row and column),
+//   m0 % 128 == n0 % 256 == 0;
 //   C [M, ldc] bf16 row-major, N <= ldc; ldc even allows the bf16x2 stores.
-//   Maps in global memory (maps_in_global): the producer first acquires them through the
-//   tensormap proxy (fence_tensormap_acquire), see sm90_tma_ext.cuh.
+//   Maps in global memory (maps_in_global): each producer thread first acquires its map
+//   through the tensormap proxy (fence_tensormap_acquire), see sm90_tma_ext.cuh.
 #ifndef PTXGATE_GEMM_WGMMA_TILE_CUH
 #define PTXGATE_GEMM_WGMMA_TILE_CUH
 
@@ -51,13 +53,46 @@ __device__ __forceinline__ void grouped_tile(uint32_t pid, uint32_t tiles_m, uin
     n_tile = (pid % per_group) / group_m;
 }
 
-__device__ __forceinline__ void gemm_tile_128x256(const sm90::TensorMap *tmap_a,
-                                                  const sm90::TensorMap *tmap_b,
-                                                  __nv_bfloat16 *__restrict__ C, uint32_t ldc,
-                                                  uint32_t M, uint32_t N, uint32_t K, uint32_t m0,
-                                                  uint32_t n0, bool maps_in_global)
+// The tiles a CTA computes: indices first, first + step, ... below end, each mapped to its
+// origin (m0, n0) by the caller's map(i, m0, n0), which returns false for an index whose tile
+// is to be skipped (every thread of the CTA gets the same answer, so the skip is uniform).
+template <class TileMap> struct TileRange {
+    uint32_t first, step, end;
+    TileMap map;
+};
+
+// One tile at (m0, n0): the non-persistent examples.
+struct OneTile {
+    uint32_t m0, n0;
+    __device__ __forceinline__ bool operator()(uint32_t, uint32_t &m, uint32_t &n) const
+    {
+        m = m0;
+        n = n0;
+        return true;
+    }
+};
+
+// The tiles of `range` one after another on one CTA (a persistent CTA when the range holds
+// several): the producer runs ahead into the next tile while the consumers write the epilogue
+// of this one. The mbarrier ring continues across tiles: slice g of the CTA (counted over all
+// its tiles) uses stage g % 4 at phase g / 4, and the consumers release a tile's last slice
+// before its epilogue, so that every slice is released exactly once by each of the 8 consumer
+// warps.
+//
+// maps_in_global: the maps are in global memory (tmap_global.cu). Each map is then acquired
+// through the tensormap proxy by its own producer thread (thread 0 loads A, thread 32 loads B,
+// each arriving on the full barrier with its own byte count), so that the two fences of a CTA
+// overlap instead of following each other; with maps in the parameter space one thread loads
+// both.
+template <bool maps_in_global, class TileMap>
+__device__ __forceinline__ void gemm_tiles_128x256(const sm90::TensorMap *tmap_a,
+                                                   const sm90::TensorMap *tmap_b,
+                                                   __nv_bfloat16 *__restrict__ C, uint32_t ldc,
+                                                   uint32_t M, uint32_t N, uint32_t K,
+                                                   const TileRange<TileMap> range)
 {
     constexpr uint32_t kStageBytes = GWT2_STAGE_BYTES;
+    constexpr uint32_t kProducers = maps_in_global ? 2u : 1u;
 
     extern __shared__ __align__(1024) unsigned char gwt2_smem[];
     const uint32_t base = (sm90::smem_addr(gwt2_smem) + 1023u) & ~1023u;
@@ -70,7 +105,7 @@ __device__ __forceinline__ void gemm_tile_128x256(const sm90::TensorMap *tmap_a,
 
     if (threadIdx.x == 0) {
         for (uint32_t s = 0; s < GWT2_STAGES; ++s) {
-            sm90::mbar_init(full0 + 8u * s, 1);
+            sm90::mbar_init(full0 + 8u * s, kProducers);
             sm90::mbar_init(empty0 + 8u * s, 8);
         }
         sm90::mbar_fence_init();
@@ -78,25 +113,37 @@ __device__ __forceinline__ void gemm_tile_128x256(const sm90::TensorMap *tmap_a,
     __syncthreads();
 
     if (warpgroup == 0) {
-        // ---- producer ----
+        // ---- producer(s): thread 0 (A, and B unless maps_in_global), thread 32 (B) ----
         sm90::setmaxnreg_dec<40>();
-        if (t == 0) {
-            if (maps_in_global) {
-                sm90::fence_tensormap_acquire(tmap_a);
-                sm90::fence_tensormap_acquire(tmap_b);
-            }
+        const bool loads_a = t == 0;
+        const bool loads_b = maps_in_global ? t == 32 : t == 0;
+        if (!loads_a && !loads_b)
+            return;
+        const uint32_t bytes = (loads_a ? GWT2_TILE_A_BYTES : 0u) +
+                               (loads_b ? GWT2_TILE_B_BYTES : 0u);
+        if (maps_in_global)
+            sm90::fence_tensormap_acquire(loads_a ? tmap_a : tmap_b);
+        if (loads_a)
             sm90::tma_prefetch_map(tmap_a);
+        if (loads_b)
             sm90::tma_prefetch_map(tmap_b);
-            for (uint32_t kt = 0; kt < k_slices; ++kt) {
-                const uint32_t s = kt % GWT2_STAGES;
-                if (kt >= GWT2_STAGES)
-                    sm90::mbar_wait(empty0 + 8u * s, ((kt / GWT2_STAGES) - 1u) & 1u);
+        uint32_t g = 0;
+        for (uint32_t i = range.first; i < range.end; i += range.step) {
+            uint32_t m0, n0;
+            if (!range.map(i, m0, n0))
+                continue;
+            for (uint32_t kt = 0; kt < k_slices; ++kt, ++g) {
+                const uint32_t s = g % GWT2_STAGES;
+                if (g >= GWT2_STAGES)
+                    sm90::mbar_wait(empty0 + 8u * s, ((g / GWT2_STAGES) - 1u) & 1u);
                 const uint32_t full = full0 + 8u * s;
                 const uint32_t tile = base + s * kStageBytes;
-                sm90::mbar_arrive_expect_tx(full, kStageBytes);
-                sm90::tma_load_2d(tile, tmap_a, (int32_t)(kt * GWT2_BK), (int32_t)m0, full);
-                sm90::tma_load_2d(tile + GWT2_TILE_A_BYTES, tmap_b, (int32_t)(kt * GWT2_BK),
-                                  (int32_t)n0, full);
+                sm90::mbar_arrive_expect_tx(full, bytes);
+                if (loads_a)
+                    sm90::tma_load_2d(tile, tmap_a, (int32_t)(kt * GWT2_BK), (int32_t)m0, full);
+                if (loads_b)
+                    sm90::tma_load_2d(tile + GWT2_TILE_A_BYTES, tmap_b, (int32_t)(kt * GWT2_BK),
+                                      (int32_t)n0, full);
             }
         }
         return;
@@ -106,60 +153,79 @@ __device__ __forceinline__ void gemm_tile_128x256(const sm90::TensorMap *tmap_a,
     sm90::setmaxnreg_inc<232>();
     const uint32_t c = warpgroup - 1u; // rows 64c .. 64c+63 of the CTA tile
     const uint32_t lane = t % 32u, warp = t / 32u;
-
-    float d[128];
-#pragma unroll
-    for (int i = 0; i < 128; ++i)
-        d[i] = 0.0f;
-
-    for (uint32_t kt = 0; kt < k_slices; ++kt) {
-        const uint32_t s = kt % GWT2_STAGES;
-        sm90::mbar_wait(full0 + 8u * s, (kt / GWT2_STAGES) & 1u);
-        const uint32_t tile = base + s * kStageBytes;
-        const uint64_t da = sm90::wgmma_desc_k128(tile + c * (64u * 128u));
-        const uint64_t db = sm90::wgmma_desc_k128(tile + GWT2_TILE_A_BYTES);
-#pragma unroll
-        for (int i = 0; i < 128; ++i)
-            sm90::reg_fence(d[i]);
-        sm90::wgmma_fence();
-#pragma unroll
-        for (uint32_t k16 = 0; k16 < GWT2_BK / 16; ++k16)
-            sm90::wgmma_m64n256k16(d, da + 2u * k16, db + 2u * k16);
-        sm90::wgmma_commit();
-#pragma unroll
-        for (int i = 0; i < 128; ++i)
-            sm90::reg_fence(d[i]);
-        sm90::wgmma_wait<1>();
-        if (kt > 0 && lane == 0)
-            sm90::mbar_arrive(empty0 + 8u * ((kt - 1u) % GWT2_STAGES));
-    }
-    sm90::wgmma_wait<0>();
-#pragma unroll
-    for (int i = 0; i < 128; ++i)
-        sm90::reg_fence(d[i]);
-
-    // ---- epilogue: d[4j + 2h + e] = D[16 warp + lane/4 + 8h][8j + 2(lane%4) + e] ----
-    const bool pairs = (ldc & 1u) == 0u && (N & 1u) == 0u;
-#pragma unroll
-    for (uint32_t h = 0; h < 2; ++h) {
-        const uint32_t row = m0 + 64u * c + 16u * warp + lane / 4u + 8u * h;
-        if (row >= M)
+    uint32_t g = 0;
+    for (uint32_t i = range.first; i < range.end; i += range.step) {
+        uint32_t m0, n0;
+        if (!range.map(i, m0, n0))
             continue;
-        __nv_bfloat16 *crow = C + (size_t)row * ldc;
+        float d[128];
 #pragma unroll
-        for (uint32_t j = 0; j < GWT2_BN / 8u; ++j) {
-            const uint32_t col = n0 + 8u * j + 2u * (lane % 4u); // even
-            const float lo = d[4 * j + 2 * h], hi = d[4 * j + 2 * h + 1];
-            if (pairs && col + 1u < N) {
-                *reinterpret_cast<__nv_bfloat162 *>(crow + col) = __floats2bfloat162_rn(lo, hi);
-            } else {
-                if (col < N)
-                    crow[col] = __float2bfloat16_rn(lo);
-                if (col + 1u < N)
-                    crow[col + 1u] = __float2bfloat16_rn(hi);
+        for (int j = 0; j < 128; ++j)
+            d[j] = 0.0f;
+
+        for (uint32_t kt = 0; kt < k_slices; ++kt, ++g) {
+            const uint32_t s = g % GWT2_STAGES;
+            sm90::mbar_wait(full0 + 8u * s, (g / GWT2_STAGES) & 1u);
+            const uint32_t tile = base + s * kStageBytes;
+            const uint64_t da = sm90::wgmma_desc_k128(tile + c * (64u * 128u));
+            const uint64_t db = sm90::wgmma_desc_k128(tile + GWT2_TILE_A_BYTES);
+#pragma unroll
+            for (int j = 0; j < 128; ++j)
+                sm90::reg_fence(d[j]);
+            sm90::wgmma_fence();
+#pragma unroll
+            for (uint32_t k16 = 0; k16 < GWT2_BK / 16; ++k16)
+                sm90::wgmma_m64n256k16(d, da + 2u * k16, db + 2u * k16);
+            sm90::wgmma_commit();
+#pragma unroll
+            for (int j = 0; j < 128; ++j)
+                sm90::reg_fence(d[j]);
+            sm90::wgmma_wait<1>();
+            if (kt > 0 && lane == 0)
+                sm90::mbar_arrive(empty0 + 8u * ((g - 1u) % GWT2_STAGES));
+        }
+        sm90::wgmma_wait<0>();
+#pragma unroll
+        for (int j = 0; j < 128; ++j)
+            sm90::reg_fence(d[j]);
+        if (k_slices > 0 && lane == 0) // the tile's last slice, for the producer's next tile
+            sm90::mbar_arrive(empty0 + 8u * ((g - 1u) % GWT2_STAGES));
+
+        // ---- epilogue: d[4j + 2h + e] = D[16 warp + lane/4 + 8h][8j + 2(lane%4) + e] ----
+        const bool pairs = (ldc & 1u) == 0u && (N & 1u) == 0u;
+#pragma unroll
+        for (uint32_t h = 0; h < 2; ++h) {
+            const uint32_t row = m0 + 64u * c + 16u * warp + lane / 4u + 8u * h;
+            if (row >= M)
+                continue;
+            __nv_bfloat16 *crow = C + (size_t)row * ldc;
+#pragma unroll
+            for (uint32_t j = 0; j < GWT2_BN / 8u; ++j) {
+                const uint32_t col = n0 + 8u * j + 2u * (lane % 4u); // even
+                const float lo = d[4 * j + 2 * h], hi = d[4 * j + 2 * h + 1];
+                if (pairs && col + 1u < N) {
+                    *reinterpret_cast<__nv_bfloat162 *>(crow + col) =
+                        __floats2bfloat162_rn(lo, hi);
+                } else {
+                    if (col < N)
+                        crow[col] = __float2bfloat16_rn(lo);
+                    if (col + 1u < N)
+                        crow[col + 1u] = __float2bfloat16_rn(hi);
+                }
             }
         }
     }
+}
+
+// One tile at (m0, n0) with the maps in the parameter space.
+__device__ __forceinline__ void gemm_tile_128x256(const sm90::TensorMap *tmap_a,
+                                                  const sm90::TensorMap *tmap_b,
+                                                  __nv_bfloat16 *__restrict__ C, uint32_t ldc,
+                                                  uint32_t M, uint32_t N, uint32_t K, uint32_t m0,
+                                                  uint32_t n0)
+{
+    gemm_tiles_128x256<false>(tmap_a, tmap_b, C, ldc, M, N, K,
+                              TileRange<OneTile>{0, 1, 1, OneTile{m0, n0}});
 }
 
 } // namespace gwt2

@@ -64,12 +64,13 @@ __device__ __forceinline__ void fence_proxy_async_shared()
 
 // Acquire side of the tensormap proxy for a 128-byte tensor map in global memory: orders the
 // tensor map's earlier writes through the generic proxy before this thread's later uses of it
-// by cp.async.bulk.tensor / prefetch.tensormap (the tensormap proxy). A map copied in by the
-// host before the launch is already visible at kernel start (stream order); the fence makes
-// the kernel also correct when the buffer was written by an earlier kernel with generic stores.
+// by cp.async.bulk.tensor / prefetch.tensormap (the tensormap proxy). The CUDA C++ Programming
+// Guide asks each thread block to do this before the first use of a map that the host copied
+// into global memory (cudaMemcpy), at system scope (.sys) for that case; it also covers a map
+// written by an earlier kernel with generic stores.
 __device__ __forceinline__ void fence_tensormap_acquire(const TensorMap *map)
 {
-    asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;\n"
+    asm volatile("fence.proxy.tensormap::generic.acquire.sys [%0], 128;\n"
                  ::"l"(reinterpret_cast<uint64_t>(map))
                  : "memory");
 }

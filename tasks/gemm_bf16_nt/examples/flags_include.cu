@@ -28,7 +28,7 @@ __device__ __forceinline__ void run_tile(const sm90::TensorMap *tmap_a,
     const uint32_t tiles_m = gemm_cfg::ceil_div(M, T::bm), tiles_n = gemm_cfg::ceil_div(N, T::bn);
     uint32_t m_tile, n_tile;
     gwt2::grouped_tile(blockIdx.y * tiles_n + blockIdx.x, tiles_m, tiles_n, m_tile, n_tile);
-    gwt2::gemm_tile_128x256(tmap_a, tmap_b, C, N, M, N, K, m_tile * T::bm, n_tile * T::bn, false);
+    gwt2::gemm_tile_128x256(tmap_a, tmap_b, C, N, M, N, K, m_tile * T::bm, n_tile * T::bn);
 }
 
 extern "C" __global__ void __launch_bounds__(GWT2_THREADS, 1)

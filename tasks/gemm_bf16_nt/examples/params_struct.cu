@@ -65,5 +65,5 @@ gemm_bf16_nt_params_struct(const __grid_constant__ GemmParams params)
     uint32_t m_tile, n_tile;
     gwt2::grouped_tile(blockIdx.y * tiles_n + blockIdx.x, tiles_m, tiles_n, m_tile, n_tile);
     gwt2::gemm_tile_128x256(&params.tmap_a, &params.tmap_b, params.C, params.ldc, params.M,
-                            params.N, params.K, m_tile * GWT2_BM, n_tile * GWT2_BN, false);
+                            params.N, params.K, m_tile * GWT2_BM, n_tile * GWT2_BN);
 }

@@ -13,8 +13,11 @@ rely on, as tests/cases/wgmma_tma_model does for wgmma_tma, whose tile body the 
      tiles per CTA (3 stages, a release after each tile's last slice) under random interleavings
      never deadlocks, reads the right slice and never overwrites a stage being read; the staging
      writes put every accumulator where TMA's 128B-swizzled store reads that element of C;
-  3. tile_schedule: the setup kernel's Hilbert walk yields a permutation of the tiles for every
-     workload of the task and odd shapes, within the workspace size the manifest declares.
+  3. tile_schedule: the setup kernel's grouped order is a permutation of the tiles for every
+     workload of the task and odd shapes, within the workspace size the manifest declares;
+     tmap_global: its persistent walk covers every tile once for any number of SMs; the shared
+     tile body's mbarrier ring over several tiles per CTA, with one producer thread or two
+     (one per map), never deadlocks, reads the right slice and never overwrites a stage.
 usage: model.py REPO_ROOT
 """
 import json
@@ -161,21 +164,26 @@ class MBar:
         return (self.phase & 1) != parity
 
 
-def simulate(tiles, k_slices, rng):
-    """Producer and the two consumers of one CTA over `tiles` tiles of `k_slices` slices."""
+def simulate(tiles, k_slices, rng, stages=None, producers=None):
+    """The producer thread(s) and the two consumers of one CTA over `tiles` tiles of `k_slices`
+    slices, on a ring of `stages` stages (default persistent_cluster's). `producers` lists per
+    producer thread the byte counts of the TMA loads it issues per slice (each thread arrives
+    once per slice with its own expect_tx); default persistent_cluster's one thread, A and B."""
+    STAGES = stages or globals()["STAGES"]
+    producers = producers or [(TILE_A, TILE_B)]
     total = tiles * k_slices
-    full = [MBar(1) for _ in range(STAGES)]
+    full = [MBar(len(producers)) for _ in range(STAGES)]
     empty = [MBar(8) for _ in range(STAGES)]
     holds = [None] * STAGES
     tma, reading = [], {}
-    prod = 0
+    prods = [0] * len(producers)
     cons = [{"it": 0, "groups": [], "state": "wait"} for _ in range(2)]
     while True:
         acts = []
-        if prod < total:
+        for p, prod in enumerate(prods):
             s = prod % STAGES
-            if prod < STAGES or empty[s].test_wait(((prod // STAGES) - 1) & 1):
-                acts.append(("produce",))
+            if prod < total and (prod < STAGES or empty[s].test_wait(((prod // STAGES) - 1) & 1)):
+                acts.append(("produce", p))
         acts += [("land", i) for i in range(len(tma))]
         for ci, c in enumerate(cons):
             if c["state"] == "wait" and c["it"] < total:
@@ -188,13 +196,16 @@ def simulate(tiles, k_slices, rng):
             if c["state"] == "tile_end" and not c["groups"]:
                 acts.append(("release_last", ci))
         if not acts:
-            return check(prod == total and not tma and all(c["it"] == total for c in cons),
-                         f"{tiles} tiles x {k_slices}: deadlock at {prod}, {[c['it'] for c in cons]}")
+            return check(all(p == total for p in prods) and not tma and
+                         all(c["it"] == total for c in cons),
+                         f"{tiles} tiles x {k_slices}: deadlock at {prods}, {[c['it'] for c in cons]}")
         a = rng.choice(acts)
         if a[0] == "produce":
-            full[prod % STAGES].arrive(1, expect_tx=STAGE)
-            tma += [(prod % STAGES, prod, TILE_A), (prod % STAGES, prod, TILE_B)]
-            prod += 1
+            p = a[1]
+            s = prods[p] % STAGES
+            full[s].arrive(1, expect_tx=sum(producers[p]))
+            tma += [(s, prods[p], b) for b in producers[p]]
+            prods[p] += 1
         elif a[0] == "land":
             s, it, b = tma.pop(a[1])
             if not check(s not in reading.values(), f"stage {s} overwritten while read"):
@@ -253,44 +264,49 @@ check(len(where) == 64 * BN and max(where) < STAGING, "staging written exactly o
 check(re.search(r"tma_store_2d\(tmap_c, \(int32_t\)\(n0 \+ 64u \* q\), \(int32_t\)\(m0 \+ 64u \* c\)", src),
       "store coordinates (n0 + 64 q, m0 + 64 c)")
 
-# ---- 3. tile_schedule ------------------------------------------------------------------------------
+# ---- 3. tile_schedule, tmap_global (tasks/common/gemm_wgmma_tile.cuh) -----------------------------
 man = json.load(open(f"{ex}/tile_schedule.json"))
+hdr = open(f"{root}/tasks/common/gemm_wgmma_tile.cuh").read()
+G = {k: int(v) for k, v in re.findall(r"#define GWT2_(\w+) \(?(\d+)\)?\s", hdr)}
 
 
-def hilbert_cell(P, d):
-    x = y = 0
-    s = 1
-    while s < P:
-        qx = 1 & (d >> 1)
-        qy = 1 & (d ^ qx)
-        if qy == 0:
-            if qx == 1:
-                x, y = s - 1 - x, s - 1 - y
-            x, y = y, x
-        x += s * qx
-        y += s * qy
-        d >>= 2
-        s <<= 1
-    return x, y
+def grouped_tile(pid, tiles_m, tiles_n):
+    """gwt2::grouped_tile."""
+    per_group = 8 * tiles_n
+    first_m = (pid // per_group) * 8
+    group_m = min(tiles_m - first_m, 8)
+    return first_m + (pid % per_group) % group_m, (pid % per_group) // group_m
 
 
+tg_grid = tg["launches"][0]["grid"]
+check(tg_grid[0].replace(" ", "") == "min(num_sms,ceil_div(M,128)*ceil_div(N,256))" and tg_grid[1:] == [1, 1],
+      "tmap_global: a persistent grid of min(num_sms, T) CTAs")
 for M, N, K in shapes + [(1, 1, 8), (128, 256, 64), (129, 257, 8), (100000, 3, 8), (3000, 40000, 8)]:
-    tm, tn = ceil_div(M, 128), ceil_div(N, 256)
-    P = 1
-    while P < tm or P < tn:
-        P <<= 1
-    table = [(y << 16) | x for x, y in (hilbert_cell(P, d) for d in range(P * P)) if x < tn and y < tm]
-    cells = {hilbert_cell(P, d) for d in range(P * P)}
-    check(len(cells) == P * P, f"Hilbert walk of side {P} visits every cell once")
-    check(sorted(table) == sorted((m << 16) | n for m in range(tm) for n in range(tn)),
-          f"table of {M}x{N} is a permutation of its {tm * tn} tiles")
+    tm, tn = ceil_div(M, G["BM"]), ceil_div(N, G["BN"])
+    every = sorted((m << 16) | n for m in range(tm) for n in range(tn))
+    # the setup launch's table (one entry per tile in the grouped order)
+    table = [(m << 16) | n for m, n in (grouped_tile(i, tm, tn) for i in range(tm * tn))]
+    check(sorted(table) == every, f"table of {M}x{N} is a permutation of its {tm * tn} tiles")
     ws = ev(man["workspaces"]["schedule"]["bytes"].replace("ceil_div", "cd"), {"M": M, "N": N, "cd": ceil_div})
     check(len(table) * 4 == ws and ev(man["launches"][0]["grid"][0].replace("ceil_div", "cd"),
                                       {"M": M, "N": N, "cd": ceil_div}) == len(table), "workspace and grid = T")
-# consecutive entries are neighbours where the square is the grid (locality of the order)
-P = 8
-pts = [hilbert_cell(P, d) for d in range(P * P)]
-check(all(abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1 for a, b in zip(pts, pts[1:])), "Hilbert steps are adjacent")
+    # tmap_global: CTA b of a grid of min(num_sms, T) computes tiles b, b + grid, ... < T
+    for num_sms in (1, 7, 132, 144, 100000):
+        grid = ev(tg_grid[0].replace("ceil_div", "cd"), {"M": M, "N": N, "cd": ceil_div, "num_sms": num_sms})
+        walked = sorted((m << 16) | n for b in range(grid) for i in range(b, tm * tn, grid)
+                        for m, n in [grouped_tile(i, tm, tn)])
+        check(walked == every, f"tmap_global's walk of {M}x{N} over {grid} CTAs covers every tile once")
+
+# the ring of gemm_tiles_128x256 over several tiles per CTA: one producer thread loading A and B
+# (maps in the parameter space), or two (maps in global memory: A by thread 0, B by thread 32)
+ga, gb = G["BM"] * G["BK"] * 2, G["BN"] * G["BK"] * 2
+check("mbar_init(full0 + 8u * s, kProducers)" in hdr and "kProducers = maps_in_global ? 2u : 1u" in hdr,
+      "the full barriers count one arrival per producer thread")
+rng = random.Random(2027)
+for prods in ([(ga, gb)], [(ga,), (gb,)]):
+    ok = all(simulate(t, k, rng, G["STAGES"], prods) for t in (1, 2, 3) for k in (1, 2, 4, 5, 9)
+             for _ in range(20))
+    check(ok, f"gemm_tiles ring with producers {prods}: no deadlock, right slices, no overwrite")
 
 print(f"interface examples model: {'ok' if failures == 0 else str(failures) + ' failed checks'}")
 sys.exit(1 if failures else 0)
