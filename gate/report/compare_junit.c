@@ -355,13 +355,8 @@ pg_status pg_compare_junit(const json_t *model, char **out, size_t *len, pg_diag
     for (size_t c = 0; c < n_cases; c++)
         order[first[cases[c].suite + 1]++] = c;
     write_document(&x, &view, suites, n_suites, cases, order, first);
-    xmlFreeTextWriter(x.w);
-    x.w = NULL;
-    if (x.failed) {
-        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "libxml2 failed writing JUnit XML");
-        goto done;
-    }
-    st = pg_xw_buffer_text(buf, true, NULL, "out of memory rendering JUnit", out, len, d);
+    st = pg_xw_finish(&x, buf, true, NULL, "libxml2 failed writing JUnit XML",
+                      "out of memory rendering JUnit", out, len, d);
 done:
     if (x.w)
         xmlFreeTextWriter(x.w);

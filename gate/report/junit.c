@@ -883,15 +883,9 @@ pg_status pg_report_junit(const json_t *results, const char *results_file, char 
     if (xmlTextWriterSetIndent(x.w, 1) < 0 || xmlTextWriterSetIndentString(x.w, BAD_CAST "  ") < 0)
         x.failed = true;
     st = write_document(&x, &r, &p, d);
-    xmlFreeTextWriter(x.w); /* flushes into buf */
-    x.w = NULL;
-    if (st != PG_OK)
-        goto done;
-    if (x.failed) {
-        st = pg_diag_set(d, PG_ERR_INFRA, r.file, 0, NULL, "libxml2 failed writing JUnit XML");
-        goto done;
-    }
-    st = pg_xw_buffer_text(buf, true, r.file, "out of memory rendering JUnit", out, len, d);
+    if (st == PG_OK)
+        st = pg_xw_finish(&x, buf, true, r.file, "libxml2 failed writing JUnit XML",
+                          "out of memory rendering JUnit", out, len, d);
 done:
     if (x.w)
         xmlFreeTextWriter(x.w);

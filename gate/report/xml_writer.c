@@ -58,9 +58,15 @@ void pg_xw_text_element(pg_xw *x, const char *element, const char *text)
         x->failed = true;
 }
 
-pg_status pg_xw_buffer_text(xmlBufferPtr buf, bool end_newline, const char *file,
-                            const char *oom_message, char **out, size_t *len, pg_diag *d)
+pg_status pg_xw_finish(pg_xw *x, xmlBufferPtr buf, bool end_newline, const char *file,
+                       const char *failed_message, const char *oom_message, char **out,
+                       size_t *len, pg_diag *d)
 {
+    if (x->w)
+        xmlFreeTextWriter(x->w);
+    x->w = NULL;
+    if (x->failed)
+        return pg_diag_set(d, PG_ERR_INFRA, file, 0, NULL, "%s", failed_message);
     size_t n = (size_t)xmlBufferLength(buf);
     char *text = malloc(n + 2);
     if (!text)

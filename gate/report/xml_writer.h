@@ -22,12 +22,15 @@ typedef struct {
  * copies). The caller frees it with xmlBufferFree. NULL on out-of-memory. */
 xmlBufferPtr pg_xw_buffer_new(void);
 
-/* The finished document in buf as a new NUL-terminated string in *out (the caller frees it)
- * and its length in bytes in *len (when len is not NULL), given a final newline when
- * end_newline and it lacks one. Errors: PG_ERR_INFRA with oom_message (located at file, which
- * may be NULL) when out of memory; *out is then untouched. */
-pg_status pg_xw_buffer_text(xmlBufferPtr buf, bool end_newline, const char *file,
-                            const char *oom_message, char **out, size_t *len, pg_diag *d);
+/* Ends writing: frees x->w (which flushes the document into buf; x->w is NULL after) and returns
+ * the document as a new NUL-terminated string in *out (the caller frees it) with its length in
+ * bytes in *len (when len is not NULL), given a final newline when end_newline and it lacks one.
+ * buf stays the caller's. Errors: PG_ERR_INFRA with failed_message when a writer call failed
+ * (x->failed), with oom_message when out of memory, both located at file (which may be NULL);
+ * *out is then untouched. */
+pg_status pg_xw_finish(pg_xw *x, xmlBufferPtr buf, bool end_newline, const char *file,
+                       const char *failed_message, const char *oom_message, char **out,
+                       size_t *len, pg_diag *d);
 
 void pg_xw_start(pg_xw *x, const char *element);
 void pg_xw_end(pg_xw *x);
