@@ -358,10 +358,7 @@ pg_status pg_compare_junit(const json_t *model, char **out, size_t *len, pg_diag
     st = pg_xw_finish(&x, buf, true, NULL, "libxml2 failed writing JUnit XML",
                       "out of memory rendering JUnit", out, len, d);
 done:
-    if (x.w)
-        xmlFreeTextWriter(x.w);
-    if (buf)
-        xmlBufferFree(buf);
+    pg_xw_release(&x, buf);
     for (size_t i = 0; i < n_cases; i++) {
         free(cases[i].classname);
         free(cases[i].name);

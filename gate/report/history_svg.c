@@ -214,10 +214,7 @@ pg_status pg_history_svg(const json_t *model, char **out, size_t *len, pg_diag *
     st = pg_xw_finish(&x, buf, false, NULL, "libxml2 failed writing the SVG",
                       "out of memory writing the SVG", out, len, d);
 done:
-    if (x.w)
-        xmlFreeTextWriter(x.w);
-    if (buf)
-        xmlBufferFree(buf);
+    pg_xw_release(&x, buf);
     free(idx);
     free(firsts);
     pg_res_locale_leave(&loc);

@@ -887,10 +887,7 @@ pg_status pg_report_junit(const json_t *results, const char *results_file, char 
         st = pg_xw_finish(&x, buf, true, r.file, "libxml2 failed writing JUnit XML",
                           "out of memory rendering JUnit", out, len, d);
 done:
-    if (x.w)
-        xmlFreeTextWriter(x.w);
-    if (buf)
-        xmlBufferFree(buf);
+    pg_xw_release(&x, buf);
     plan_free(&p);
     pg_res_locale_leave(&loc);
     pg_results_free(&r);

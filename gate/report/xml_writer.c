@@ -81,6 +81,15 @@ pg_status pg_xw_finish(pg_xw *x, xmlBufferPtr buf, bool end_newline, const char 
     return PG_OK;
 }
 
+void pg_xw_release(pg_xw *x, xmlBufferPtr buf)
+{
+    if (x->w)
+        xmlFreeTextWriter(x->w);
+    x->w = NULL;
+    if (buf)
+        xmlBufferFree(buf);
+}
+
 void pg_xw_property(pg_xw *x, const char *name, const char *value)
 {
     pg_text t;

@@ -32,6 +32,10 @@ pg_status pg_xw_finish(pg_xw *x, xmlBufferPtr buf, bool end_newline, const char 
                        const char *failed_message, const char *oom_message, char **out,
                        size_t *len, pg_diag *d);
 
+/* Releases what writing a document held, on every path: the writer when pg_xw_finish has not
+ * freed it yet (x->w is NULL after) and buf (NULL: none). */
+void pg_xw_release(pg_xw *x, xmlBufferPtr buf);
+
 void pg_xw_start(pg_xw *x, const char *element);
 void pg_xw_end(pg_xw *x);
 void pg_xw_attr(pg_xw *x, const char *name, const char *value);
