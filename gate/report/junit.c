@@ -776,21 +776,11 @@ static pg_status write_document(pg_xw *x, const pg_results *r, const plan *p, pg
         failures += p->suites[i].failures;
         errors += p->suites[i].errors;
     }
-    /* The junit-10 xs:dateTime form: no zone designator. */
-    char timestamp[64];
-    snprintf(timestamp, sizeof timestamp, "%s", r->started_utc);
-    timestamp[strcspn(timestamp, "Z")] = '\0';
     char *host = clean_name(r->env.hostname, "unknown");
     if (!host)
         return pg_diag_set(d, PG_ERR_INFRA, r->file, 0, NULL, "out of memory rendering JUnit");
 
-    if (!x->failed && xmlTextWriterStartDocument(x->w, NULL, "UTF-8", NULL) < 0)
-        x->failed = true;
-    pg_xw_start(x, "testsuites");
-    pg_xw_attr(x, "name", "ptxgate");
-    pg_xw_attrz(x, "tests", tests);
-    pg_xw_attrz(x, "failures", failures);
-    pg_xw_attrz(x, "errors", errors);
+    pg_xw_junit_start(x, "ptxgate", tests, failures, errors);
     /* The run's wall time in ms, shared out over the suites in proportion to their stages'
      * time (equally when none took any), largest remainders first: the suites' times add up
      * to the root's exactly (reporters that sum the suites show the run's time). */
@@ -836,7 +826,7 @@ static pg_status write_document(pg_xw *x, const pg_results *r, const plan *p, pg
         pg_xw_attrz(x, "errors", s->errors);
         pg_xw_attrz(x, "skipped", s->skipped);
         pg_xw_attr_seconds(x, "time", (double)share[si] / 1000.0);
-        pg_xw_attr(x, "timestamp", timestamp);
+        pg_xw_junit_timestamp(x, r->started_utc);
         pg_xw_attr(x, "hostname", host);
         pg_xw_attrz(x, "id", si);
         if (si == 0)

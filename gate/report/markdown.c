@@ -1026,12 +1026,7 @@ pg_status pg_report_markdown(const json_t *results, const char *results_file, ch
                           "size limit; the results json has them all.\n\n",
                       r.n_subs - i);
     write_skipped(&t, &r);
-    if (t.oom) {
-        st = pg_diag_set(d, PG_ERR_INFRA, r.file, 0, NULL, "out of memory rendering markdown");
-        goto done;
-    }
-    *out = pg_text_take(&t, len);
-    st = PG_OK;
+    st = pg_text_finish(&t, r.file, "out of memory rendering markdown", out, len, d);
 done:
     pg_text_free(&t);
     pg_res_locale_leave(&loc);

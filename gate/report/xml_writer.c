@@ -90,6 +90,25 @@ void pg_xw_release(pg_xw *x, xmlBufferPtr buf)
         xmlBufferFree(buf);
 }
 
+void pg_xw_junit_start(pg_xw *x, const char *name, size_t tests, size_t failures, size_t errors)
+{
+    if (!x->failed && xmlTextWriterStartDocument(x->w, NULL, "UTF-8", NULL) < 0)
+        x->failed = true;
+    pg_xw_start(x, "testsuites");
+    pg_xw_attr(x, "name", name);
+    pg_xw_attrz(x, "tests", tests);
+    pg_xw_attrz(x, "failures", failures);
+    pg_xw_attrz(x, "errors", errors);
+}
+
+void pg_xw_junit_timestamp(pg_xw *x, const char *started_utc)
+{
+    char timestamp[64];
+    snprintf(timestamp, sizeof timestamp, "%s", started_utc);
+    timestamp[strcspn(timestamp, "Z")] = '\0';
+    pg_xw_attr(x, "timestamp", timestamp);
+}
+
 void pg_xw_property(pg_xw *x, const char *name, const char *value)
 {
     pg_text t;

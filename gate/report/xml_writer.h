@@ -45,6 +45,12 @@ void pg_xw_attrz(pg_xw *x, const char *name, size_t value);
 void pg_xw_text(pg_xw *x, const char *text);
 /* An element whose only content is text (system-out, a text-only failure, ...). */
 void pg_xw_text_element(pg_xw *x, const char *element, const char *text);
+/* Starts a JUnit document: the XML declaration and the root <testsuites name tests failures
+ * errors>, left open for the suites (pg_xw_end closes it). */
+void pg_xw_junit_start(pg_xw *x, const char *name, size_t tests, size_t failures, size_t errors);
+/* A testsuite's timestamp attribute from a results "...Z" UTC time: the junit-10 xs:dateTime
+ * form, without the zone designator (cut to 63 bytes). */
+void pg_xw_junit_timestamp(pg_xw *x, const char *started_utc);
 /* A JUnit <property name=... value=.../>: the value made one clean line of at most 1024 bytes
  * (pg_rtext_add_clean, PG_CLEAN_ONE_LINE); NULL writes an empty value. */
 void pg_xw_property(pg_xw *x, const char *name, const char *value);
