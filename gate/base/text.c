@@ -147,6 +147,17 @@ char *pg_text_take(pg_text *t, size_t *len)
     return p;
 }
 
+pg_status pg_text_finish(pg_text *t, const char *file, const char *oom_message, char **out,
+                         size_t *len, pg_diag *d)
+{
+    if (t->oom) {
+        pg_text_free(t);
+        return pg_diag_set(d, PG_ERR_INFRA, file, 0, NULL, "%s", oom_message);
+    }
+    *out = pg_text_take(t, len);
+    return PG_OK;
+}
+
 void pg_text_clear(pg_text *t)
 {
     t->len = 0;

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/diag.h"
+
 /* The fields are readable by the caller; change them only through the functions below.
  * data: NULL until something was added, then NUL-terminated (data[len] == '\0'); owned by the
  *       buffer until pg_text_take / pg_text_release hands it over.
@@ -58,6 +60,12 @@ void pg_text_add_cp(pg_text *t, uint32_t cp);
  * result; t is reset to empty with the same max and cut. A truncated text is handed over:
  * check t->truncated first when that matters. */
 char *pg_text_take(pg_text *t, size_t *len);
+/* pg_text_take for a writer that returns a status: the text in *out (the caller frees it) and
+ * its length in *len (may be NULL), t reset as for pg_text_take. Errors: PG_ERR_INFRA with
+ * oom_message, located at file (may be NULL), after an allocation failure (t->oom); the text is
+ * freed and *out is untouched. */
+pg_status pg_text_finish(pg_text *t, const char *file, const char *oom_message, char **out,
+                         size_t *len, pg_diag *d);
 /* Hand over whatever the buffer holds, even after a cut or an allocation failure (read
  * t->truncated and t->oom first): data as it is, NULL when nothing was added. *len (may be NULL)
  * receives len. The caller frees the result; t is reset as for pg_text_take. */

@@ -196,32 +196,26 @@ pg_status pg_gh_annotations_build(const pg_results *r, const char *workspace,
     return rc;
 }
 
-void pg_gh_escape_data(pg_text *t, const char *s)
+/* s appended with each byte found in set written as %XX (upper-case hex, as @actions/core's
+ * escapeData and escapeProperty write it), the others as they are. */
+static void escape_bytes(pg_text *t, const char *s, const char *set)
 {
     for (; s && *s; s++) {
-        if (*s == '%')
-            pg_text_add(t, "%25");
-        else if (*s == '\r')
-            pg_text_add(t, "%0D");
-        else if (*s == '\n')
-            pg_text_add(t, "%0A");
+        if (strchr(set, *s))
+            pg_text_addf(t, "%%%02X", (unsigned)(unsigned char)*s);
         else
             pg_text_addn(t, s, 1);
     }
 }
 
+void pg_gh_escape_data(pg_text *t, const char *s)
+{
+    escape_bytes(t, s, "%\r\n");
+}
+
 void pg_gh_escape_property(pg_text *t, const char *s)
 {
-    for (; s && *s; s++) {
-        if (*s == ':')
-            pg_text_add(t, "%3A");
-        else if (*s == ',')
-            pg_text_add(t, "%2C");
-        else {
-            char c[2] = {*s, '\0'};
-            pg_gh_escape_data(t, c);
-        }
-    }
+    escape_bytes(t, s, "%\r\n:,");
 }
 
 char *pg_gh_annotation_command(const pg_gh_annotation *a)

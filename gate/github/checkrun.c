@@ -91,6 +91,14 @@ static json_t *output_object(const pg_gh_check_spec *spec, const char *summary,
     return o;
 }
 
+/* A check run whose external_id is this run's (spec: the pg_gh_check_spec). */
+static bool is_this_run(const json_t *check_run, const void *spec)
+{
+    const char *want = ((const pg_gh_check_spec *)spec)->external_id;
+    const char *ext = json_string_value(json_object_get(check_run, "external_id"));
+    return ext && want && strcmp(ext, want) == 0;
+}
+
 /* Find this run's check among the commit's check runs named spec->name. */
 static pg_status find_check(pg_gh_client *c, const char *repo, const pg_gh_check_spec *spec,
                             pg_gh_check_result *out, pg_diag *d)
@@ -109,29 +117,8 @@ static pg_status find_check(pg_gh_client *c, const char *repo, const pg_gh_check
     enc[k] = '\0';
     snprintf(url, sizeof url, "/repos/%s/commits/%s/check-runs?check_name=%s&filter=all&per_page=100",
              repo, spec->head_sha, enc);
-    out->id = 0;
-    for (int page = 0; page < 20 && url[0]; page++) {
-        pg_gh_reply r;
-        pg_status st = pg_gh_call(c, "GET", url, NULL, &r, d);
-        if (st != PG_OK) {
-            pg_gh_reply_free(&r);
-            return st;
-        }
-        size_t i;
-        const json_t *cr;
-        json_array_foreach(json_object_get(r.json, "check_runs"), i, cr) {
-            const char *ext = json_string_value(json_object_get(cr, "external_id"));
-            if (ext && spec->external_id && strcmp(ext, spec->external_id) == 0) {
-                out->id = json_integer_value(json_object_get(cr, "id"));
-                const char *h = json_string_value(json_object_get(cr, "html_url"));
-                snprintf(out->html_url, sizeof out->html_url, "%s", h ? h : "");
-                break;
-            }
-        }
-        snprintf(url, sizeof url, "%s", out->id ? "" : r.next);
-        pg_gh_reply_free(&r);
-    }
-    return PG_OK;
+    return pg_gh_find_first(c, url, "check_runs", 20, is_this_run, spec, &out->id,
+                            out->html_url, sizeof out->html_url, d);
 }
 
 pg_status pg_gh_check_run_publish(pg_gh_client *c, const char *repo, const pg_gh_check_spec *spec,
@@ -180,9 +167,7 @@ pg_status pg_gh_check_run_publish(pg_gh_client *c, const char *repo, const pg_gh
         out->requests++;
         st = pg_gh_call(c, "POST", path, req, &r, d);
         if (st == PG_OK) {
-            out->id = json_integer_value(json_object_get(r.json, "id"));
-            const char *h = json_string_value(json_object_get(r.json, "html_url"));
-            snprintf(out->html_url, sizeof out->html_url, "%s", h ? h : "");
+            pg_gh_object_ref(r.json, &out->id, out->html_url, sizeof out->html_url);
             break;
         }
         if (r.status == 403 && !strstr(d->message, "rate limit")) {

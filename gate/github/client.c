@@ -102,6 +102,41 @@ void pg_gh_reply_free(pg_gh_reply *r)
     memset(r, 0, sizeof *r);
 }
 
+void pg_gh_object_ref(const json_t *obj, long long *id, char *html_url, size_t n)
+{
+    *id = json_integer_value(json_object_get(obj, "id"));
+    const char *h = json_string_value(json_object_get(obj, "html_url"));
+    snprintf(html_url, n, "%s", h ? h : "");
+}
+
+pg_status pg_gh_find_first(pg_gh_client *c, const char *path, const char *items_key,
+                           int max_pages, pg_gh_item_match match, const void *ctx,
+                           long long *id, char *html_url, size_t n, pg_diag *d)
+{
+    char url[sizeof ((pg_gh_reply *)0)->next];
+    snprintf(url, sizeof url, "%s", path);
+    *id = 0;
+    for (int page = 0; page < max_pages && url[0]; page++) {
+        pg_gh_reply r;
+        pg_status st = pg_gh_call(c, "GET", url, NULL, &r, d);
+        if (st != PG_OK) {
+            pg_gh_reply_free(&r);
+            return st;
+        }
+        size_t i;
+        const json_t *item;
+        json_array_foreach(items_key ? json_object_get(r.json, items_key) : r.json, i, item) {
+            if (match(item, ctx)) {
+                pg_gh_object_ref(item, id, html_url, n);
+                break;
+            }
+        }
+        snprintf(url, sizeof url, "%s", *id ? "" : r.next);
+        pg_gh_reply_free(&r);
+    }
+    return PG_OK;
+}
+
 long pg_gh_client_requests(const pg_gh_client *c) { return c->requests; }
 double pg_gh_client_waited(const pg_gh_client *c) { return c->waited; }
 double pg_gh_client_now(const pg_gh_client *c) { return c->cfg.now_fn(c->cfg.clock_ctx); }

@@ -66,6 +66,22 @@ void pg_gh_reply_free(pg_gh_reply *r);
 pg_status pg_gh_call(pg_gh_client *c, const char *method, const char *path, const json_t *body,
                      pg_gh_reply *reply, pg_diag *d);
 
+/* The "id" and "html_url" of an object GitHub returned (a comment, a check run): *id 0 and
+ * html_url "" (n bytes, cut to fit) for a member that is missing or of another type. */
+void pg_gh_object_ref(const json_t *obj, long long *id, char *html_url, size_t n);
+
+/* Accepts one item of a listing; ctx is the caller's. */
+typedef bool (*pg_gh_item_match)(const json_t *item, const void *ctx);
+
+/* Find the first item of a paged listing that match accepts: GET path, then each page's next
+ * link, max_pages pages at the most (100 items a page when path asks per_page=100). items_key
+ * names the member of a page's body that holds the items (NULL: the body is the array). The
+ * found item's reference as pg_gh_object_ref gives it; *id = 0 when no item matched.
+ * Errors: those of pg_gh_call, for the page that failed. */
+pg_status pg_gh_find_first(pg_gh_client *c, const char *path, const char *items_key,
+                           int max_pages, pg_gh_item_match match, const void *ctx,
+                           long long *id, char *html_url, size_t n, pg_diag *d);
+
 /* Requests sent so far, and seconds slept in waits (for tests and the run log). */
 long pg_gh_client_requests(const pg_gh_client *c);
 double pg_gh_client_waited(const pg_gh_client *c);

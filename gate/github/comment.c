@@ -97,39 +97,29 @@ static bool first_line_is(const char *s, const char *line)
     return s && strncmp(s, line, n) == 0 && (s[n] == '\n' || s[n] == '\r' || s[n] == '\0');
 }
 
+/* The sticky comment sought: its author and the first line of its body. */
+typedef struct {
+    const char *author, *line;
+} sticky;
+
+static bool is_sticky(const json_t *comment, const void *want)
+{
+    const sticky *w = want;
+    const char *body = json_string_value(json_object_get(comment, "body"));
+    const char *who = json_string_value(json_object_get(json_object_get(comment, "user"), "login"));
+    return who && strcasecmp(who, w->author) == 0 && first_line_is(body, w->line);
+}
+
 /* Find the first comment by author whose first line is line; *id = 0 when none. */
 static pg_status find_comment(pg_gh_client *c, const char *repo, long pr, const char *line,
                               const char *author, pg_gh_comment_result *out, pg_diag *d)
 {
     char url[4096];
     snprintf(url, sizeof url, "/repos/%s/issues/%ld/comments?per_page=100", repo, pr);
-    out->id = 0;
-    for (int page = 0; page < 100; page++) { /* 10 000 comments at most */
-        pg_gh_reply r;
-        pg_status st = pg_gh_call(c, "GET", url, NULL, &r, d);
-        if (st != PG_OK) {
-            pg_gh_reply_free(&r);
-            return st;
-        }
-        size_t i;
-        const json_t *cm;
-        json_array_foreach(r.json, i, cm) {
-            const char *body = json_string_value(json_object_get(cm, "body"));
-            const char *who =
-                json_string_value(json_object_get(json_object_get(cm, "user"), "login"));
-            if (who && strcasecmp(who, author) == 0 && first_line_is(body, line)) {
-                out->id = json_integer_value(json_object_get(cm, "id"));
-                const char *h = json_string_value(json_object_get(cm, "html_url"));
-                snprintf(out->html_url, sizeof out->html_url, "%s", h ? h : "");
-                break;
-            }
-        }
-        snprintf(url, sizeof url, "%s", r.next);
-        pg_gh_reply_free(&r);
-        if (out->id || !url[0])
-            return PG_OK;
-    }
-    return PG_OK;
+    sticky want = {author, line};
+    /* 100 pages: 10 000 comments at most */
+    return pg_gh_find_first(c, url, NULL, 100, is_sticky, &want, &out->id, out->html_url,
+                            sizeof out->html_url, d);
 }
 
 static pg_status send_body(pg_gh_client *c, const char *method, const char *path,
@@ -142,9 +132,7 @@ static pg_status send_body(pg_gh_client *c, const char *method, const char *path
     pg_status st = pg_gh_call(c, method, path, req, r, d);
     json_decref(req);
     if (st == PG_OK) {
-        out->id = json_integer_value(json_object_get(r->json, "id"));
-        const char *h = json_string_value(json_object_get(r->json, "html_url"));
-        snprintf(out->html_url, sizeof out->html_url, "%s", h ? h : "");
+        pg_gh_object_ref(r->json, &out->id, out->html_url, sizeof out->html_url);
     }
     return st;
 }

@@ -229,6 +229,20 @@ static void verify_head(const pg_gh_publish_config *cfg, pg_gh_client *c, char *
     pg_gh_reply_free(&r);
 }
 
+/* The step outputs <what>-id and <what>-url of an object publishing made (a comment, a check
+ * run); the id is empty when it was not made (id 0). Errors: those of pg_gh_output_append. */
+static pg_status append_object(const char *p, const char *what, long long id, const char *url,
+                               pg_diag *d)
+{
+    char key[32], num[32] = "";
+    if (id)
+        snprintf(num, sizeof num, "%lld", id);
+    snprintf(key, sizeof key, "%s-id", what);
+    pg_status st = pg_gh_output_append(p, key, num, d);
+    snprintf(key, sizeof key, "%s-url", what);
+    return st == PG_OK ? pg_gh_output_append(p, key, url, d) : st;
+}
+
 static pg_status write_outputs(const pg_gh_publish_config *cfg, const char *reports_dir,
                                pg_gh_publish_result *out, const pg_gh_annotations *ann, pg_diag *d)
 {
@@ -247,18 +261,10 @@ static pg_status write_outputs(const pg_gh_publish_config *cfg, const char *repo
     OUT_NUM("skipped", "%zu", out->by_verdict[3]);
     OUT_NUM("annotations", "%zu", ann->n + ann->dropped);
     OUT_NUM("not-judged-on-gpu", "%zu", out->not_judged);
-    if (out->comment_id) {
-        OUT_NUM("comment-id", "%lld", out->comment_id);
-    } else if (st == PG_OK)
-        st = pg_gh_output_append(p, "comment-id", "", d);
     if (st == PG_OK)
-        st = pg_gh_output_append(p, "comment-url", out->comment_url, d);
-    if (out->check_run_id) {
-        OUT_NUM("check-run-id", "%lld", out->check_run_id);
-    } else if (st == PG_OK)
-        st = pg_gh_output_append(p, "check-run-id", "", d);
+        st = append_object(p, "comment", out->comment_id, out->comment_url, d);
     if (st == PG_OK)
-        st = pg_gh_output_append(p, "check-run-url", out->check_run_url, d);
+        st = append_object(p, "check-run", out->check_run_id, out->check_run_url, d);
     if (st == PG_OK)
         st = pg_gh_output_append(p, "results-path", cfg->results_file, d);
     if (st == PG_OK)

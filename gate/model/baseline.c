@@ -470,6 +470,37 @@ static bool utc_form(const char *s)
            second <= 60;
 }
 
+/* A field that says which baseline the file is (its task, its GPU key): its own form, and
+ * where in the file's path the same value stands (baselines/<gpu-key>/<task>.json). */
+typedef struct {
+    const char *key;
+    bool (*valid)(const char *);
+    const char *form;  /* what valid accepts, for the message */
+    const char *where; /* the part of the path it must match */
+} identity_field;
+
+static const identity_field k_task_field = {"task", plain_name, "a plain task id",
+                                            "the file's name"};
+static const identity_field k_gpu_key_field = {"gpu_key", pg_gpu_key_valid,
+                                               "a GPU key ([a-z0-9._-])", "the file's folder"};
+
+/* Copy field f of root into buf (n bytes) and check its form and, when expect is not NULL,
+ * that it equals expect (the value the file's path gives). Errors: PG_ERR_INPUT naming the
+ * field. */
+static pg_status load_identity(const json_t *root, const pg_jctx *c, const identity_field *f,
+                               char *buf, size_t n, const char *expect, pg_diag *d)
+{
+    pg_status st = pg_jget_string_copy(root, c, f->key, true, true, buf, n, d);
+    if (st != PG_OK)
+        return st;
+    if (!f->valid(buf))
+        return bad(c, f->key, d, "'%s' is not %s", buf, f->form);
+    if (expect && strcmp(buf, expect) != 0)
+        return pg_diag_set(d, PG_ERR_INPUT, c->file, 0, f->key, "expected '%s' (%s), got '%s'",
+                           expect, f->where, buf);
+    return PG_OK;
+}
+
 static pg_status load_root(const json_t *root, const pg_jctx *c, const char *expect_task,
                            const char *expect_key, pg_baseline *b, pg_diag *d)
 {
@@ -483,19 +514,10 @@ static pg_status load_root(const json_t *root, const pg_jctx *c, const char *exp
     if (st == PG_OK && version != PG_BASELINE_SCHEMA_VERSION)
         return bad(c, "schema_version", d, "expected 1 (the only version this ptxgate reads)");
     if (st == PG_OK)
-        st = pg_jget_string_copy(root, c, "task", true, true, b->task, sizeof b->task, d);
-    if (st == PG_OK && !plain_name(b->task))
-        return bad(c, "task", d, "'%s' is not a plain task id", b->task);
-    if (st == PG_OK && expect_task && strcmp(b->task, expect_task) != 0)
-        return pg_diag_set(d, PG_ERR_INPUT, c->file, 0, "task",
-                           "expected '%s' (the file's name), got '%s'", expect_task, b->task);
+        st = load_identity(root, c, &k_task_field, b->task, sizeof b->task, expect_task, d);
     if (st == PG_OK)
-        st = pg_jget_string_copy(root, c, "gpu_key", true, true, b->gpu_key, sizeof b->gpu_key, d);
-    if (st == PG_OK && !pg_gpu_key_valid(b->gpu_key))
-        return bad(c, "gpu_key", d, "'%s' is not a GPU key ([a-z0-9._-])", b->gpu_key);
-    if (st == PG_OK && expect_key && strcmp(b->gpu_key, expect_key) != 0)
-        return pg_diag_set(d, PG_ERR_INPUT, c->file, 0, "gpu_key",
-                           "expected '%s' (the file's folder), got '%s'", expect_key, b->gpu_key);
+        st = load_identity(root, c, &k_gpu_key_field, b->gpu_key, sizeof b->gpu_key, expect_key,
+                           d);
     if (st == PG_OK)
         st = pg_jget_string_copy(root, c, "measured_utc", true, true, b->measured_utc,
                                  sizeof b->measured_utc, d);

@@ -119,6 +119,8 @@ static double speedup_of(const pg_res_workload *w)
     return v.has && isfinite(v.v) && v.v > 0 ? v.v : NAN;
 }
 
+/* A JSON string of s, or JSON null when s is NULL (a field the run did not record). New
+ * reference; NULL only when out of memory. */
 static json_t *opt_str(const char *s)
 {
     return s ? json_string(s) : json_null();
@@ -163,23 +165,20 @@ static json_t *env_json(const pg_results *r)
     json_object_set_new(o, "file", json_string(r->file));
     json_object_set_new(o, "started_utc", json_string(r->started_utc));
     json_object_set_new(o, "verdict", json_string(pg_res_status_name(r->verdict)));
-    json_object_set_new(o, "tool_version", r->tool_version ? json_string(r->tool_version) : json_null());
-    json_object_set_new(o, "hostname", e->hostname ? json_string(e->hostname) : json_null());
-    json_object_set_new(o, "gpu", e->gpu_name ? json_string(e->gpu_name) : json_null());
-    json_object_set_new(o, "compute_capability",
-                        e->compute_capability ? json_string(e->compute_capability) : json_null());
-    json_object_set_new(o, "driver_version",
-                        e->driver_version ? json_string(e->driver_version) : json_null());
+    json_object_set_new(o, "tool_version", opt_str(r->tool_version));
+    json_object_set_new(o, "hostname", opt_str(e->hostname));
+    json_object_set_new(o, "gpu", opt_str(e->gpu_name));
+    json_object_set_new(o, "compute_capability", opt_str(e->compute_capability));
+    json_object_set_new(o, "driver_version", opt_str(e->driver_version));
     json_object_set_new(o, "cuda_version",
-                        e->cuda_driver_api_version.has
-                            ? json_string(pg_res_cuda_version(e->cuda_driver_api_version.v, b, sizeof b))
-                            : json_null());
-    json_object_set_new(o, "ptxas_version",
-                        e->ptxas_version ? json_string(e->ptxas_version) : json_null());
+                        opt_str(e->cuda_driver_api_version.has
+                                    ? pg_res_cuda_version(e->cuda_driver_api_version.v, b, sizeof b)
+                                    : NULL));
+    json_object_set_new(o, "ptxas_version", opt_str(e->ptxas_version));
     json_object_set_new(o, "cublaslt_version",
-                        e->cublaslt_version.has
-                            ? json_string(pg_res_cublaslt_version(e->cublaslt_version.v, b, sizeof b))
-                            : json_null());
+                        opt_str(e->cublaslt_version.has
+                                    ? pg_res_cublaslt_version(e->cublaslt_version.v, b, sizeof b)
+                                    : NULL));
     json_t *cudnn = e->cudnn_version ? json_deep_copy(e->cudnn_version) : NULL;
     json_object_set_new(o, "cudnn_version", cudnn ? cudnn : json_null());
     size_t wl = 0;
@@ -208,8 +207,7 @@ static void add_unpaired(json_t *arr, const char *side, const char *task, const 
                          const char *wl)
 {
     json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:o}", "side", side, "task", task,
-                                         "submission", sub, "workload",
-                                         wl ? json_string(wl) : json_null()));
+                                         "submission", sub, "workload", opt_str(wl)));
 }
 
 /* "same", "differs" or "unknown" (a hash missing on a side: an older results file). */

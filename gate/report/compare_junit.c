@@ -273,17 +273,8 @@ static void write_document(pg_xw *x, const pg_cmp_view *m, const tsuite *suites,
         tests += suites[i].tests;
         failures += suites[i].failures;
     }
-    char timestamp[64];
-    snprintf(timestamp, sizeof timestamp, "%s", m->new_side.started_utc);
-    timestamp[strcspn(timestamp, "Z")] = '\0';
     char *host = clean(m->new_side.hostname, "");
-    if (!x->failed && xmlTextWriterStartDocument(x->w, NULL, "UTF-8", NULL) < 0)
-        x->failed = true;
-    pg_xw_start(x, "testsuites");
-    pg_xw_attr(x, "name", "ptxgate compare");
-    pg_xw_attrz(x, "tests", tests);
-    pg_xw_attrz(x, "failures", failures);
-    pg_xw_attrz(x, "errors", 0);
+    pg_xw_junit_start(x, "ptxgate compare", tests, failures, 0);
     pg_xw_attr(x, "time", "0.000");
     for (size_t s = 0; s < n_suites; s++) {
         char *name = clean(suites[s].task, "");
@@ -294,7 +285,7 @@ static void write_document(pg_xw *x, const pg_cmp_view *m, const tsuite *suites,
         pg_xw_attrz(x, "errors", 0);
         pg_xw_attrz(x, "skipped", suites[s].skipped);
         pg_xw_attr(x, "time", "0.000");
-        pg_xw_attr(x, "timestamp", timestamp);
+        pg_xw_junit_timestamp(x, m->new_side.started_utc);
         pg_xw_attr(x, "hostname", host ? host : "unknown");
         pg_xw_attrz(x, "id", s);
         write_properties(x, m);
@@ -355,18 +346,10 @@ pg_status pg_compare_junit(const json_t *model, char **out, size_t *len, pg_diag
     for (size_t c = 0; c < n_cases; c++)
         order[first[cases[c].suite + 1]++] = c;
     write_document(&x, &view, suites, n_suites, cases, order, first);
-    xmlFreeTextWriter(x.w);
-    x.w = NULL;
-    if (x.failed) {
-        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "libxml2 failed writing JUnit XML");
-        goto done;
-    }
-    st = pg_xw_buffer_text(buf, true, NULL, "out of memory rendering JUnit", out, len, d);
+    st = pg_xw_finish(&x, buf, true, NULL, "libxml2 failed writing JUnit XML",
+                      "out of memory rendering JUnit", out, len, d);
 done:
-    if (x.w)
-        xmlFreeTextWriter(x.w);
-    if (buf)
-        xmlBufferFree(buf);
+    pg_xw_release(&x, buf);
     for (size_t i = 0; i < n_cases; i++) {
         free(cases[i].classname);
         free(cases[i].name);

@@ -455,10 +455,5 @@ pg_status pg_compare_markdown(const json_t *model, char **out, size_t *len, pg_d
     pg_text_add(&t, ".</sub>\n");
     pg_res_locale_leave(&loc);
     pg_cmp_view_free(&m);
-    if (t.oom) {
-        pg_text_free(&t);
-        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory rendering markdown");
-    }
-    *out = pg_text_take(&t, len);
-    return PG_OK;
+    return pg_text_finish(&t, NULL, "out of memory rendering markdown", out, len, d);
 }

@@ -252,12 +252,7 @@ static pg_status render(const json_t *m, bool whole, char **out, size_t *len, pg
     free(idx);
     pg_res_locale_leave(&loc);
     pg_history_view_free(&v);
-    if (t.oom) {
-        pg_text_free(&t);
-        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory rendering history");
-    }
-    *out = pg_text_take(&t, len);
-    return PG_OK;
+    return pg_text_finish(&t, NULL, "out of memory rendering history", out, len, d);
 }
 
 pg_status pg_history_markdown(const json_t *model, char **out, size_t *len, pg_diag *d)

@@ -25,6 +25,14 @@ static bool same_group(const pg_history_series *a, const pg_history_series *b)
     return strcmp(a->task, b->task) == 0 && strcmp(a->submission, b->submission) == 0;
 }
 
+/* A coordinate attribute in SVG user units, to 0.1 (finer than a pixel is never seen). */
+static void attr_coord(pg_xw *x, const char *name, double v)
+{
+    char b[32];
+    snprintf(b, sizeof b, "%.1f", v);
+    pg_xw_attr(x, name, b);
+}
+
 /* Untrusted text, cleaned for XML (control and bidi characters as U+FFFD), one line, cut. */
 static void text_el(pg_xw *x, double px, double py, const char *anchor, const char *size,
                     const char *s)
@@ -33,12 +41,9 @@ static void text_el(pg_xw *x, double px, double py, const char *anchor, const ch
     pg_text_init(&c, 512);
     pg_text_add(&c, "");
     pg_rtext_add_clean(&c, s ? s : "", PG_CLEAN_ONE_LINE, 120);
-    char b[32];
     pg_xw_start(x, "text");
-    snprintf(b, sizeof b, "%.1f", px);
-    pg_xw_attr(x, "x", b);
-    snprintf(b, sizeof b, "%.1f", py);
-    pg_xw_attr(x, "y", b);
+    attr_coord(x, "x", px);
+    attr_coord(x, "y", py);
     pg_xw_attr(x, "text-anchor", anchor);
     pg_xw_attr(x, "font-size", size);
     pg_xw_text(x, c.data ? c.data : "");
@@ -51,16 +56,11 @@ static void text_el(pg_xw *x, double px, double py, const char *anchor, const ch
 static void line_el(pg_xw *x, double x1, double y1, double x2, double y2, const char *stroke,
                     const char *dash)
 {
-    char b[32];
     pg_xw_start(x, "line");
-    snprintf(b, sizeof b, "%.1f", x1);
-    pg_xw_attr(x, "x1", b);
-    snprintf(b, sizeof b, "%.1f", y1);
-    pg_xw_attr(x, "y1", b);
-    snprintf(b, sizeof b, "%.1f", x2);
-    pg_xw_attr(x, "x2", b);
-    snprintf(b, sizeof b, "%.1f", y2);
-    pg_xw_attr(x, "y2", b);
+    attr_coord(x, "x1", x1);
+    attr_coord(x, "y1", y1);
+    attr_coord(x, "x2", x2);
+    attr_coord(x, "y2", y2);
     pg_xw_attr(x, "stroke", stroke);
     if (dash)
         pg_xw_attr(x, "stroke-dasharray", dash);
@@ -119,10 +119,8 @@ static void panel(pg_xw *x, const pg_history_view *v, const size_t *idx, size_t 
                 pg_text_addf(&pts, "%s%.1f,%.1f", pts.len ? " " : "", PX(k),
                              PY(p[k].speedup.v));
                 pg_xw_start(x, "circle");
-                snprintf(b, sizeof b, "%.1f", PX(k));
-                pg_xw_attr(x, "cx", b);
-                snprintf(b, sizeof b, "%.1f", PY(p[k].speedup.v));
-                pg_xw_attr(x, "cy", b);
+                attr_coord(x, "cx", PX(k));
+                attr_coord(x, "cy", PY(p[k].speedup.v));
                 pg_xw_attr(x, "r", "2.5");
                 pg_xw_attr(x, "fill", k_colours[q]);
                 pg_xw_end(x);
@@ -213,18 +211,10 @@ pg_status pg_history_svg(const json_t *model, char **out, size_t *len, pg_diag *
     pg_xw_end(&x);
     if (!x.failed && xmlTextWriterEndDocument(x.w) < 0)
         x.failed = true;
-    xmlFreeTextWriter(x.w);
-    x.w = NULL;
-    if (x.failed) {
-        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "libxml2 failed writing the SVG");
-        goto done;
-    }
-    st = pg_xw_buffer_text(buf, false, NULL, "out of memory writing the SVG", out, len, d);
+    st = pg_xw_finish(&x, buf, false, NULL, "libxml2 failed writing the SVG",
+                      "out of memory writing the SVG", out, len, d);
 done:
-    if (x.w)
-        xmlFreeTextWriter(x.w);
-    if (buf)
-        xmlBufferFree(buf);
+    pg_xw_release(&x, buf);
     free(idx);
     free(firsts);
     pg_res_locale_leave(&loc);

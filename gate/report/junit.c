@@ -151,14 +151,14 @@ static char *numbered(char *base, unsigned n)
     return s;
 }
 
-/* Reserve key "<tag>\x1f<a>[\x1f<b>]<suffix>" for n = 1, 2, ...: the first free n. Every n
- * below the last one given to the same unsuffixed key is taken (the set only grows), so the
+/* Reserve key "<tag>[\x1f<scope>]\x1f<name><suffix>" for n = 1, 2, ...: the first free n. Every
+ * n below the last one given to the same unsuffixed key is taken (the set only grows), so the
  * search resumes there: many names that clean alike cost linear time, not quadratic. */
-static int reserve(plan *p, char tag, const char *a, const char *b, unsigned *n_out)
+static int reserve(plan *p, char tag, const char *scope, const char *name, unsigned *n_out)
 {
     pg_text k;
     pg_text_init(&k, SIZE_MAX / 2);
-    pg_text_addf(&k, "%c\x1f%s%s%s", tag, a, b ? "\x1f" : "", b ? b : "");
+    pg_text_addf(&k, "%c%s%s\x1f%s", tag, scope ? "\x1f" : "", scope ? scope : "", name);
     char *base = pg_text_take(&k, NULL);
     if (!base || (!p->next && !(p->next = json_object()))) {
         free(base);
@@ -182,6 +182,19 @@ static int reserve(plan *p, char tag, const char *a, const char *b, unsigned *n_
     }
 }
 
+/* base made unique among the names reserved under tag and scope (NULL: none): base, or base +
+ * "#n" for the first free n > 1. base is consumed (NULL: it was not allocated); NULL on
+ * out-of-memory. */
+static char *unique_name(plan *p, char tag, const char *scope, char *base)
+{
+    unsigned n = 1;
+    if (!base || reserve(p, tag, scope, base, &n) < 0) {
+        free(base);
+        return NULL;
+    }
+    return numbered(base, n);
+}
+
 static void add_case(plan *p, size_t si, const char *classname, const char *stage_name,
                      const char *what, const pg_res_submission *sub, const pg_res_stage *st)
 {
@@ -197,14 +210,7 @@ static void add_case(plan *p, size_t si, const char *classname, const char *stag
         p->cases = c;
         p->cap_cases = cap;
     }
-    char *base = join(stage_name, "[", what, "]");
-    unsigned n = 1;
-    if (!base || reserve(p, 'P', classname, base, &n) < 0) {
-        free(base);
-        p->oom = true;
-        return;
-    }
-    char *name = numbered(base, n);
+    char *name = unique_name(p, 'P', classname, join(stage_name, "[", what, "]"));
     char *cn = strdup(classname);
     if (!name || !cn) {
         free(name);
@@ -271,15 +277,9 @@ static pg_status plan_build(const pg_results *r, plan *p, pg_diag *d)
             size_t i = order[o];
             const pg_res_submission *s = &r->subs[i];
             char *sub = clean_name(s->name, "(unnamed)");
-            char *base = sub ? join(p->suites[si].name, ".", sub, NULL) : NULL;
+            char *classname =
+                sub ? unique_name(p, 'C', NULL, join(p->suites[si].name, ".", sub, NULL)) : NULL;
             free(sub);
-            unsigned n = 1;
-            if (!base || reserve(p, 'C', base, NULL, &n) < 0) {
-                free(base);
-                p->oom = true;
-                break;
-            }
-            char *classname = numbered(base, n);
             if (!classname) {
                 p->oom = true;
                 break;
@@ -776,21 +776,11 @@ static pg_status write_document(pg_xw *x, const pg_results *r, const plan *p, pg
         failures += p->suites[i].failures;
         errors += p->suites[i].errors;
     }
-    /* The junit-10 xs:dateTime form: no zone designator. */
-    char timestamp[64];
-    snprintf(timestamp, sizeof timestamp, "%s", r->started_utc);
-    timestamp[strcspn(timestamp, "Z")] = '\0';
     char *host = clean_name(r->env.hostname, "unknown");
     if (!host)
         return pg_diag_set(d, PG_ERR_INFRA, r->file, 0, NULL, "out of memory rendering JUnit");
 
-    if (!x->failed && xmlTextWriterStartDocument(x->w, NULL, "UTF-8", NULL) < 0)
-        x->failed = true;
-    pg_xw_start(x, "testsuites");
-    pg_xw_attr(x, "name", "ptxgate");
-    pg_xw_attrz(x, "tests", tests);
-    pg_xw_attrz(x, "failures", failures);
-    pg_xw_attrz(x, "errors", errors);
+    pg_xw_junit_start(x, "ptxgate", tests, failures, errors);
     /* The run's wall time in ms, shared out over the suites in proportion to their stages'
      * time (equally when none took any), largest remainders first: the suites' times add up
      * to the root's exactly (reporters that sum the suites show the run's time). */
@@ -836,7 +826,7 @@ static pg_status write_document(pg_xw *x, const pg_results *r, const plan *p, pg
         pg_xw_attrz(x, "errors", s->errors);
         pg_xw_attrz(x, "skipped", s->skipped);
         pg_xw_attr_seconds(x, "time", (double)share[si] / 1000.0);
-        pg_xw_attr(x, "timestamp", timestamp);
+        pg_xw_junit_timestamp(x, r->started_utc);
         pg_xw_attr(x, "hostname", host);
         pg_xw_attrz(x, "id", si);
         if (si == 0)
@@ -883,20 +873,11 @@ pg_status pg_report_junit(const json_t *results, const char *results_file, char 
     if (xmlTextWriterSetIndent(x.w, 1) < 0 || xmlTextWriterSetIndentString(x.w, BAD_CAST "  ") < 0)
         x.failed = true;
     st = write_document(&x, &r, &p, d);
-    xmlFreeTextWriter(x.w); /* flushes into buf */
-    x.w = NULL;
-    if (st != PG_OK)
-        goto done;
-    if (x.failed) {
-        st = pg_diag_set(d, PG_ERR_INFRA, r.file, 0, NULL, "libxml2 failed writing JUnit XML");
-        goto done;
-    }
-    st = pg_xw_buffer_text(buf, true, r.file, "out of memory rendering JUnit", out, len, d);
+    if (st == PG_OK)
+        st = pg_xw_finish(&x, buf, true, r.file, "libxml2 failed writing JUnit XML",
+                          "out of memory rendering JUnit", out, len, d);
 done:
-    if (x.w)
-        xmlFreeTextWriter(x.w);
-    if (buf)
-        xmlBufferFree(buf);
+    pg_xw_release(&x, buf);
     plan_free(&p);
     pg_res_locale_leave(&loc);
     pg_results_free(&r);

@@ -122,6 +122,13 @@ static void md_text_or_dash(pg_text *t, const char *s, size_t max_bytes)
         pg_text_add(t, DASH);
 }
 
+/* label as it is (our own text), then the value: md_text_or_dash. */
+static void md_field(pg_text *t, const char *label, const char *s, size_t max_bytes)
+{
+    pg_text_add(t, label);
+    md_text_or_dash(t, s, max_bytes);
+}
+
 /* "<stage>[<workload>]" escaped (the JUnit testcase name). */
 static void md_stage_name(pg_text *t, const char *stage, const char *workload)
 {
@@ -133,6 +140,18 @@ static void md_stage_name(pg_text *t, const char *stage, const char *workload)
     pg_text_add(&n, "]");
     md_text(t, n.data, 2 * NAME_MAX_BYTES + 64);
     pg_text_free(&n);
+}
+
+/* Starts the item "- <stage>[<workload>]" of a list of workload stages, with the list's
+ * heading before its first item (*any: an item was written). */
+static void stage_item(pg_text *t, bool *any, const char *heading, const char *stage,
+                       const char *workload)
+{
+    if (!*any)
+        pg_text_add(t, heading);
+    *any = true;
+    pg_text_add(t, "- ");
+    md_stage_name(t, stage, workload);
 }
 
 /* ---- header ---- */
@@ -226,20 +245,17 @@ static void write_environment(pg_text *t, const pg_results *r)
                     MESSAGE_MAX_BYTES);
         }
     }
-    pg_text_add(t, " · driver ");
-    md_text_or_dash(t, e->driver_version, 64);
+    md_field(t, " · driver ", e->driver_version, 64);
     pg_text_addf(t, " · CUDA %s",
                   e->cuda_driver_api_version.has
                       ? pg_res_cuda_version(e->cuda_driver_api_version.v, b, sizeof b)
                       : DASH);
-    pg_text_add(t, " · ptxas ");
-    md_text_or_dash(t, e->ptxas_version, 64);
+    md_field(t, " · ptxas ", e->ptxas_version, 64);
     pg_text_addf(t, " · cuBLASLt %s",
                   e->cublaslt_version.has
                       ? pg_res_cublaslt_version(e->cublaslt_version.v, b, sizeof b)
                       : DASH);
-    pg_text_add(t, " · host ");
-    md_text_or_dash(t, e->hostname, NAME_MAX_BYTES);
+    md_field(t, " · host ", e->hostname, NAME_MAX_BYTES);
     pg_text_add(t, "\n\n");
 }
 
@@ -264,10 +280,8 @@ static pg_status write_baselines(pg_text *t, const pg_results *r, pg_diag *d)
             pg_text_add(t, ")");
         }
     }
-    pg_text_add(t, " · missing baseline: ");
-    md_text_or_dash(t, b->on_missing_baseline, 16);
-    pg_text_add(t, " · runner drift: ");
-    md_text_or_dash(t, b->on_drift, 16);
+    md_field(t, " · missing baseline: ", b->on_missing_baseline, 16);
+    md_field(t, " · runner drift: ", b->on_drift, 16);
     if (b->drift_tolerance.has)
         pg_text_addf(t, " beyond %.1f %%", 100.0 * b->drift_tolerance.v);
     pg_text_add(t, "\n\n");
@@ -425,10 +439,8 @@ static pg_status write_instructions(pg_text *t, const pg_res_submission *s,
     const pg_res_instructions *in = &st->detail.u.instructions;
     const char *policy = in->policy, *arch = in->arch;
     bool warn = policy && strcmp(policy, "warn") == 0;
-    pg_text_add(t, "Target instructions (");
-    md_text_or_dash(t, arch, 32);
-    pg_text_add(t, ", policy ");
-    md_text_or_dash(t, policy, 32);
+    md_field(t, "Target instructions (", arch, 32);
+    md_field(t, ", policy ", policy, 32);
     pg_text_addf(t, "): %s", pg_res_status_word(st->status));
     if (!instructions_uniform(s, st))
         pg_text_add(t, " in the first workload; the others are listed below");
@@ -483,22 +495,12 @@ static const char *timing_void(const pg_res_submission *s)
     return why;
 }
 
-/* A rate cell: TFLOP/s "%.1f". */
-static void cell_rate(pg_text *t, pg_res_num v)
+/* A number cell: v in fmt (TFLOP/s "%.1f", errors "%.3g"), DASH when absent. */
+static void cell_number(pg_text *t, pg_res_num v, const char *fmt)
 {
     pg_text_add(t, " | ");
     if (v.has)
-        pg_text_addf(t, "%.1f", v.v);
-    else
-        pg_text_add(t, DASH);
-}
-
-/* An error cell: "%.3g". */
-static void cell_error(pg_text *t, pg_res_num v)
-{
-    pg_text_add(t, " | ");
-    if (v.has)
-        pg_text_addf(t, "%.3g", v.v);
+        pg_text_addf(t, fmt, v.v);
     else
         pg_text_add(t, DASH);
 }
@@ -588,13 +590,13 @@ static pg_status write_row(pg_text *t, const pg_res_workload *w, const char *voi
     if (void_why && (n.cand.has || n.base.has || n.est.has)) {
         pg_text_addf(t, " | %s | %s | %s", DASH, DASH, void_why);
     } else {
-        cell_rate(t, n.cand);
-        cell_rate(t, n.base);
+        cell_number(t, n.cand, "%.1f");
+        cell_number(t, n.base, "%.1f");
         pg_text_add(t, " | ");
         write_speedup(t, &n);
     }
-    cell_error(t, n.abs_err);
-    cell_error(t, n.l2);
+    cell_number(t, n.abs_err, "%.3g");
+    cell_number(t, n.l2, "%.3g");
     pg_text_add(t, " | ");
     if (n.bad.has)
         pg_text_addf(t, "%lld", (long long)n.bad.v);
@@ -673,11 +675,7 @@ static void write_verdict_lines(pg_text *t, const pg_res_submission *s, const ch
                                  "timing of this submission is shown).\n", void_why);
                 return;
             }
-            if (!any)
-                pg_text_add(t, "\nPerformance verdicts:\n\n");
-            any = true;
-            pg_text_add(t, "- ");
-            md_stage_name(t, st->stage, s->workloads[w].name);
+            stage_item(t, &any, "\nPerformance verdicts:\n\n", st->stage, s->workloads[w].name);
             pg_text_add(t, ": ");
             md_text(t, st->message, MESSAGE_MAX_BYTES);
             pg_text_add(t, "\n");
@@ -697,11 +695,8 @@ static void write_instruction_others(pg_text *t, const pg_res_submission *s,
                 st->status == PG_RES_FAIL || st->status == PG_RES_ERROR ||
                 (st->status == shown->status && strcmp(st->message, shown->message) == 0))
                 continue;
-            if (!any)
-                pg_text_add(t, "\nTarget instructions in the other workloads:\n\n");
-            any = true;
-            pg_text_add(t, "- ");
-            md_stage_name(t, st->stage, s->workloads[w].name);
+            stage_item(t, &any, "\nTarget instructions in the other workloads:\n\n", st->stage,
+                       s->workloads[w].name);
             pg_text_addf(t, ": %s — ", pg_res_status_word(st->status));
             md_text_or_dash(t, st->message, MESSAGE_MAX_BYTES);
             pg_text_add(t, "\n");
@@ -740,11 +735,8 @@ static void write_problems(pg_text *t, const pg_res_submission *s, const pg_res_
                                                           s->workloads[v].n_stages, st->stage);
                 same += o && o->status == st->status && strcmp(o->message, st->message) == 0;
             }
-            if (!any)
-                pg_text_add(t, "\nFailed and errored stages:\n\n");
-            any = true;
-            pg_text_add(t, "- ");
-            md_stage_name(t, st->stage, s->workloads[w].name);
+            stage_item(t, &any, "\nFailed and errored stages:\n\n", st->stage,
+                       s->workloads[w].name);
             if (same)
                 pg_text_addf(t, " and %zu more workload%s", same, same == 1 ? "" : "s");
             pg_text_addf(t, ": %s — ", pg_res_status_word(st->status));
@@ -867,10 +859,8 @@ static pg_status write_submission(pg_text *t, const pg_results *r, size_t index,
     md_text(t, s->name, NAME_MAX_BYTES);
     pg_text_add(t, "\n\n- task: ");
     md_text(t, s->task, NAME_MAX_BYTES);
-    pg_text_add(t, " · source: ");
-    md_text_or_dash(t, s->source, NAME_MAX_BYTES);
-    pg_text_add(t, " · arch: ");
-    md_text_or_dash(t, s->arch, 32);
+    md_field(t, " · source: ", s->source, NAME_MAX_BYTES);
+    md_field(t, " · arch: ", s->arch, 32);
     pg_text_add(t, "\n");
     for (size_t k = 0; k < s->n_stages; k++)
         if ((st = write_submission_stage(t, r, &s->stages[k], d)) != PG_OK)
@@ -1036,12 +1026,7 @@ pg_status pg_report_markdown(const json_t *results, const char *results_file, ch
                           "size limit; the results json has them all.\n\n",
                       r.n_subs - i);
     write_skipped(&t, &r);
-    if (t.oom) {
-        st = pg_diag_set(d, PG_ERR_INFRA, r.file, 0, NULL, "out of memory rendering markdown");
-        goto done;
-    }
-    *out = pg_text_take(&t, len);
-    st = PG_OK;
+    st = pg_text_finish(&t, r.file, "out of memory rendering markdown", out, len, d);
 done:
     pg_text_free(&t);
     pg_res_locale_leave(&loc);

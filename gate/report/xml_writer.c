@@ -58,9 +58,15 @@ void pg_xw_text_element(pg_xw *x, const char *element, const char *text)
         x->failed = true;
 }
 
-pg_status pg_xw_buffer_text(xmlBufferPtr buf, bool end_newline, const char *file,
-                            const char *oom_message, char **out, size_t *len, pg_diag *d)
+pg_status pg_xw_finish(pg_xw *x, xmlBufferPtr buf, bool end_newline, const char *file,
+                       const char *failed_message, const char *oom_message, char **out,
+                       size_t *len, pg_diag *d)
 {
+    if (x->w)
+        xmlFreeTextWriter(x->w);
+    x->w = NULL;
+    if (x->failed)
+        return pg_diag_set(d, PG_ERR_INFRA, file, 0, NULL, "%s", failed_message);
     size_t n = (size_t)xmlBufferLength(buf);
     char *text = malloc(n + 2);
     if (!text)
@@ -73,6 +79,34 @@ pg_status pg_xw_buffer_text(xmlBufferPtr buf, bool end_newline, const char *file
     if (len)
         *len = n;
     return PG_OK;
+}
+
+void pg_xw_release(pg_xw *x, xmlBufferPtr buf)
+{
+    if (x->w)
+        xmlFreeTextWriter(x->w);
+    x->w = NULL;
+    if (buf)
+        xmlBufferFree(buf);
+}
+
+void pg_xw_junit_start(pg_xw *x, const char *name, size_t tests, size_t failures, size_t errors)
+{
+    if (!x->failed && xmlTextWriterStartDocument(x->w, NULL, "UTF-8", NULL) < 0)
+        x->failed = true;
+    pg_xw_start(x, "testsuites");
+    pg_xw_attr(x, "name", name);
+    pg_xw_attrz(x, "tests", tests);
+    pg_xw_attrz(x, "failures", failures);
+    pg_xw_attrz(x, "errors", errors);
+}
+
+void pg_xw_junit_timestamp(pg_xw *x, const char *started_utc)
+{
+    char timestamp[64];
+    snprintf(timestamp, sizeof timestamp, "%s", started_utc);
+    timestamp[strcspn(timestamp, "Z")] = '\0';
+    pg_xw_attr(x, "timestamp", timestamp);
 }
 
 void pg_xw_property(pg_xw *x, const char *name, const char *value)

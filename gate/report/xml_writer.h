@@ -22,12 +22,19 @@ typedef struct {
  * copies). The caller frees it with xmlBufferFree. NULL on out-of-memory. */
 xmlBufferPtr pg_xw_buffer_new(void);
 
-/* The finished document in buf as a new NUL-terminated string in *out (the caller frees it)
- * and its length in bytes in *len (when len is not NULL), given a final newline when
- * end_newline and it lacks one. Errors: PG_ERR_INFRA with oom_message (located at file, which
- * may be NULL) when out of memory; *out is then untouched. */
-pg_status pg_xw_buffer_text(xmlBufferPtr buf, bool end_newline, const char *file,
-                            const char *oom_message, char **out, size_t *len, pg_diag *d);
+/* Ends writing: frees x->w (which flushes the document into buf; x->w is NULL after) and returns
+ * the document as a new NUL-terminated string in *out (the caller frees it) with its length in
+ * bytes in *len (when len is not NULL), given a final newline when end_newline and it lacks one.
+ * buf stays the caller's. Errors: PG_ERR_INFRA with failed_message when a writer call failed
+ * (x->failed), with oom_message when out of memory, both located at file (which may be NULL);
+ * *out is then untouched. */
+pg_status pg_xw_finish(pg_xw *x, xmlBufferPtr buf, bool end_newline, const char *file,
+                       const char *failed_message, const char *oom_message, char **out,
+                       size_t *len, pg_diag *d);
+
+/* Releases what writing a document held, on every path: the writer when pg_xw_finish has not
+ * freed it yet (x->w is NULL after) and buf (NULL: none). */
+void pg_xw_release(pg_xw *x, xmlBufferPtr buf);
 
 void pg_xw_start(pg_xw *x, const char *element);
 void pg_xw_end(pg_xw *x);
@@ -38,6 +45,12 @@ void pg_xw_attrz(pg_xw *x, const char *name, size_t value);
 void pg_xw_text(pg_xw *x, const char *text);
 /* An element whose only content is text (system-out, a text-only failure, ...). */
 void pg_xw_text_element(pg_xw *x, const char *element, const char *text);
+/* Starts a JUnit document: the XML declaration and the root <testsuites name tests failures
+ * errors>, left open for the suites (pg_xw_end closes it). */
+void pg_xw_junit_start(pg_xw *x, const char *name, size_t tests, size_t failures, size_t errors);
+/* A testsuite's timestamp attribute from a results "...Z" UTC time: the junit-10 xs:dateTime
+ * form, without the zone designator (cut to 63 bytes). */
+void pg_xw_junit_timestamp(pg_xw *x, const char *started_utc);
 /* A JUnit <property name=... value=.../>: the value made one clean line of at most 1024 bytes
  * (pg_rtext_add_clean, PG_CLEAN_ONE_LINE); NULL writes an empty value. */
 void pg_xw_property(pg_xw *x, const char *name, const char *value);

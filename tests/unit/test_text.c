@@ -1,7 +1,8 @@
 /* Tests for the growable text buffer with a hard maximum: appends and formatting, the cut at
  * max (whole UTF-8 characters for text, any byte for bytes), code points, hand-over (take gives
- * "" for an empty buffer, release gives what is there), clearing for reuse, and memory that
- * never grows past max + 1. */
+ * "" for an empty buffer, release gives what is there), clearing for reuse, memory that
+ * never grows past max + 1, and the finish that turns an allocation failure into a
+ * diagnostic. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -160,6 +161,35 @@ static void test_memory_bounded(void **state)
     pg_text_free(&t);
 }
 
+static void test_finish(void **state)
+{
+    (void)state;
+    pg_diag d;
+    pg_diag_clear(&d);
+    pg_text t;
+    pg_text_init(&t, 100);
+    pg_text_add(&t, "report");
+    char *out = NULL;
+    size_t len = 0;
+    assert_int_equal(pg_text_finish(&t, "r.json", "out of memory rendering x", &out, &len, &d),
+                     PG_OK);
+    assert_string_equal(out, "report");
+    assert_int_equal(len, 6);
+    assert_null(t.data); /* handed over */
+    free(out);
+    /* After an allocation failure: the located diagnostic, the text freed, *out untouched. */
+    pg_text_add(&t, "partial");
+    t.oom = true; /* what a failed allocation leaves */
+    out = NULL;
+    assert_int_equal(pg_text_finish(&t, "r.json", "out of memory rendering x", &out, NULL, &d),
+                     PG_ERR_INFRA);
+    assert_null(out);
+    assert_null(t.data);
+    assert_int_equal(d.status, PG_ERR_INFRA);
+    assert_string_equal(d.file, "r.json");
+    assert_string_equal(d.message, "out of memory rendering x");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -170,6 +200,7 @@ int main(void)
         cmocka_unit_test(test_code_points),
         cmocka_unit_test(test_release_and_clear),
         cmocka_unit_test(test_memory_bounded),
+        cmocka_unit_test(test_finish),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
