@@ -95,9 +95,9 @@ const char *pg_wev_kind_name(pg_wev_kind kind);
 /* Encode ev as one line: *line (malloc'd, the caller frees it) holds *len bytes, the compact
  * JSON object and a newline, NUL-terminated after it. Borrows everything in ev (records are
  * referenced, never taken). Strings that are not valid UTF-8 travel with U+FFFD in place of the
- * bad bytes (pg_jstr; NULL: ""). Errors: PG_ERR_INFRA when out of memory, or when a kind that
- * needs a record (stage, workload) or a stage name (progress) has none (d says which);
- * *line is then NULL. */
+ * bad bytes (pg_jstr; NULL: ""). Errors: PG_ERR_INFRA when out of memory, for a kind outside
+ * the enum, or when a kind that needs a record (stage, workload) or a stage name (progress) has
+ * none (d says which; d may be NULL); *line is then NULL and *len 0. */
 pg_status pg_worker_event_encode(const pg_worker_event *ev, char **line, size_t *len,
                                  pg_diag *d);
 
@@ -108,7 +108,8 @@ pg_status pg_worker_event_encode(const pg_worker_event *ev, char **line, size_t 
  * and workload.perf may be taken over by setting the member to NULL (then free() it).
  * Errors: PG_ERR_INPUT for a line that is not JSON, not an object, without a known "ev", or
  * with a field missing or of the wrong type; d names the field ("perf[1].result") and what was
- * expected. *ev is then empty (release is a no-op on it). Never crashes on any input. */
+ * expected (d may be NULL: the parent only counts bad lines). *ev is then empty (release is a
+ * no-op on it). Never crashes on any input. */
 pg_status pg_worker_event_decode(const char *line, size_t len, pg_worker_event *ev,
                                  pg_diag *d);
 
