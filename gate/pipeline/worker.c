@@ -20,6 +20,7 @@
 #include "run.h"
 #include "submission.h"
 #include "submission_stages.h"
+#include "worker_event.h"
 #include "worker_json.h"
 #include "worker_parent.h"
 #include "base/utf8.h"
@@ -28,6 +29,12 @@
 #define PG_WORKER_MAX_OUTPUT ((size_t)64 << 10)
 /* Output tail shown in the results when a worker ended abnormally. */
 #define PG_WORKER_TAIL_BYTES 2000
+
+/* The comparisons of one workload's last snapshot recorded for Holm (owned). */
+typedef struct {
+    pg_wev_perf *items;
+    size_t n;
+} perf_list;
 
 typedef struct {
     pg_run *run;
@@ -45,10 +52,10 @@ typedef struct {
     bool stage_open;
     double step_t;
     /* Per position in s->workloads. perf[p]: the comparisons of its last snapshot recorded for
-     * Holm, [{"index", "result"}, ...] (owned). */
+     * Holm. */
     int n;
     bool *final, *touched;
-    json_t **perf;
+    perf_list *perf;
     int new_finals;
     json_t *load_record;
     size_t bad_lines;
@@ -95,38 +102,36 @@ static int position_of(const pg_submission *s, int task_index)
     return -1;
 }
 
-static void on_workload(wstate *w, json_t *ev)
+/* A snapshot of one workload's record (ev: a decoded "workload" event, whose perf list this
+ * takes). Refused (a bad line) when the workload is not one of this worker's, already final, or
+ * the record names another workload. */
+static void on_workload(wstate *w, pg_worker_event *ev)
 {
-    json_t *idx = json_object_get(ev, "index"), *rec = json_object_get(ev, "record");
-    int pos = json_is_integer(idx) ? position_of(w->s, (int)json_integer_value(idx)) : -1;
+    int pos = position_of(w->s, ev->workload.index);
     json_t *wls = json_object_get(w->s->json, "workloads");
-    const char *want = json_string_value(json_object_get(json_array_get(wls, (size_t)pos), "name"));
-    const char *got = json_string_value(json_object_get(rec, "name"));
-    if (pos < 0 || w->final[pos] || !json_is_array(json_object_get(rec, "stages")) || !want ||
-        !got || strcmp(want, got) != 0) {
+    json_t *mine = pos < 0 ? NULL : json_array_get(wls, (size_t)pos);
+    const char *want = json_string_value(json_object_get(mine, "name"));
+    if (pos < 0 || w->final[pos] || !want || strcmp(want, ev->workload.name) != 0) {
         w->bad_lines++;
         return;
     }
-    json_array_set(wls, (size_t)pos, rec);
+    json_array_set(wls, (size_t)pos, ev->workload.record);
     w->touched[pos] = true;
-    json_t *perf = json_object_get(ev, "perf");
-    json_decref(w->perf[pos]);
-    w->perf[pos] = json_is_array(perf) ? json_incref(perf) : NULL;
-    json_t *events = json_object_get(ev, "baseline_events");
-    if (json_is_array(events))
-        pg_baselines_add_events(w->run, w->s->task->id, events);
-    if (json_is_true(json_object_get(ev, "final"))) {
+    free(w->perf[pos].items);
+    w->perf[pos] = (perf_list){ev->workload.perf, ev->workload.n_perf};
+    ev->workload.perf = NULL; /* taken */
+    if (ev->workload.baseline_events)
+        pg_baselines_add_events(w->run, w->s->task->id, ev->workload.baseline_events);
+    if (ev->workload.final) {
         w->final[pos] = true;
         w->new_finals++;
     }
-    json_t *peaks = json_object_get(ev, "peaks");
-    if (json_is_object(peaks)) {
+    if (ev->workload.have_peaks) {
         pg_run *run = w->run;
         bool *measured = w->slot ? &w->slot->peaks_measured : &run->peaks_measured;
         double *ptf = w->slot ? &w->slot->peak_tflops : &run->peak_tflops;
         double *pgb = w->slot ? &w->slot->peak_write_gbps : &run->peak_write_gbps;
-        double tf, gb;
-        pg_peaks_from_json(peaks, &tf, &gb);
+        double tf = ev->workload.peak_tflops, gb = ev->workload.peak_write_gbps;
         if (!*measured) {
             *measured = true;
             *ptf = tf;
@@ -137,16 +142,10 @@ static void on_workload(wstate *w, json_t *ev)
     }
 }
 
-static void on_progress(wstate *w, json_t *ev)
+static void on_progress(wstate *w, const pg_worker_event *ev)
 {
-    const char *stage = json_string_value(json_object_get(ev, "stage"));
-    const char *wl = json_string_value(json_object_get(ev, "workload"));
-    const char *status = json_string_value(json_object_get(ev, "status"));
-    const char *msg = json_string_value(json_object_get(ev, "message"));
-    if (!stage) {
-        w->bad_lines++;
-        return;
-    }
+    const char *stage = ev->progress.stage, *wl = ev->progress.workload;
+    const char *status = ev->progress.status, *msg = ev->progress.message;
     snprintf(w->stage, sizeof w->stage, "%s", stage);
     snprintf(w->workload, sizeof w->workload, "%s", wl ? wl : "");
     w->stage_open = status == NULL;
@@ -175,59 +174,67 @@ static void on_line(void *ctx, const char *line, size_t len)
 
 static void on_line_locked(wstate *w, const char *line, size_t len)
 {
-    json_t *ev = json_loadb(line, len, 0, NULL);
-    const char *kind = json_string_value(json_object_get(ev, "ev"));
-    if (!kind) {
+    pg_worker_event ev;
+    if (pg_worker_event_decode(line, len, &ev, NULL) != PG_OK) {
         w->bad_lines++;
-    } else if (strcmp(kind, "ready") == 0) {
+        return;
+    }
+    switch (ev.kind) {
+    case PG_WEV_READY:
         w->ready = true;
-        w->startup_s = pg_now_s() - w->spawn_t;
+        w->startup_s = pg_now_s() - w->spawn_t; /* the parent's clock, not the worker's */
         w->step_t = pg_now_s();
-    } else if (strcmp(kind, "device") == 0) {
-        pg_device_info info;
+        break;
+    case PG_WEV_DEVICE:
         if (w->probe_info) {
-            if (!w->probe_have && pg_device_info_from_json(json_object_get(ev, "info"), &info)) {
-                *w->probe_info = info;
+            if (!w->probe_have) {
+                *w->probe_info = ev.device;
                 w->probe_have = true;
             }
-        } else if (pg_device_info_from_json(json_object_get(ev, "info"), &info) &&
-                   !w->run->have_info) {
-            w->run->info = info;
+            heater_report(w, w->probe_info, NULL);
+        } else if (!w->run->have_info) {
+            w->run->info = ev.device;
             w->run->have_info = true;
         }
-        if (w->probe_info && w->probe_have)
-            heater_report(w, w->probe_info, NULL);
-    } else if (strcmp(kind, "heating") == 0) {
+        break;
+    case PG_WEV_HEATING:
         w->heating_t = pg_now_s();
         if (w->heater)
             atomic_store(&w->heater->heating_t, w->heating_t);
-    } else if (strcmp(kind, "heat_failed") == 0) {
-        const char *r = json_string_value(json_object_get(ev, "reason"));
-        snprintf(w->reason, sizeof w->reason, "%s", r ? r : "no reason given");
-    } else if (strcmp(kind, "unavailable") == 0 || strcmp(kind, "stopped") == 0) {
-        const char *r = json_string_value(json_object_get(ev, "reason"));
-        snprintf(w->reason, sizeof w->reason, "%s", r ? r : "no reason given");
-        if (kind[0] == 'u')
-            w->unavailable = true;
+        break;
+    case PG_WEV_HEAT_FAILED:
+        snprintf(w->reason, sizeof w->reason, "%s", ev.reason);
+        break;
+    case PG_WEV_UNAVAILABLE:
+        snprintf(w->reason, sizeof w->reason, "%s", ev.reason);
+        w->unavailable = true;
+        heater_report(w, NULL, w->reason);
+        break;
+    case PG_WEV_STOPPED:
+        snprintf(w->reason, sizeof w->reason, "%s", ev.reason);
+        w->stopped = true;
+        break;
+    case PG_WEV_PROGRESS:
+        on_progress(w, &ev);
+        break;
+    case PG_WEV_STAGE:
+        if (!w->s)
+            w->bad_lines++; /* a probe has no submission */
+        else if (!w->load_record)
+            w->load_record = json_incref(ev.stage.record);
+        break;
+    case PG_WEV_WORKLOAD:
+        if (!w->s)
+            w->bad_lines++;
         else
-            w->stopped = true;
-        if (kind[0] == 'u')
-            heater_report(w, NULL, w->reason);
-    } else if (strcmp(kind, "progress") == 0) {
-        on_progress(w, ev);
-    } else if (strcmp(kind, "stage") == 0 && w->s) {
-        json_t *rec = json_object_get(ev, "record");
-        if (json_is_object(rec) && !w->load_record)
-            w->load_record = json_incref(rec);
-    } else if (strcmp(kind, "workload") == 0 && w->s) {
-        on_workload(w, ev);
-    } else if (strcmp(kind, "done") == 0) {
+            on_workload(w, &ev);
+        break;
+    case PG_WEV_DONE:
         w->done = true;
         w->step_t = pg_now_s();
-    } else {
-        w->bad_lines++;
+        break;
     }
-    json_decref(ev);
+    pg_worker_event_release(&ev);
 }
 
 static double deadline(void *ctx)
@@ -578,22 +585,19 @@ static void register_perf(wstate *w)
 {
     json_t *wls = json_object_get(w->s->json, "workloads");
     for (int p = 0; p < w->n; p++) {
-        if (!w->touched[p] || !w->perf[p])
+        if (!w->touched[p] || w->perf[p].n == 0)
             continue;
         json_t *stages = json_object_get(json_array_get(wls, (size_t)p), "stages"), *stage = NULL;
         for (size_t i = 0; i < json_array_size(stages); i++)
             if (strcmp(json_string_value(json_object_get(json_array_get(stages, i), "stage")),
                        "performance") == 0)
                 stage = json_array_get(stages, i);
-        size_t k;
-        json_t *e;
-        json_array_foreach(w->perf[p], k, e) {
-            json_t *idx = json_object_get(e, "index");
-            json_t *cmps = json_object_get(pg_stage_details(stage), "comparisons");
-            pg_cmp_result r;
-            if (!stage || !json_is_integer(idx) || json_integer_value(idx) < 0 ||
-                (size_t)json_integer_value(idx) >= json_array_size(cmps) ||
-                !pg_cmp_result_from_json(json_object_get(e, "result"), &r)) {
+        json_t *cmps = json_object_get(pg_stage_details(stage), "comparisons");
+        for (size_t k = 0; k < w->perf[p].n; k++) {
+            const pg_wev_perf *e = &w->perf[p].items[k];
+            /* The index was checked when the line was read; that it names one of the stage's
+             * comparisons needs the record. */
+            if (!stage || (size_t)e->index >= json_array_size(cmps)) {
                 w->bad_lines++;
                 continue;
             }
@@ -608,8 +612,7 @@ static void register_perf(wstate *w)
                 s->pending = p;
                 s->cap_pending = cap;
             }
-            s->pending[s->n_pending++] =
-                (struct pg_perf_pending){stage, (int)json_integer_value(idx), r};
+            s->pending[s->n_pending++] = (struct pg_perf_pending){stage, e->index, e->result};
         }
     }
 }
@@ -639,7 +642,7 @@ void pg_worker_stages_gpu_on(pg_run *run, pg_submission *s, pg_device_slot *slot
     int n = s->n_workloads;
     bool *final = calloc((size_t)n + 1, sizeof(bool));
     bool *touched = calloc((size_t)n + 1, sizeof(bool));
-    json_t **perf = calloc((size_t)n + 1, sizeof(json_t *));
+    perf_list *perf = calloc((size_t)n + 1, sizeof *perf);
     int *positions = calloc((size_t)n + 1, sizeof(int));
     json_t *iso = json_pack("{s:s, s:[], s:f}", "mode", "process", "workers", "overhead_s", 0.0);
     json_object_set_new(s->json, "isolation", iso);
@@ -660,8 +663,8 @@ void pg_worker_stages_gpu_on(pg_run *run, pg_submission *s, pg_device_slot *slot
                     .touched = touched, .perf = perf};
         memset(touched, 0, (size_t)n * sizeof(bool));
         for (int p = 0; p < n; p++) {
-            json_decref(perf[p]);
-            perf[p] = NULL;
+            free(perf[p].items);
+            perf[p] = (perf_list){NULL, 0};
         }
         char job[PG_PATH_MAX + 64], fifo[PG_PATH_MAX + 64], end[1024];
         /* Numbered before the lock is given up: another device's thread names its own. */
@@ -725,7 +728,7 @@ done:
     free(final);
     free(touched);
     for (int p = 0; perf && p < n; p++)
-        json_decref(perf[p]);
+        free(perf[p].items);
     free(perf);
     free(positions);
 }

@@ -4,10 +4,14 @@
  * only its own worker. The parent does all offline work and merges what the worker reports.
  *
  * Status channel: the worker opens the FIFO at the path it is given and writes one JSON object
- * per line (compact, reals with 17 significant digits). Events, by "ev":
+ * per line (compact, reals with 17 significant digits). Every line is built by the one encoder
+ * and read by the one decoder of worker_event.h (typed events, the fields of each kind, which
+ * are required, what a malformed line is: the parent counts it in the worker's
+ * "bad_status_lines" and uses nothing of it). Events, by "ev":
  *   {"ev":"ready","startup_s":S}               the GPU is open (S: seconds since exec)
  *   {"ev":"device","info":{...}}                the GPU's fingerprint and limits
  *   {"ev":"unavailable","reason":"..."}         no usable GPU; the worker ends
+ *   {"ev":"heating"} | {"ev":"heat_failed","reason":"..."}  the heater's GEMM runs / cannot
  *   {"ev":"progress","workload":W|null,"stage":"correctness","status":null|"pass"|...,
  *    "message":...}                             a stage starts (status null) or ends
  *   {"ev":"stage","record":{...}}               a submission-level stage record (load)

@@ -9,7 +9,7 @@
 #include "results_json.h"
 #include "worker_json.h"
 
-static json_t *num(double v)
+json_t *pg_wire_real(double v)
 {
     if (isnan(v))
         return json_string("nan");
@@ -18,9 +18,8 @@ static json_t *num(double v)
     return json_real(v);
 }
 
-static bool get_num(const json_t *j, const char *key, double *out)
+bool pg_wire_real_value(const json_t *v, double *out)
 {
-    const json_t *v = json_object_get(j, key);
     if (json_is_number(v)) {
         *out = json_number_value(v);
         return true;
@@ -37,6 +36,11 @@ static bool get_num(const json_t *j, const char *key, double *out)
     else
         return false;
     return true;
+}
+
+static bool get_num(const json_t *j, const char *key, double *out)
+{
+    return pg_wire_real_value(json_object_get(j, key), out);
 }
 
 static bool get_int(const json_t *j, const char *key, long long *out)
@@ -75,7 +79,7 @@ json_t *pg_device_info_to_json(const pg_device_info *i)
     PG_INFO_STRS(PUT_STR)
 #undef PUT_INT
 #undef PUT_STR
-    json_object_set_new(j, "power_limit_w", num(i->power_limit_w));
+    json_object_set_new(j, "power_limit_w", pg_wire_real(i->power_limit_w));
     json_object_set_new(j, "max_block_dim", json_pack("[i, i, i]", i->max_block_dim[0],
                                                       i->max_block_dim[1], i->max_block_dim[2]));
     json_object_set_new(j, "max_grid_dim", json_pack("[i, i, i]", i->max_grid_dim[0],
@@ -125,7 +129,7 @@ json_t *pg_cmp_result_to_json(const pg_cmp_result *r)
                           (json_int_t)r->blocks, "look", r->look, "assignments",
                           (json_int_t)r->assignments, "exact", r->exact, "holm_changed",
                           r->holm_changed);
-#define PUT_REAL(f) json_object_set_new(j, #f, num(r->f));
+#define PUT_REAL(f) json_object_set_new(j, #f, pg_wire_real(r->f));
     PG_CMP_REALS(PUT_REAL)
 #undef PUT_REAL
     return j;

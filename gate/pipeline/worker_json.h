@@ -10,6 +10,12 @@
 #include "stats/comparison.h"
 
 /* --- worker_json.c: what crosses the process boundary */
+/* A real as it crosses the boundary: a JSON real, or for a number that is not finite the string
+ * "nan", "inf" or "-inf" (JSON has no such numbers), so it comes back unchanged. New reference
+ * (NULL only when out of memory). value: back from such a JSON value (an integer is accepted
+ * too); false, *out untouched, for anything else. */
+json_t *pg_wire_real(double v);
+bool pg_wire_real_value(const json_t *v, double *out);
 json_t *pg_device_info_to_json(const pg_device_info *i);
 bool pg_device_info_from_json(const json_t *j, pg_device_info *out);
 /* Every field; non-finite numbers as the strings "nan", "inf", "-inf". */

@@ -18,6 +18,7 @@
 #include "run.h"
 #include "submission.h"
 #include "submission_stages.h"
+#include "worker_event.h"
 #include "worker_json.h"
 #include "worker.h"
 
@@ -30,18 +31,19 @@ typedef struct {
     bool loaded;                 /* the load stage passed */
 } worker;
 
-/* One event: compact JSON and a newline, in one write where the pipe allows. A parent that is
- * gone makes the write fail (or SIGPIPE end us): either way nobody is listening any more. */
-static void emit(worker *w, json_t *ev)
+/* One event: its line (worker_event.h), in one write where the pipe allows. A parent that is
+ * gone makes the write fail (or SIGPIPE end us): either way nobody is listening any more. An
+ * event that cannot be encoded (out of memory) is not sent: the parent's watchdog covers it. */
+static void emit(worker *w, const pg_worker_event *ev)
 {
-    char *text = json_dumps(ev, JSON_COMPACT | JSON_REAL_PRECISION(17));
-    json_decref(ev);
-    if (!text)
+    char *text = NULL;
+    size_t len = 0;
+    pg_diag d;
+    pg_diag_clear(&d);
+    if (pg_worker_event_encode(ev, &text, &len, &d) != PG_OK)
         return;
-    size_t len = strlen(text);
-    text[len] = '\n';
-    for (size_t off = 0; off < len + 1;) {
-        ssize_t n = write(w->fd, text + off, len + 1 - off);
+    for (size_t off = 0; off < len;) {
+        ssize_t n = write(w->fd, text + off, len - off);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
@@ -65,32 +67,47 @@ static json_t *find_workload(pg_submission *s, const char *name, int *pos)
     return NULL;
 }
 
-/* The comparisons recorded for the run's Holm step in workload record wj:
- * [{"index": position in its stage's comparisons, "result": {...}}, ...]. */
-static json_t *perf_of(const pg_run *run, json_t *wj)
+/* The comparisons recorded for the run's Holm step in workload record wj, at their position in
+ * their stage's comparisons: *n entries, malloc'd (NULL when there are none, or out of memory:
+ * then the parent registers none of this workload's, as for a worker that died). */
+static pg_wev_perf *perf_of(const pg_run *run, json_t *wj, size_t *n)
 {
-    json_t *stages = json_object_get(wj, "stages"), *list = json_array();
-    for (size_t k = 0; k < run->n_perf; k++)
+    json_t *stages = json_object_get(wj, "stages");
+    pg_wev_perf *list = run->n_perf ? calloc(run->n_perf, sizeof *list) : NULL;
+    *n = 0;
+    for (size_t k = 0; list && k < run->n_perf; k++)
         for (size_t i = 0; i < json_array_size(stages); i++)
-            if (run->perf_stages[k] == json_array_get(stages, i))
-                json_array_append_new(list, json_pack("{s:i, s:o}", "index",
-                                                      run->perf_cmp_index[k], "result",
-                                                      pg_cmp_result_to_json(
-                                                          &run->perf_results[k])));
+            if (run->perf_stages[k] == json_array_get(stages, i)) {
+                list[(*n)++] = (pg_wev_perf){run->perf_cmp_index[k], run->perf_results[k]};
+                break; /* one entry per comparison: at most run->n_perf */
+            }
     return list;
 }
 
 static void emit_workload(worker *w, int pos, bool final)
 {
     json_t *wj = json_array_get(json_object_get(w->s->json, "workloads"), (size_t)pos);
-    json_t *peaks = w->run->peaks_measured
-                        ? pg_peaks_to_json(w->run->peak_tflops, w->run->peak_write_gbps)
-                        : json_null();
     json_t *events = pg_baselines_events_since(w->run, w->s->task->id, &w->baseline_events_sent);
-    emit(w, json_pack("{s:s, s:i, s:b, s:O, s:o, s:o, s:o}", "ev", "workload", "index",
-                      w->s->workloads[pos], "final", final, "record", wj, "perf",
-                      perf_of(w->run, wj), "peaks", peaks, "baseline_events",
-                      events ? events : json_array()));
+    pg_worker_event ev = {.kind = PG_WEV_WORKLOAD};
+    ev.workload.index = w->s->workloads[pos];
+    ev.workload.final = final;
+    ev.workload.record = wj;
+    ev.workload.perf = perf_of(w->run, wj, &ev.workload.n_perf);
+    ev.workload.have_peaks = w->run->peaks_measured;
+    ev.workload.peak_tflops = w->run->peak_tflops;
+    ev.workload.peak_write_gbps = w->run->peak_write_gbps;
+    ev.workload.baseline_events = events;
+    emit(w, &ev);
+    free(ev.workload.perf);
+    json_decref(events);
+}
+
+/* The events without a record: one of the reason kinds, or ready / heating / done. */
+static void emit_reason(worker *w, pg_wev_kind kind, const char *reason)
+{
+    pg_worker_event ev = {.kind = kind};
+    ev.reason = reason;
+    emit(w, &ev);
 }
 
 /* Progress callback: every stage start and end goes to the parent (its watchdog follows the
@@ -99,10 +116,12 @@ static void on_progress(void *ctx, const char *task, const char *sub, const char
                         const char *stage, const char *status, const char *message)
 {
     worker *w = ctx;
-    emit(w, json_pack("{s:s, s:o, s:s, s:o, s:o}", "ev", "progress", "workload",
-                      workload ? pg_jstr(workload) : json_null(), "stage", stage, "status",
-                      status ? json_string(status) : json_null(), "message",
-                      message ? pg_jstr(message) : json_null()));
+    pg_worker_event ev = {.kind = PG_WEV_PROGRESS};
+    ev.progress.workload = workload;
+    ev.progress.stage = stage;
+    ev.progress.status = status;
+    ev.progress.message = message;
+    emit(w, &ev);
     int pos;
     if (status && workload && w->s && w->s->json && find_workload(w->s, workload, &pos))
         emit_workload(w, pos, false);
@@ -115,9 +134,10 @@ static void sink_loaded(void *ctx, pg_submission *s, bool ok)
     worker *w = ctx;
     w->loaded = ok;
     json_t *stages = json_object_get(s->json, "stages");
+    pg_worker_event ev = {.kind = PG_WEV_STAGE};
+    ev.stage.record = json_array_get(stages, json_array_size(stages) - 1);
     if (w->load_stage)
-        emit(w, json_pack("{s:s, s:O}", "ev", "stage", "record",
-                          json_array_get(stages, json_array_size(stages) - 1)));
+        emit(w, &ev);
 }
 
 static bool sink_workload_done(void *ctx, pg_submission *s, int pos)
@@ -128,8 +148,7 @@ static bool sink_workload_done(void *ctx, pg_submission *s, int pos)
     if (w->loaded && !pg_run_ensure_device(w->run)) {
         /* A sticky fault or a hung kernel: this context can run nothing more. The parent
          * gives the remaining workloads to a fresh worker. */
-        emit(w, json_pack("{s:s, s:o}", "ev", "stopped", "reason",
-                          pg_jstr(w->run->gpu_skip_reason)));
+        emit_reason(w, PG_WEV_STOPPED, w->run->gpu_skip_reason);
         return false;
     }
     return true;
@@ -180,9 +199,9 @@ static void heat(worker *w, pg_device *dev)
     if (st == PG_OK)
         st = pg_blaslt_gemm_prepare(dev, PG_DTYPE_BF16, n, n, n, a, b, c, 1, &gemm, &choice, &d);
     if (st == PG_OK)
-        emit(w, json_pack("{s:s}", "ev", "heating"));
+        emit_reason(w, PG_WEV_HEATING, NULL);
     else
-        emit(w, json_pack("{s:s, s:o}", "ev", "heat_failed", "reason", pg_jstr(d.message)));
+        emit_reason(w, PG_WEV_HEAT_FAILED, d.message);
     while (st == PG_OK) {
         for (int i = 0; i < PG_HEAT_BATCH && st == PG_OK; i++)
             st = pg_blaslt_gemm_enqueue(gemm, &d);
@@ -207,15 +226,16 @@ pg_status pg_worker_probe_main(int ordinal, bool heat_after, const char *status_
     pg_diag od;
     pg_diag_clear(&od);
     if (pg_device_open(ordinal, &dev, &od) == PG_OK) {
-        emit(&w, json_pack("{s:s, s:o}", "ev", "device", "info",
-                           pg_device_info_to_json(pg_device_get_info(dev))));
+        pg_worker_event ev = {.kind = PG_WEV_DEVICE};
+        ev.device = *pg_device_get_info(dev);
+        emit(&w, &ev);
         if (heat_after)
             heat(&w, dev);
         pg_device_close(dev);
     } else {
-        emit(&w, json_pack("{s:s, s:o}", "ev", "unavailable", "reason", pg_jstr(od.message)));
+        emit_reason(&w, PG_WEV_UNAVAILABLE, od.message);
     }
-    emit(&w, json_pack("{s:s}", "ev", "done"));
+    emit_reason(&w, PG_WEV_DONE, NULL);
     close(w.fd);
     return PG_OK;
 }
@@ -393,9 +413,8 @@ pg_status pg_worker_main(const char *job_path, const char *status_path, pg_diag 
     s.json = submission_json();
 
     if (!pg_run_ensure_device(&run)) {
-        emit(&w, json_pack("{s:s, s:o}", "ev", "unavailable", "reason",
-                           pg_jstr(run.gpu_skip_reason)));
-        emit(&w, json_pack("{s:s}", "ev", "done"));
+        emit_reason(&w, PG_WEV_UNAVAILABLE, run.gpu_skip_reason);
+        emit_reason(&w, PG_WEV_DONE, NULL);
         goto done;
     }
     /* The stored baselines as the parent resolved them: same options, same files. */
@@ -403,18 +422,20 @@ pg_status pg_worker_main(const char *job_path, const char *status_path, pg_diag 
     pg_diag_clear(&bd);
     if (pg_baselines_resolve(&run, &s, 1, &bd) != PG_OK) {
         char msg[2400];
-        emit(&w, json_pack("{s:s, s:o}", "ev", "unavailable", "reason",
-                           pg_jstr(pg_diag_format(&bd, msg, sizeof msg))));
-        emit(&w, json_pack("{s:s}", "ev", "done"));
+        emit_reason(&w, PG_WEV_UNAVAILABLE, pg_diag_format(&bd, msg, sizeof msg));
+        emit_reason(&w, PG_WEV_DONE, NULL);
         goto done;
     }
-    emit(&w, json_pack("{s:s, s:f}", "ev", "ready", "startup_s", pg_now_s() - t_exec));
-    emit(&w, json_pack("{s:s, s:o}", "ev", "device", "info", pg_device_info_to_json(&run.info)));
+    pg_worker_event ready = {.kind = PG_WEV_READY}, device = {.kind = PG_WEV_DEVICE};
+    ready.ready.startup_s = pg_now_s() - t_exec;
+    device.device = run.info;
+    emit(&w, &ready);
+    emit(&w, &device);
     pg_gpu_workloads_init(&s);
     w.load_stage = f.load_stage;
     pg_exec_sink sink = {.ctx = &w, .loaded = sink_loaded, .workload_done = sink_workload_done};
     pg_exec_stages(&run, &s, &sink);
-    emit(&w, json_pack("{s:s}", "ev", "done"));
+    emit_reason(&w, PG_WEV_DONE, NULL);
 done:
     json_decref(s.json);
     s.json = NULL;

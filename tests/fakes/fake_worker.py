@@ -23,7 +23,9 @@ in its first performance stage (a GPU lost mid-run); FAKE_WORKER_ODD_DEVICE=N ma
 device N report another GPU model. Job starts, ends and kills are logged with a time stamp "t"
 and the job's device.
 FAKE_WORKER_START=hang|die|unavailable makes every job worker hang before or die before
-opening the GPU, or report no GPU. Every start is logged as one JSON line to FAKE_WORKER_LOG.
+opening the GPU, or report no GPU. FAKE_WORKER_JUNK=1 makes every job worker send the malformed
+status lines of JUNK after "device" (the parent counts them as bad_status_lines and goes on).
+Every start is logged as one JSON line to FAKE_WORKER_LOG.
 """
 import json
 import os
@@ -97,6 +99,16 @@ if start == "unavailable":
 
 emit(ev="ready", startup_s=0.01)
 emit(ev="device", info=INFO)
+
+# Lines a broken worker might send: not JSON, an unknown kind, a required field missing or of
+# the wrong type, a workload snapshot without its record, a device without its fingerprint.
+JUNK = ['ready', '{"ev": "teleport"}', '{"ev": "ready"}', '{"ev": "progress", "stage": 7}',
+        '{"ev": "workload", "index": %d, "final": true}' % job["workloads"][0],
+        '{"ev": "device", "info": {"name": "Fake GPU"}}', '{"ev": "stopped"}']
+if os.environ.get("FAKE_WORKER_JUNK"):
+    for line in JUNK:
+        status.write(line + "\n")
+    status.flush()
 
 
 def stage(name, status_, message, details=None):

@@ -27,6 +27,7 @@ FAKE_WORKER_PLAN=m257_n513_k1000=fault run fault
 FAKE_WORKER_START=hang run nostart --watchdog startup=5
 FAKE_WORKER_START=unavailable run unavailable
 FAKE_WORKER_PLAN=m257_n513_k1000=slowfail,m4096_n4096_k4096=slowfail run holm
+FAKE_WORKER_JUNK=1 run junk
 python3 - "$OUT" "$ROOT/schemas/results.schema.json" <<'PY' || fail=1
 import json, os, sys
 out = sys.argv[1]
@@ -108,10 +109,19 @@ for n in ("m257_n513_k1000", "m4096_n4096_k4096"):
         check(cmps[2]["name"] == "candidate_vs_accepted" and cmps[2]["verdict"] == "PASS", f"holm: {n}: the accepted-kernel comparison kept")
 check(r["holm"]["m"] == m and r["holm"]["m_planned"] == 6, f"holm: the run's family: {r['holm']}")
 check(rc == 0, f"holm: exit {rc}")
+# Malformed status lines (worker_event.h) are counted per worker and change nothing else; the
+# fake's own lines all decode, so no other worker has any.
+r, log, rc, sub, wls = load("junk")
+workers = sub["isolation"]["workers"]
+check(len(workers) == 1 and workers[0].get("bad_status_lines") == 7, f"junk: 7 bad status lines counted: {workers}")
+check(all(stage(w, "performance")["status"] == "pass" for w in wls.values()) and rc == 0, f"junk: the run goes on as without them, exit {rc}")
+for name in ("hang", "crash", "fault", "nostart", "unavailable", "holm"):
+    ws = load(name)[3]["isolation"]["workers"]
+    check(all("bad_status_lines" not in w for w in ws), f"{name}: every status line decoded")
 # Every results.json the parent wrote is valid under the schema.
 import jsonschema
 schema = json.load(open(sys.argv[2]))
-for name in ("hang", "crash", "fault", "nostart", "unavailable", "holm"):
+for name in ("hang", "crash", "fault", "nostart", "unavailable", "holm", "junk"):
     errs = list(jsonschema.Draft202012Validator(schema).iter_errors(json.load(open(f"{out}/{name}/results.json"))))
     check(not errs, f"{name}: results.json valid under the schema{': ' + errs[0].message if errs else ''}")
 print(f"{bad} failed checks")
