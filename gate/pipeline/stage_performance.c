@@ -193,7 +193,7 @@ static json_t *not_compared_reason(const pg_submission *sub, int index)
     const pg_submission *a = sub->accepted.kernel;
     if (sub->accepted.identical)
         return pg_jstr(pg_accepted_identical_reason(sub));
-    if (!sub->accepted.usable)
+    if (!sub->accepted.usable || pg_accepted_plan(sub, index))
         return pg_jstr(sub->accepted.note);
     return json_sprintf("the accepted kernel %s declines this workload (its supports: %s)",
                         a->manifest->file, a->manifest->supports);
