@@ -2,7 +2,8 @@
 // style of hand-written Hopper GEMMs whose host code encodes the tensor maps and copies them
 // into device memory: the kernel takes `const CUtensorMap *` pointers (.u64) to descriptors in
 // global memory. The GEMM is the proven wgmma + TMA pipeline of wgmma_tma.cu
-// (tasks/common/gemm_wgmma_tile.cuh); only the interface differs.
+// (tasks/common/gemm_wgmma_tile.cuh); the interface differs, and the grid is persistent so
+// that each CTA acquires the maps once (see "Descriptors in global memory" below).
 //
 // PTX signature: .entry gemm_bf16_nt_tmap_global(.param .u64 tmap_a, .param .u64 tmap_b,
 //                                               .param .u64 C, .param .u32 M, N, K)
