@@ -16,6 +16,7 @@
 #include "model/expr.h"
 #include "model/metric_table.h"
 #include "stats/instr_counts.h"
+#include "instr_stage.h"
 #include "results_json.h"
 #include "run.h"
 #include "stage.h"
@@ -73,25 +74,31 @@ static const char *tensor_path(const pg_task *t)
 
 /* Mark every target's runtime "unknown" with the reason; the stage becomes an infrastructure
  * error unless the policy only warns. */
-static void record_unknown(json_t *stage, const char *why)
+static void record_unknown(pg_instr_stage *st, const char *why)
 {
-    json_t *det = pg_stage_details(stage), *t;
-    size_t i;
-    json_array_foreach(json_object_get(det, "targets"), i, t) {
-        json_object_set_new(t, "runtime",
-                            json_pack("{s:s, s:n, s:n, s:n, s:o}", "status", "unknown",
-                                      "executed_count", "coverage", "min_coverage", "reason",
-                                      pg_jstr(why)));
+    for (int i = 0; i < st->n_targets; i++) {
+        pg_instr_target *t = &st->targets[i];
+        pg_instr_target_runtime_clear(t);
+        snprintf(t->rt_status, sizeof t->rt_status, "unknown");
+        t->rt_has_reason = true;
+        snprintf(t->rt_reason, sizeof t->rt_reason, "%s", why);
     }
-    const char *policy = json_string_value(json_object_get(det, "policy"));
-    const char *status = pg_stage_status(stage);
     char msg[4096];
-    snprintf(msg, sizeof msg, "%s; executed counts unknown: %s",
-             json_string_value(json_object_get(stage, "message")), why);
-    bool warn = policy && strcmp(policy, "warn") == 0;
-    json_object_set_new(stage, "status",
-                        json_string(strcmp(status, "fail") == 0 || warn ? status : "error"));
-    json_object_set_new(stage, "message", pg_jstr(msg));
+    snprintf(msg, sizeof msg, "%s; executed counts unknown: %s", st->message, why);
+    bool warn = strcmp(st->policy, "warn") == 0;
+    if (!(strcmp(st->status, "fail") == 0 || warn))
+        snprintf(st->status, sizeof st->status, "error");
+    snprintf(st->message, sizeof st->message, "%s", msg);
+}
+
+/* Write stage (the record appended for this workload) from st again, keeping its keys where
+ * they are. */
+static void rewrite(json_t *stage, const pg_instr_stage *st)
+{
+    json_t *fresh = pg_instr_stage_json(st);
+    if (fresh)
+        json_object_update(stage, fresh);
+    json_decref(fresh);
 }
 
 /* Where the verification run's time went (details.runtime.phases_s, docs/results.md): the
@@ -110,12 +117,9 @@ static json_t *phases_json(double chip_s, const pg_rp_times *t)
     return j;
 }
 
-void pg_instr_runtime(pg_wctx *c, json_t *stage)
+void pg_instr_runtime(pg_wctx *c, pg_instr_stage *rec, json_t *stage)
 {
-    json_t *det = pg_stage_details(stage);
-    json_t *targets = json_object_get(det, "targets");
-    const char *policy = json_string_value(json_object_get(det, "policy"));
-    if (!json_array_size(targets) || (policy && strcmp(policy, "off") == 0))
+    if (!rec || !rec->n_targets || strcmp(rec->policy, "off") == 0)
         return;
     pg_run *run = c->run;
     double t0 = pg_now_s();
@@ -124,12 +128,11 @@ void pg_instr_runtime(pg_wctx *c, json_t *stage)
     char chip[64] = "", dir[4200], why[2400] = "";
     pg_metric_table *table = NULL;
     const char *families[PG_INSTR_MAX_FAMILIES];
-    size_t nf = 0, i, j;
-    json_t *t, *f;
+    size_t nf = 0;
     /* The distinct SASS families of all targets, in target order. */
-    json_array_foreach(targets, i, t) {
-        json_array_foreach(json_object_get(t, "sass_families"), j, f) {
-            const char *name = json_string_value(f);
+    for (int i = 0; i < rec->n_targets; i++) {
+        for (int j = 0; j < rec->targets[i].n_sass; j++) {
+            const char *name = rec->targets[i].sass_families[j];
             bool seen = false;
             for (size_t k = 0; k < nf; k++)
                 seen |= strcmp(families[k], name) == 0;
@@ -168,24 +171,25 @@ void pg_instr_runtime(pg_wctx *c, json_t *stage)
     if (st != PG_OK) {
         pg_diag_format(&d, why, sizeof why);
         if (st == PG_FAIL_KERNEL) {
-            pg_stage_finish(stage, "fail", wall, "the kernel failed in the verification run: %s",
-                            why);
+            pg_instr_stage_end(rec, "fail", wall,
+                               "the kernel failed in the verification run: %s", why);
         } else {
-            record_unknown(stage, why);
+            record_unknown(rec, why);
         }
-        json_object_set_new(det, "runtime",
+        json_decref(rec->runtime);
+        rec->runtime =
                             json_pack("{s:s, s:o, s:f, s:o}", "chip", chip, "error", pg_jstr(why),
-                                      "wall_s", wall, "phases_s", phases_json(chip_s, &times)));
+                                      "wall_s", wall, "phases_s", phases_json(chip_s, &times));
+        rewrite(stage, rec);
         pg_metric_table_free(table);
-        pg_progress(run, c->s, c->w->name, "instructions", pg_stage_status(stage),
-                    json_string_value(json_object_get(stage, "message")));
+        pg_progress(run, c->s, c->w->name, "instructions", rec->status, rec->message);
         return;
     }
     json_t *vals = json_object();
     for (size_t k = 0; k < nm; k++)
         json_object_set_new(vals, metrics[k], json_real(values[k]));
-    json_object_set_new(
-        det, "runtime",
+    json_decref(rec->runtime);
+    rec->runtime =
         json_pack("{s:s, s:s?, s:o, s:i, s:f, s:o, s:o, s:o, s:o, s:f, s:s}", "chip", chip,
                   "path", path, "metrics", vals, "passes", passes, "wall_s", wall, "phases_s",
                   phases_json(chip_s, &times), "tensor_flops",
@@ -194,25 +198,25 @@ void pg_instr_runtime(pg_wctx *c, json_t *stage)
                   pg_json_real_or_null(r.has_coverage ? r.coverage : NAN), "min_coverage",
                   PG_INSTR_MIN_COVERAGE, "method",
                   "CUPTI range profiler, one user range around all launches of the workload, "
-                  "replayed once per counter pass (workspaces restored between passes)"));
+                  "replayed once per counter pass (workspaces restored between passes)");
     /* Per target: executed warp instructions of its families; coverage for tensor families. */
-    json_array_foreach(targets, i, t) {
+    for (int i = 0; i < rec->n_targets; i++) {
+        const pg_instr_target *t = &rec->targets[i];
         double executed = 0, coverage = NAN;
-        json_array_foreach(json_object_get(t, "sass_families"), j, f) {
+        for (int j = 0; j < t->n_sass; j++) {
             for (int k = 0; k < r.n_families; k++) {
-                if (strcmp(r.families[k].family, json_string_value(f)) != 0)
+                if (strcmp(r.families[k].family, t->sass_families[j]) != 0)
                     continue;
                 executed += r.families[k].count;
                 if (r.families[k].has_math_ops && r.has_coverage)
                     coverage = r.coverage;
             }
         }
-        pg_instr_record_runtime(stage, json_string_value(json_object_get(t, "target")), executed,
-                                coverage, isfinite(coverage) ? PG_INSTR_MIN_COVERAGE : NAN);
+        pg_instr_record_runtime(rec, t->target, executed, coverage,
+                                isfinite(coverage) ? PG_INSTR_MIN_COVERAGE : NAN);
     }
-    json_object_set_new(stage, "duration_s",
-                        json_real(json_real_value(json_object_get(stage, "duration_s")) + wall));
+    rec->duration_s += wall;
+    rewrite(stage, rec);
     pg_metric_table_free(table);
-    pg_progress(run, c->s, c->w->name, "instructions", pg_stage_status(stage),
-                json_string_value(json_object_get(stage, "message")));
+    pg_progress(run, c->s, c->w->name, "instructions", rec->status, rec->message);
 }

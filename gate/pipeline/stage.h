@@ -146,9 +146,12 @@ bool pg_stage_performance(pg_wctx *c);
 bool pg_stage_verify(pg_wctx *c);
 
 /* instr_runtime.c: the runtime half for workload c (correct, on the GPU): one CUPTI
- * range-profiler run over the submission's launches, counts and coverage recorded into the
- * workload's instructions stage (pg_instr_record_runtime); profiling that cannot run makes
- * the targets "unknown" and the stage an infrastructure error (policy warn: a warning). */
-void pg_instr_runtime(struct pg_wctx *c, json_t *stage);
+ * range-profiler run over the submission's launches, counts and coverage recorded into rec,
+ * the typed copy of the workload's instructions stage (pg_stage_instructions_rec,
+ * pg_instr_record_runtime), then the record `stage` written from rec again (its keys in
+ * place); profiling that cannot run makes the targets "unknown" and the stage an
+ * infrastructure error (policy warn: a warning). rec NULL (out of memory) does nothing. */
+struct pg_instr_stage;
+void pg_instr_runtime(struct pg_wctx *c, struct pg_instr_stage *rec, json_t *stage);
 
 #endif

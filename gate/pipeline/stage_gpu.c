@@ -11,6 +11,7 @@
 #include "base/fileio.h"
 #include "baseline_check.h"
 #include "executor.h"
+#include "instr_stage.h"
 #include "results_json.h"
 #include "run.h"
 #include "stage.h"
@@ -266,9 +267,11 @@ void pg_gpu_run_workload(pg_run *run, pg_submission *s, int i, json_t *wj)
     /* The instruction verdict does not gate the timing: a kernel that misses its targets still
      * gets its speed measured and reported. Its runtime half runs here, on the correctness
      * phase's module and buffers (c1), before any timing (issue 3). */
-    json_t *instr = pg_stage_instructions(run, s, stages);
+    pg_instr_stage *irec = NULL;
+    json_t *instr = pg_stage_instructions_rec(run, s, stages, &irec);
     if (correct && pg_run_ensure_device(run))
-        pg_instr_runtime(&c1, instr);
+        pg_instr_runtime(&c1, irec, instr);
+    pg_instr_stage_free(irec);
     if (!correct) {
         pg_record_not_run(run, s, stages, wname, "performance", "skipped",
                           "not run: the correctness stage did not pass");

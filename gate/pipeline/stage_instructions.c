@@ -2,14 +2,16 @@
  * instructions its task names for this architecture? The static half runs once per submission
  * right after assemble: the PTX instruction inventory against the targets, and the SASS opcode
  * inventory of the very cubin the load stage will load (disassembled with nvdisasm or
- * cuobjdump). Every workload records a copy between correctness and performance; the runtime
- * half (executed counts, coverage) fills the fields left for it through
- * pg_instr_record_runtime. A SASS part that could not be checked is never a pass. */
+ * cuobjdump). The result is typed (instr_stage.h, s->instr); every workload records a copy
+ * written from it between correctness and performance, and the runtime half (executed counts,
+ * coverage) completes its own typed copy through pg_instr_record_runtime and writes the record
+ * again. A SASS part that could not be checked is never a pass. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "instr_stage.h"
 #include "results_json.h"
 #include "run.h"
 #include "submission.h"
@@ -17,10 +19,6 @@
 #include "model/target_check.h"
 #include "ptx/sass_listing.h"
 #include "tool/disasm.h"
-
-#define RULE                                                                                      \
-    "each target must be in the PTX (opcode and modifier set, never a substring) and, as one of " \
-    "its SASS families, in the disassembled cubin; then executed and covering the required work"
 
 /* ---- the SASS part ---- */
 
@@ -31,10 +29,37 @@ typedef struct {
     bool has_listing;
 } sass_part;
 
-static void disassemble(pg_run *run, pg_submission *s, json_t *det, sass_part *p)
+/* Instructions per SASS family of the whole cubin, in order of first appearance. */
+static json_t *families_json(const pg_sass_listing *l)
+{
+    const char **names = malloc((l->n_instrs ? l->n_instrs : 1) * sizeof *names);
+    json_int_t *counts = malloc((l->n_instrs ? l->n_instrs : 1) * sizeof *counts);
+    json_t *fam = json_object();
+    size_t n = 0;
+    if (names && counts) {
+        for (size_t i = 0; i < l->n_instrs; i++) {
+            const char *f = l->instrs[i].family;
+            size_t k = 0;
+            while (k < n && strcmp(names[k], f) != 0)
+                k++;
+            if (k == n) {
+                names[n] = f;
+                counts[n++] = 0;
+            }
+            counts[k]++;
+        }
+        for (size_t k = 0; k < n; k++)
+            json_object_set_new(fam, names[k], json_integer(counts[k]));
+    }
+    free(names);
+    free(counts);
+    return fam;
+}
+
+static void disassemble(pg_run *run, pg_submission *s, pg_instr_stage *rec, sass_part *p)
 {
     json_t *sj = json_object();
-    json_object_set_new(det, "sass", sj);
+    rec->sass = sj;
     p->status = "skipped";
     if (!s->cubin_path[0]) {
         snprintf(p->reason, sizeof p->reason,
@@ -82,14 +107,11 @@ static void disassemble(pg_run *run, pg_submission *s, json_t *det, sass_part *p
 done:
     json_object_set_new(sj, "status", json_string(p->status));
     json_object_set_new(sj, "reason", p->reason[0] ? pg_jstr(p->reason) : json_null());
+    snprintf(rec->sass_status, sizeof rec->sass_status, "%s", p->status);
+    snprintf(rec->sass_reason, sizeof rec->sass_reason, "%s", p->reason);
     if (!p->has_listing)
         return;
-    /* Instructions per SASS family of the whole cubin, in order of first appearance. */
-    json_t *fam = json_object();
-    for (size_t i = 0; i < p->listing.n_instrs; i++) {
-        const char *f = p->listing.instrs[i].family;
-        json_object_set_new(fam, f, json_integer(json_integer_value(json_object_get(fam, f)) + 1));
-    }
+    json_t *fam = families_json(&p->listing);
     json_object_set_new(sj, "instructions", json_integer((json_int_t)p->listing.n_instrs));
     json_object_set_new(sj, "functions", json_integer((json_int_t)p->listing.n_functions));
     json_object_set_new(sj, "families", fam);
@@ -118,32 +140,34 @@ static json_t *mnemonics_json(const pg_tc_mnemonic *m, int n)
     return a;
 }
 
-static json_t *target_json(const pg_tc_result *r, const pg_arch_table *table,
-                           const sass_part *p)
+static void target_fill(pg_instr_target *o, const pg_tc_result *r, const pg_arch_table *table,
+                        const sass_part *p)
 {
     const pg_target *tg = r->target;
     char summary[2048];
     pg_tc_describe(r, summary, sizeof summary);
     if (!r->sass_checked && r->ptx_count > 0) /* say why the SASS part was not checked */
         snprintf(summary + strlen(summary), sizeof summary - strlen(summary), " (%s)", p->reason);
-    json_t *o = json_object(), *fams = json_array();
+    memset(o, 0, sizeof *o);
+    snprintf(o->target, sizeof o->target, "%s", tg->pattern.text);
+    snprintf(o->family, sizeof o->family, "%s", table->families[tg->family].ptx.text);
+    o->n_sass = tg->n_sass;
     for (int k = 0; k < tg->n_sass; k++)
-        json_array_append_new(fams, json_string(tg->sass[k]));
-    json_object_set_new(o, "target", pg_jstr(tg->pattern.text));
-    json_object_set_new(o, "family", pg_jstr(table->families[tg->family].ptx.text));
-    json_object_set_new(o, "sass_families", fams);
-    json_object_set_new(o, "status", json_string(r->reason            ? "fail"
-                                                 : r->sass_checked ? "pass"
-                                                                   : "unknown"));
-    json_object_set_new(o, "reason", r->reason ? json_string(r->reason) : json_null());
-    json_object_set_new(o, "summary", pg_jstr(summary));
+        snprintf(o->sass_families[k], sizeof o->sass_families[k], "%s", tg->sass[k]);
+    snprintf(o->status, sizeof o->status, "%s",
+             r->reason ? "fail" : r->sass_checked ? "pass" : "unknown");
+    snprintf(o->reason, sizeof o->reason, "%s", r->reason ? r->reason : "");
+    snprintf(o->summary, sizeof o->summary, "%s", summary);
+    o->ptx_count = (long long)r->ptx_count;
+    o->sass_counted = r->sass_checked;
+    o->sass_count = (long long)r->sass_count;
 
     json_t *ptx = json_object();
     json_object_set_new(ptx, "count", json_integer((json_int_t)r->ptx_count));
     json_object_set_new(ptx, "lines", lines_json(r->ptx_lines, r->n_ptx_lines));
     json_object_set_new(ptx, "mnemonics", mnemonics_json(r->found, r->n_found));
     json_object_set_new(ptx, "nearest", mnemonics_json(r->nearest, r->n_nearest));
-    json_object_set_new(o, "ptx", ptx);
+    o->ptx = ptx;
 
     json_t *sass = json_object(), *ops = json_array();
     json_object_set_new(sass, "status", json_string(p->status));
@@ -153,147 +177,56 @@ static json_t *target_json(const pg_tc_result *r, const pg_arch_table *table,
         json_array_append_new(ops, json_pack("{s:s, s:I}", "opcode", r->opcodes[i].opcode,
                                              "count", (json_int_t)r->opcodes[i].count));
     json_object_set_new(sass, "opcodes", ops);
-    json_object_set_new(o, "sass", sass);
+    o->sass = sass;
 
     /* Left for the runtime half (pg_instr_record_runtime): not measured is not a pass. */
-    json_object_set_new(o, "runtime",
-                        json_pack("{s:s, s:n, s:n, s:n, s:n}", "status", "not measured",
-                                  "executed_count", "coverage", "min_coverage", "reason"));
-    return o;
-}
-
-/* ---- status and message from the target records ---- */
-
-static const char *jstr(const json_t *o, const char *key)
-{
-    const char *s = json_string_value(json_object_get(o, key));
-    return s ? s : "";
-}
-
-/* Derive the stage's status and message from details.targets under details.policy. */
-static void finish(json_t *stage)
-{
-    json_t *det = pg_stage_details(stage), *targets = json_object_get(det, "targets");
-    const char *policy = jstr(det, "policy"), *arch = jstr(det, "arch");
-    const char *sass_reason = jstr(json_object_get(det, "sass"), "reason");
-    size_t n = json_array_size(targets), failed = 0, unknown = 0, measured = 0, i;
-    bool sass_error = strcmp(jstr(json_object_get(det, "sass"), "status"), "error") == 0;
-    json_t *t;
-    json_array_foreach(targets, i, t) {
-        failed += strcmp(jstr(t, "status"), "fail") == 0;
-        unknown += strcmp(jstr(t, "status"), "unknown") == 0;
-        measured += strcmp(jstr(json_object_get(t, "runtime"), "status"), "measured") == 0;
-    }
-    char msg[4096];
-    size_t used = 0;
-#define ADD(...)                                                                                  \
-    do {                                                                                          \
-        if (used < sizeof msg)                                                                    \
-            used += (size_t)snprintf(msg + used, sizeof msg - used, __VA_ARGS__);                 \
-    } while (0)
-    msg[0] = '\0';
-    const char *status;
-    if (failed) {
-        bool warn = strcmp(policy, "warn") == 0;
-        status = warn ? "pass" : "fail";
-        if (warn)
-            ADD("warning (instructions policy warn: not failing the submission): ");
-        ADD("%zu of %zu target%s fail%s on %s: ", failed, n, n == 1 ? "" : "s",
-            failed == 1 ? "s" : "", arch);
-        bool first = true;
-        json_array_foreach(targets, i, t) {
-            if (strcmp(jstr(t, "status"), "fail") != 0)
-                continue;
-            const json_t *rt = json_object_get(t, "runtime");
-            const char *why = jstr(t, "reason");
-            ADD("%s%s", first ? "" : "; ", jstr(t, "summary"));
-            if (strcmp(why, "never_executed") == 0)
-                ADD(" — present but never executed (executed count 0)");
-            else if (strcmp(why, "coverage_too_low") == 0)
-                ADD(" — executed %g times but covering %.4g of the required work (minimum %.4g)",
-                    json_number_value(json_object_get(rt, "executed_count")),
-                    json_number_value(json_object_get(rt, "coverage")),
-                    json_number_value(json_object_get(rt, "min_coverage")));
-            first = false;
-        }
-    } else if (sass_error || unknown) {
-        status = sass_error ? "error" : "skipped";
-        ADD("SASS not checked (%s); in the PTX:", sass_reason);
-        json_array_foreach(targets, i, t) {
-            const json_t *ptx = json_object_get(t, "ptx");
-            ADD("%s %s ×%lld", i ? "," : "", jstr(t, "target"),
-                (long long)json_integer_value(json_object_get(ptx, "count")));
-        }
-    } else {
-        status = "pass";
-        ADD("%zu/%zu target%s in the PTX and the SASS on %s:", n, n, n == 1 ? "" : "s", arch);
-        json_array_foreach(targets, i, t) {
-            const json_t *ptx = json_object_get(t, "ptx"), *sass = json_object_get(t, "sass");
-            const json_t *rt = json_object_get(t, "runtime");
-            ADD("%s %s (PTX ×%lld, SASS ×%lld", i ? "," : "", jstr(t, "target"),
-                (long long)json_integer_value(json_object_get(ptx, "count")),
-                (long long)json_integer_value(json_object_get(sass, "count")));
-            /* The runtime half's numbers, when measured: the message is what people read. */
-            if (strcmp(jstr(rt, "status"), "measured") == 0) {
-                ADD(", executed %.0f", json_number_value(json_object_get(rt, "executed_count")));
-                if (json_is_number(json_object_get(rt, "coverage")))
-                    ADD(", coverage %.3f", json_number_value(json_object_get(rt, "coverage")));
-            }
-            ADD(")");
-        }
-    }
-    if (!failed && measured && measured < n)
-        ADD("; executed counts measured for %zu of %zu targets", measured, n);
-    else if (!failed && measured < n)
-        ADD("; executed counts not measured");
-#undef ADD
-    json_object_set_new(stage, "status", json_string(status));
-    json_object_set_new(stage, "message", pg_jstr(msg));
+    pg_instr_target_runtime_clear(o);
 }
 
 /* ---- the static half ---- */
 
-static void static_check(pg_run *run, pg_submission *s, json_t *stage)
+static void static_check(pg_run *run, pg_submission *s, pg_instr_stage *st)
 {
-    json_t *det = pg_stage_details(stage);
-    json_object_set_new(det, "table", pg_jstr(s->arch_table->file));
+    st->table = pg_jstr(s->arch_table->file);
     json_t *ptx = json_object();
     /* Line numbers refer to the PTX that was assembled: the source itself, or for a .cu the
      * output of `nvcc -ptx -lineinfo` (assemble details.nvcc.command reproduces it). */
     json_object_set_new(ptx, "file", pg_jstr(s->from_cu ? "nvcc -ptx output" : s->ptx_path));
     json_object_set_new(ptx, "instructions", json_integer((json_int_t)s->inventory.n_instrs));
     json_object_set_new(ptx, "uses_preprocessor", json_boolean(s->inventory.uses_preprocessor));
-    json_object_set_new(det, "ptx", ptx);
+    st->ptx = ptx;
     sass_part p = {0};
-    disassemble(run, s, det, &p);
+    disassemble(run, s, st, &p);
     pg_tc_result r[PG_MAX_TARGETS];
     pg_diag d;
     pg_diag_clear(&d);
     if (pg_target_check(&s->targets, s->arch_table, &s->inventory,
                         p.has_listing ? &p.listing : NULL, r, &d) != PG_OK) {
-        pg_stage_finish(stage, "error", 0.0, "%s", d.message);
+        pg_instr_stage_end(st, "error", 0.0, "%s", d.message);
     } else {
-        json_t *targets = json_array();
+        st->has_targets = true;
+        st->n_targets = s->targets.n_targets;
         for (int i = 0; i < s->targets.n_targets; i++)
-            json_array_append_new(targets, target_json(&r[i], s->arch_table, &p));
-        json_object_set_new(det, "targets", targets);
-        json_object_set_new(det, "rule", json_string(RULE));
-        finish(stage);
+            target_fill(&st->targets[i], &r[i], s->arch_table, &p);
+        pg_instr_stage_finish(st);
     }
     pg_sass_listing_free(&p.listing);
 }
 
 void pg_instr_static(pg_run *run, pg_submission *s)
 {
-    json_t *stage = pg_stage_new("instructions");
-    json_t *det = pg_stage_details(stage);
+    pg_instr_stage *st = pg_instr_stage_new();
+    if (!st) {
+        pg_ptx_inventory_free(&s->inventory);
+        return; /* out of memory: every workload records an error (pg_stage_instructions) */
+    }
     double t0 = pg_now_s();
-    json_object_set_new(det, "policy", json_string(s->instr_policy));
-    json_object_set_new(det, "arch", pg_jstr(s->arch));
+    snprintf(st->policy, sizeof st->policy, "%s", s->instr_policy);
+    snprintf(st->arch, sizeof st->arch, "%s", s->arch);
     const char *assembled = pg_stage_status(json_array_get(json_object_get(s->json, "stages"), 0));
     bool offline_ok = strcmp(assembled, "pass") == 0 || strcmp(assembled, "skipped") == 0;
     if (strcmp(s->instr_policy, "off") == 0) {
-        pg_stage_finish(stage, "skipped", 0.0,
+        pg_instr_stage_end(st, "skipped", 0.0,
                         "instruction checks are off (--instructions off or the task's "
                         "gate.instructions)");
     } else if (!s->has_targets && json_object_size(s->task->targets) > 0) {
@@ -308,7 +241,7 @@ void pg_instr_static(pg_run *run, pg_submission *s)
                 used += (size_t)snprintf(archs + used, sizeof archs - used, "%s%s",
                                          used ? ", " : "", key);
         bool warn = strcmp(s->instr_policy, "warn") == 0;
-        pg_stage_finish(stage, warn ? "pass" : "fail", 0.0,
+        pg_instr_stage_end(st, warn ? "pass" : "fail", 0.0,
                         "%stask '%s' requires target instructions on %s; the submission is built "
                         "for %s, which the task sets none for (build for one of those, e.g. "
                         "--arch or the manifest's arch)",
@@ -316,70 +249,53 @@ void pg_instr_static(pg_run *run, pg_submission *s)
                              : "",
                         s->task->id, archs, s->arch);
     } else if (!s->has_targets) {
-        pg_stage_finish(stage, "skipped", 0.0, "task '%s' lists no target instructions for %s",
+        pg_instr_stage_end(st, "skipped", 0.0, "task '%s' lists no target instructions for %s",
                         s->task->id, s->arch);
     } else if (!offline_ok || !s->cu_compiled || !s->has_sig || s->refusal[0]) {
-        pg_stage_finish(stage, "skipped", 0.0, "not run: the assemble stage did not pass");
+        pg_instr_stage_end(st, "skipped", 0.0, "not run: the assemble stage did not pass");
     } else if (!s->has_inventory) {
-        pg_stage_finish(stage, "error", pg_now_s() - t0,
+        pg_instr_stage_end(st, "error", pg_now_s() - t0,
                         "cannot read the PTX instructions (ptxgate's own reader; ptxas accepted "
                         "the PTX): %s",
                         s->inventory_error);
     } else {
         pg_progress(run, s, NULL, "instructions", NULL, NULL);
-        static_check(run, s, stage);
-        json_object_set_new(stage, "duration_s", json_real(round((pg_now_s() - t0) * 1e6) / 1e6));
-        pg_progress(run, s, NULL, "instructions", pg_stage_status(stage),
-                    json_string_value(json_object_get(stage, "message")));
+        static_check(run, s, st);
+        st->duration_s = round((pg_now_s() - t0) * 1e6) / 1e6;
+        pg_progress(run, s, NULL, "instructions", st->status, st->message);
     }
-    s->instr_static = stage;
+    s->instr = st;
     /* The inventory is not needed after this (the records keep what reports use). */
     pg_ptx_inventory_free(&s->inventory);
 }
 
-json_t *pg_stage_instructions(pg_run *run, pg_submission *s, json_t *stages)
+json_t *pg_stage_instructions_rec(pg_run *run, pg_submission *s, json_t *stages,
+                                  pg_instr_stage **rec)
 {
     (void)run;
-    json_t *copy = s->instr_static ? json_deep_copy(s->instr_static) : NULL;
-    if (!copy) {
-        copy = pg_stage_new("instructions");
-        pg_stage_finish(copy, "error", 0.0, "out of memory copying the instructions stage");
-    }
+    pg_instr_stage *copy = pg_instr_stage_copy(s->instr);
+    json_t *j = NULL;
     /* Computed once per submission: its time counts once. */
-    if (s->instr_copies++ > 0)
-        json_object_set_new(copy, "duration_s", json_real(0.0));
-    json_array_append_new(stages, copy);
-    return copy;
+    if (copy && s->instr_copies > 0)
+        copy->duration_s = 0.0;
+    if (copy)
+        j = pg_instr_stage_json(copy);
+    if (!j) {
+        pg_instr_stage_free(copy);
+        copy = NULL;
+        j = pg_stage_new("instructions");
+        pg_stage_finish(j, "error", 0.0, "out of memory copying the instructions stage");
+    }
+    s->instr_copies++;
+    json_array_append_new(stages, j);
+    if (rec)
+        *rec = copy;
+    else
+        pg_instr_stage_free(copy);
+    return j;
 }
 
-/* ---- the runtime half's entry point ---- */
-
-void pg_instr_record_runtime(json_t *stage, const char *target, double executed,
-                             double coverage, double min_coverage)
+json_t *pg_stage_instructions(pg_run *run, pg_submission *s, json_t *stages)
 {
-    json_t *targets = json_object_get(pg_stage_details(stage), "targets"), *t;
-    size_t i;
-    json_array_foreach(targets, i, t) {
-        if (strcmp(jstr(t, "target"), target) != 0)
-            continue;
-        const char *reason = NULL;
-        if (isfinite(executed) && executed <= 0)
-            reason = "never_executed";
-        else if (isfinite(coverage) && isfinite(min_coverage) && coverage < min_coverage)
-            reason = "coverage_too_low";
-        json_t *rt = json_object();
-        json_object_set_new(rt, "status", json_string(isfinite(executed) ? "measured"
-                                                                         : "not measured"));
-        json_object_set_new(rt, "executed_count", pg_json_real_or_null(executed));
-        json_object_set_new(rt, "coverage", pg_json_real_or_null(coverage));
-        json_object_set_new(rt, "min_coverage", pg_json_real_or_null(min_coverage));
-        json_object_set_new(rt, "reason", reason ? json_string(reason) : json_null());
-        json_object_set_new(t, "runtime", rt);
-        if (reason && !json_is_string(json_object_get(t, "reason"))) {
-            json_object_set_new(t, "reason", json_string(reason));
-            json_object_set_new(t, "status", json_string("fail"));
-        }
-        finish(stage);
-        return;
-    }
+    return pg_stage_instructions_rec(run, s, stages, NULL);
 }

@@ -11,6 +11,7 @@
 #include "model/binding.h"
 #include "run.h"
 #include "submission.h"
+#include "instr_stage.h"
 #include "ptx/heap_calls.h"
 #include "ptx/refusals.h"
 
@@ -455,7 +456,7 @@ void pg_submission_release(pg_submission *s)
         pg_ptx_module_info_free(&s->sig);
     pg_ptx_inventory_free(&s->inventory);
     pg_arch_table_free(s->arch_table);
-    json_decref(s->instr_static);
+    pg_instr_stage_free(s->instr);
     if (s->from_cu)
         pg_assemble_result_free(&s->cu_result);
     pg_manifest_free(s->manifest);

@@ -80,8 +80,9 @@ struct pg_submission {
     pg_arch_table *arch_table;    /* the table of arch, when has_targets */
     bool uses_device_symbols;     /* an expression names num_sms, l2_bytes, ... */
     pg_device_symbols device_symbols; /* their values, when uses_device_symbols */
-    json_t *instr_static;         /* the instructions stage as computed once after assemble
-                                     (stage_instructions.c); each workload records a copy */
+    struct pg_instr_stage *instr; /* the instructions stage as computed once after assemble
+                                     (stage_instructions.c, instr_stage.h; owned, NULL when out
+                                     of memory); each workload records a copy */
     int instr_copies;
     int *workloads;               /* indices into task->workloads */
     int n_workloads;

@@ -13,22 +13,16 @@
 /* --- stages */
 void pg_stage_assemble(pg_run *run, pg_submission *s);
 /* stage_instructions.c: the static half, once per submission right after assemble (PTX
- * inventory against the targets, disassembly of the assembled cubin) into s->instr_static. */
+ * inventory against the targets, disassembly of the assembled cubin) into s->instr. */
 void pg_instr_static(pg_run *run, pg_submission *s);
 /* Append the submission's instructions stage to a workload's stages (a copy of the static
  * result; the runtime half fills it in further). Returns the appended stage (borrowed). */
 json_t *pg_stage_instructions(pg_run *run, pg_submission *s, json_t *stages);
-/* The runtime half's entry point (docs/instructions.md, "Runtime fields"): record for target
- * (its pattern as the task writes it, "wgmma.mma_async") the executed count of its SASS
- * instructions over the submission's launches of one workload, and coverage = executed tensor
- * work / required work (NaN when not computed) against min_coverage (e.g. 0.99; NaN: no
- * requirement). Sets the target's runtime {status "measured", executed_count, coverage,
- * min_coverage, reason}: reason never_executed when executed <= 0, coverage_too_low when
- * coverage < min_coverage, else null; a runtime reason fails the target unless a static reason
- * already did; then the stage's status and message are derived again under its policy.
- * NaN executed records null (not measured). An unknown target name changes nothing. */
-void pg_instr_record_runtime(json_t *stage, const char *target, double executed,
-                             double coverage, double min_coverage);
+/* As pg_stage_instructions; *rec (when rec is not NULL) gets the typed copy the record was
+ * written from (caller-owned, pg_instr_stage_free; NULL when the record is the out-of-memory
+ * error), for the runtime half to complete (pg_instr_runtime). */
+json_t *pg_stage_instructions_rec(pg_run *run, pg_submission *s, json_t *stages,
+                                  struct pg_instr_stage **rec);
 
 /* --- stage_gpu.c, the pieces of the stage sequence (executor.h) its callers share */
 /* Append a skeleton record per selected workload to s->json "workloads". */

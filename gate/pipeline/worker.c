@@ -16,6 +16,7 @@
 #include "tool/supervise.h"
 #include "baseline_check.h"
 #include "executor.h"
+#include "instr_stage.h"
 #include "results_json.h"
 #include "run.h"
 #include "submission.h"
@@ -451,7 +452,7 @@ static pg_status write_job_on(pg_run *run, pg_submission *s, const pg_device_slo
     json_object_set_new(job, "gpu_warm_monotonic_s", warm_t > 0 ? json_real(warm_t) : json_null());
     json_object_set_new(job, "accepted", accepted_json(s, sanitize));
     json_object_set_new(job, "instructions",
-                        s->instr_static ? json_deep_copy(s->instr_static) : json_null());
+                        s->instr ? pg_instr_stage_json(s->instr) : json_null());
     json_object_set_new(job, "instructions_copies", json_integer(s->instr_copies));
     char *text = job ? json_dumps(job, JSON_INDENT(1) | JSON_REAL_PRECISION(17)) : NULL;
     json_decref(job);

@@ -4,8 +4,10 @@
  * every field; a number that is not finite travels as the string "nan", "inf" or "-inf" so it
  * comes back unchanged (the peaks: null, read back as NaN). */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "instr_stage.h"
 #include "results_json.h"
 #include "worker_json.h"
 
@@ -175,4 +177,75 @@ void pg_peaks_from_json(const json_t *j, double *tflops, double *write_gbps)
     json_t *t = json_object_get(j, "tflops"), *g = json_object_get(j, "write_gbps");
     *tflops = json_is_number(t) ? json_number_value(t) : NAN;
     *write_gbps = json_is_number(g) ? json_number_value(g) : NAN;
+}
+
+/* ---- the instructions stage of the job file ---- */
+
+static void copy_str(char *out, size_t n, const json_t *v)
+{
+    snprintf(out, n, "%s", json_is_string(v) ? json_string_value(v) : "");
+}
+
+static double real_or_nan(const json_t *v)
+{
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static json_t *fragment_of(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+    return v ? json_deep_copy(v) : NULL;
+}
+
+pg_instr_stage *pg_instr_stage_from_json(const json_t *j)
+{
+    if (!json_is_object(j))
+        return NULL;
+    pg_instr_stage *st = pg_instr_stage_new();
+    if (!st)
+        return NULL;
+    const json_t *det = json_object_get(j, "details");
+    copy_str(st->status, sizeof st->status, json_object_get(j, "status"));
+    copy_str(st->message, sizeof st->message, json_object_get(j, "message"));
+    st->duration_s = json_number_value(json_object_get(j, "duration_s"));
+    copy_str(st->policy, sizeof st->policy, json_object_get(det, "policy"));
+    copy_str(st->arch, sizeof st->arch, json_object_get(det, "arch"));
+    st->table = fragment_of(det, "table");
+    st->ptx = fragment_of(det, "ptx");
+    st->sass = fragment_of(det, "sass");
+    st->runtime = fragment_of(det, "runtime");
+    const json_t *sass = json_object_get(det, "sass");
+    copy_str(st->sass_status, sizeof st->sass_status, json_object_get(sass, "status"));
+    copy_str(st->sass_reason, sizeof st->sass_reason, json_object_get(sass, "reason"));
+    const json_t *targets = json_object_get(det, "targets"), *t, *f;
+    st->has_targets = json_is_array(targets);
+    size_t i, k;
+    json_array_foreach(targets, i, t) {
+        if (st->n_targets >= PG_MAX_TARGETS)
+            break;
+        pg_instr_target *o = &st->targets[st->n_targets++];
+        copy_str(o->target, sizeof o->target, json_object_get(t, "target"));
+        copy_str(o->family, sizeof o->family, json_object_get(t, "family"));
+        json_array_foreach(json_object_get(t, "sass_families"), k, f) {
+            if (o->n_sass < PG_ARCH_MAX_SASS)
+                copy_str(o->sass_families[o->n_sass++], sizeof o->sass_families[0], f);
+        }
+        copy_str(o->status, sizeof o->status, json_object_get(t, "status"));
+        copy_str(o->reason, sizeof o->reason, json_object_get(t, "reason"));
+        copy_str(o->summary, sizeof o->summary, json_object_get(t, "summary"));
+        o->ptx = fragment_of(t, "ptx");
+        o->sass = fragment_of(t, "sass");
+        o->ptx_count = (long long)json_integer_value(json_object_get(o->ptx, "count"));
+        const json_t *sc = json_object_get(o->sass, "count");
+        o->sass_counted = json_is_integer(sc);
+        o->sass_count = (long long)json_integer_value(sc);
+        const json_t *rt = json_object_get(t, "runtime");
+        copy_str(o->rt_status, sizeof o->rt_status, json_object_get(rt, "status"));
+        o->rt_executed = real_or_nan(json_object_get(rt, "executed_count"));
+        o->rt_coverage = real_or_nan(json_object_get(rt, "coverage"));
+        o->rt_min_coverage = real_or_nan(json_object_get(rt, "min_coverage"));
+        o->rt_has_reason = json_is_string(json_object_get(rt, "reason"));
+        copy_str(o->rt_reason, sizeof o->rt_reason, json_object_get(rt, "reason"));
+    }
+    return st;
 }

@@ -27,4 +27,11 @@ json_t *pg_peaks_to_json(double tflops, double write_gbps);
 /* Back from such an object: NaN for a member that is not a number. */
 void pg_peaks_from_json(const json_t *j, double *tflops, double *write_gbps);
 
+/* The instructions stage as the parent wrote it into the job file (pg_instr_stage_json of the
+ * static half), back as the typed value: pg_instr_stage_json of the result writes the same
+ * record. The parts kept as fragments (details.table, .ptx, .sass, each target's ptx and sass)
+ * are copied. New value (pg_instr_stage_free); NULL when out of memory or j is not an object. */
+struct pg_instr_stage;
+struct pg_instr_stage *pg_instr_stage_from_json(const json_t *j);
+
 #endif

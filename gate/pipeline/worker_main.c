@@ -403,7 +403,7 @@ pg_status pg_worker_main(const char *job_path, const char *status_path, pg_diag 
     if (st == PG_OK)
         st = prepare_accepted(&run, &f, &s, d);
     if (json_is_object(f.instructions))
-        s.instr_static = json_deep_copy(f.instructions);
+        s.instr = pg_instr_stage_from_json(f.instructions);
     s.instr_copies = (int)f.instructions_copies;
     if (st == PG_OK)
         st = open_status(status_path, &w.fd, d);
