@@ -44,13 +44,13 @@ static pg_status compare_markdown(const json_t *model, const json_t *const *root
 {
     char *md = NULL, *charts = NULL;
     size_t md_len = 0, charts_len = 0;
-    json_t *hist = NULL;
+    pg_history_model hist = {0};
     pg_status st = pg_compare_markdown(model, &md, &md_len, d);
     if (st == PG_OK)
         st = pg_history_build(roots, files, 2, PG_HISTORY_BY_INPUT, &hist, d);
     if (st == PG_OK)
-        st = pg_history_charts_markdown(hist, &charts, &charts_len, d);
-    json_decref(hist);
+        st = pg_history_charts_markdown(&hist, &charts, &charts_len, d);
+    pg_history_model_free(&hist);
     if (st == PG_OK && charts_len > 0) {
         static const char head[] = "\n## Speedup vs the vendor library, old → new\n\n";
         char *all = malloc(md_len + sizeof head + charts_len);

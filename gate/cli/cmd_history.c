@@ -99,7 +99,7 @@ static pg_status expand(const char *arg, char ***list, size_t *n, pg_diag *d)
     return st;
 }
 
-static pg_status write_set(const pg_outdir *dir, const json_t *model, pg_diag *d)
+static pg_status write_set(const pg_outdir *dir, const pg_history_model *model, pg_diag *d)
 {
     char *md = NULL, *svg = NULL;
     size_t lens[2] = {0, 0};
@@ -120,7 +120,8 @@ int pg_cmd_history(int argc, char **argv)
     char **pos = NULL, **files = NULL;
     int npos = 0;
     size_t n = 0;
-    json_t **roots = NULL, *model = NULL;
+    json_t **roots = NULL;
+    pg_history_model model = {0};
     pg_cli_output where = {.dir.fd = -1, .copy_dir.fd = -1};
     int rc;
     if (!pg_options_parse_cmd(&k_spec, argc, argv, &pos, &npos, &rc))
@@ -167,12 +168,12 @@ int pg_cmd_history(int argc, char **argv)
         }
     if (pg_history_build((const json_t *const *)roots, (const char *const *)files, n, by, &model,
                          &d) != PG_OK ||
-        write_set(&where.dir, model, &d) != PG_OK) {
+        write_set(&where.dir, &model, &d) != PG_OK) {
         rc = pg_cli_fail(&d);
         goto done;
     }
     printf("history: %zu run%s, %zu series\nreports: %s/history.md, %s/history.svg\n", n,
-           n == 1 ? "" : "s", json_array_size(json_object_get(model, "series")), out, out);
+           n == 1 ? "" : "s", model.n_series, out, out);
     rc = 0;
 done:
     for (size_t i = 0; roots && i < n; i++)
@@ -181,7 +182,7 @@ done:
     for (size_t i = 0; i < n; i++)
         free(files[i]);
     free(files);
-    json_decref(model);
+    pg_history_model_free(&model);
     pg_cli_close_output(&where);
     free(pos);
     return rc;

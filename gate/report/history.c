@@ -190,9 +190,11 @@ static int run_cmp(const run_ref *a, const run_ref *b, pg_history_order by)
 
 /* ---- the model ---- */
 
-static json_t *jstr_or_null(const char *s)
+/* A copy of s into *out (NULL stays NULL); false on out-of-memory. */
+static bool dup_or_null(const char *s, char **out)
 {
-    return s ? json_string(s) : json_null();
+    *out = s ? strdup(s) : NULL;
+    return !s || *out;
 }
 
 /* The "run" record of r (typed by the results reader), checked as pg_history_run_meta checks
@@ -224,85 +226,40 @@ static pg_status read_run(const pg_results *r, run_ref *ref, pg_diag *d)
     return PG_OK;
 }
 
-/* One series while the model is built: (task, submission, workload) and, per run in history
- * order, the speedup and the status word (NULL where the run has no such workload). Names and
- * words are borrowed (from the results roots; the words are constants). */
+/* The series while the model is built, in order of first appearance. */
 typedef struct {
-    const char *task, *sub, *wl;
-    pg_res_num *speedup;
-    const char **status;
-} series_acc;
-
-typedef struct {
-    series_acc *v;
+    pg_history_series *v;
     size_t n, cap, n_runs;
 } series_list;
 
-static void series_list_free(series_list *l)
-{
-    for (size_t i = 0; i < l->n; i++) {
-        free(l->v[i].speedup);
-        free(l->v[i].status);
-    }
-    free(l->v);
-}
-
-/* The series of (task, submission, workload), appended when new; NULL when memory runs out. */
-static series_acc *series_for(series_list *l, const char *task, const char *sub, const char *wl)
+/* The series of (task, submission, workload), appended when new (names copied, points zeroed);
+ * NULL when memory runs out. */
+static pg_history_series *series_for(series_list *l, const char *task, const char *sub,
+                                     const char *wl)
 {
     for (size_t i = 0; i < l->n; i++)
-        if (strcmp(l->v[i].task, task) == 0 && strcmp(l->v[i].sub, sub) == 0 &&
-            strcmp(l->v[i].wl, wl) == 0)
+        if (strcmp(l->v[i].task, task) == 0 && strcmp(l->v[i].submission, sub) == 0 &&
+            strcmp(l->v[i].workload, wl) == 0)
             return &l->v[i];
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 16;
-        series_acc *v = realloc(l->v, cap * sizeof *v);
+        pg_history_series *v = realloc(l->v, cap * sizeof *v);
         if (!v)
             return NULL;
         l->v = v;
         l->cap = cap;
     }
-    series_acc s = {task, sub, wl, calloc(l->n_runs, sizeof *s.speedup),
-                    calloc(l->n_runs, sizeof *s.status)};
-    if (!s.speedup || !s.status) {
-        free(s.speedup);
-        free(s.status);
+    pg_history_series s = {strdup(task), strdup(sub), strdup(wl),
+                           calloc(l->n_runs, sizeof *s.points)};
+    if (!s.task || !s.submission || !s.workload || !s.points) {
+        free(s.task);
+        free(s.submission);
+        free(s.workload);
+        free(s.points);
         return NULL;
     }
     l->v[l->n] = s;
     return &l->v[l->n++];
-}
-
-/* The model's "series" array of l. */
-static json_t *series_json(const series_list *l)
-{
-    json_t *series = json_array();
-    for (size_t i = 0; series && i < l->n; i++) {
-        const series_acc *a = &l->v[i];
-        json_t *sp = json_array(), *stv = json_array();
-        for (size_t k = 0; sp && stv && k < l->n_runs; k++) {
-            json_array_append_new(sp, a->speedup[k].has ? json_real(a->speedup[k].v)
-                                                        : json_null());
-            json_array_append_new(stv, a->status[k] ? json_string(a->status[k]) : json_null());
-        }
-        json_t *s = sp && stv ? json_pack("{s:s, s:s, s:s, s:o, s:o}", "task", a->task,
-                                          "submission", a->sub, "workload", a->wl, "speedup",
-                                          sp, "status", stv)
-                              : NULL;
-        if (!s) {
-            if (!sp || !stv) {
-                json_decref(sp);
-                json_decref(stv);
-            }
-            json_decref(series);
-            return NULL;
-        }
-        if (json_array_append_new(series, s) != 0) {
-            json_decref(series);
-            return NULL;
-        }
-    }
-    return series;
 }
 
 static bool verify_failed(const pg_res_submission *s)
@@ -323,93 +280,112 @@ static pg_status add_run(series_list *series, const pg_results *r, size_t k, pg_
         bool void_timing = verify_failed(s);
         for (size_t w = 0; w < s->n_workloads; w++) {
             const pg_res_workload *wl = &s->workloads[w];
-            series_acc *x = series_for(series, s->task, s->name, wl->name);
+            pg_history_series *x = series_for(series, s->task, s->name, wl->name);
             if (!x)
                 return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
-            if (x->status[k])
+            pg_history_point *p = &x->points[k];
+            if (p->present)
                 continue; /* the first of duplicates counts (compare refuses them) */
             const pg_res_stage *perf = pg_res_find_stage(wl->stages, wl->n_stages, "performance");
             pg_res_num est = {0};
             if (perf && perf->detail.kind == PG_RES_STAGE_PERFORMANCE)
                 est = perf->detail.u.performance.speedup_estimate;
-            x->status[k] = void_timing ? "VOID" : pg_res_status_word(wl->verdict);
+            p->present = true;
+            p->void_timing = void_timing;
+            if (!void_timing)
+                p->verdict = wl->verdict;
             if (est.has && !void_timing)
-                x->speedup[k] = est;
+                p->speedup = est;
         }
     }
     return PG_OK;
 }
 
-pg_status pg_history_build(const json_t *const *roots, const char *const *files, size_t n,
-                           pg_history_order by, json_t **model, pg_diag *d)
+/* Run k of the model from its reference and results view; false on out-of-memory. */
+static bool copy_run(const run_ref *r, const pg_results *v, pg_history_run *out)
 {
-    *model = NULL;
+    out->verdict = v->verdict;
+    return dup_or_null(r->file, &out->file) && dup_or_null(r->label, &out->label) &&
+           dup_or_null(r->commit, &out->commit) &&
+           dup_or_null(r->commit_time, &out->commit_time_utc) &&
+           dup_or_null(r->started, &out->started_utc) &&
+           dup_or_null(v->tool_version, &out->tool_version) &&
+           dup_or_null(v->env.has_gpu ? v->env.gpu_name : NULL, &out->gpu);
+}
+
+pg_status pg_history_build(const json_t *const *roots, const char *const *files, size_t n,
+                           pg_history_order by, pg_history_model *out, pg_diag *d)
+{
+    memset(out, 0, sizeof *out);
     if (n == 0 || n > PG_HISTORY_MAX_RUNS)
         return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
                            "expected 1 to %u results files, got %zu", PG_HISTORY_MAX_RUNS, n);
     run_ref *refs = calloc(n, sizeof *refs);
     pg_results *views = calloc(n, sizeof *views);
-    json_t *m = json_object(), *runs = json_array(), *series = NULL;
+    size_t *order = calloc(n, sizeof *order);
+    pg_history_model m = {.order = by, .runs = calloc(n, sizeof *m.runs), .n_runs = n};
     series_list acc = {.n_runs = n};
-    pg_status st = refs && views && m && runs
+    pg_status st = refs && views && order && m.runs
                        ? PG_OK
                        : pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
-    size_t read = 0;
-    for (; st == PG_OK && read < n; read++) {
-        const char *file = files[read] ? files[read] : "results.json";
-        if ((st = pg_results_read(roots[read], file, &views[read], d)) != PG_OK)
+    for (size_t i = 0; st == PG_OK && i < n; i++) {
+        const char *file = files[i] ? files[i] : "results.json";
+        if ((st = pg_results_read(roots[i], file, &views[i], d)) != PG_OK)
             break;
-        refs[read] = (run_ref){roots[read], file, NULL, NULL, NULL, views[read].started_utc, read};
-        st = read_run(&views[read], &refs[read], d);
+        refs[i] = (run_ref){roots[i], file, NULL, NULL, NULL, views[i].started_utc, i};
+        st = read_run(&views[i], &refs[i], d);
     }
-    if (st != PG_OK)
-        goto done;
     /* Insertion sort of indices: stable, deterministic, n is small. */
-    size_t *order = calloc(n, sizeof *order);
-    if (!order) {
-        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
-        goto done;
-    }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; st == PG_OK && i < n; i++) {
         size_t j = i;
         for (; j > 0 && run_cmp(&refs[order[j - 1]], &refs[i], by) > 0; j--)
             order[j] = order[j - 1];
         order[j] = i;
     }
-    static const char *const k_order[] = {"time", "label", "input"};
-    json_object_set_new(m, "order", json_string(k_order[by]));
     for (size_t k = 0; k < n && st == PG_OK; k++) {
-        const run_ref *r = &refs[order[k]];
-        const pg_results *v = &views[order[k]];
-        json_t *run = json_pack("{s:s, s:o, s:o, s:o, s:s, s:s, s:o, s:o}", "file", r->file,
-                                "label", jstr_or_null(r->label), "commit",
-                                jstr_or_null(r->commit), "commit_time_utc",
-                                jstr_or_null(r->commit_time), "started_utc", r->started,
-                                "verdict", pg_res_status_name(v->verdict), "tool_version",
-                                jstr_or_null(v->tool_version), "gpu",
-                                jstr_or_null(v->env.has_gpu ? v->env.gpu_name : NULL));
-        if (!run || json_array_append_new(runs, run) != 0)
+        if (!copy_run(&refs[order[k]], &views[order[k]], &m.runs[k]))
             st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
         else
-            st = add_run(&acc, v, k, d);
+            st = add_run(&acc, &views[order[k]], k, d);
     }
-    free(order);
-    if (st == PG_OK && !(series = series_json(&acc)))
-        st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
-    if (st != PG_OK)
-        goto done;
-    json_object_set(m, "runs", runs);
-    json_object_set(m, "series", series);
-    *model = m;
-    m = NULL;
-done:
+    /* The series move into the model either way: pg_history_model_free releases them. */
+    m.series = acc.v;
+    m.n_series = acc.n;
+    if (!m.runs)
+        m.n_runs = 0;
+    if (st == PG_OK)
+        *out = m;
+    else
+        pg_history_model_free(&m);
     for (size_t i = 0; i < n && views; i++)
         pg_results_free(&views[i]);
     free(views);
     free(refs);
-    series_list_free(&acc);
-    json_decref(m);
-    json_decref(runs);
-    json_decref(series);
+    free(order);
     return st;
+}
+
+void pg_history_model_free(pg_history_model *m)
+{
+    if (!m)
+        return;
+    for (size_t k = 0; m->runs && k < m->n_runs; k++) {
+        pg_history_run *r = &m->runs[k];
+        free(r->file);
+        free(r->label);
+        free(r->commit);
+        free(r->commit_time_utc);
+        free(r->started_utc);
+        free(r->tool_version);
+        free(r->gpu);
+    }
+    for (size_t i = 0; m->series && i < m->n_series; i++) {
+        free(m->series[i].task);
+        free(m->series[i].submission);
+        free(m->series[i].workload);
+        free(m->series[i].points);
+    }
+    free(m->runs);
+    free(m->series);
+    memset(m, 0, sizeof *m);
 }

@@ -1,14 +1,15 @@
 /* History at a glance: many results files (one per commit of a kernel repository, or one per
- * model version) ordered by their run metadata and turned into a history model, a JSON object
- * (docs/history.md) that the markdown writer (a table and mermaid xychart-beta charts of speedup
- * vs the vendor library per task, submission and workload) and the SVG writer (the same charts,
- * written with libxml2) render.
+ * model version) ordered by their run metadata and turned into a history model, typed records
+ * of runs, series and points (docs/history.md) that the markdown writer (a table and mermaid
+ * xychart-beta charts of speedup vs the vendor library per task, submission and workload) and
+ * the SVG writer (the same charts, written with libxml2) render.
  *
  * Calling sequence:
- *     json_t *model;
+ *     pg_history_model model;
  *     if (pg_history_build(roots, files, n, PG_HISTORY_BY_TIME, &model, d) != PG_OK) ...
- *     pg_history_markdown(model, &md, &md_len, d);   // history.md
- *     pg_history_svg(model, &svg, &svg_len, d);      // history.svg
+ *     pg_history_markdown(&model, &md, &md_len, d);   // history.md
+ *     pg_history_svg(&model, &svg, &svg_len, d);      // history.svg
+ *     pg_history_model_free(&model);
  *
  * The run metadata is the results' optional "run" object, {"label", "commit",
  * "commit_time_utc"} (docs/results.md), written by `ptxgate check --label --commit
@@ -16,7 +17,7 @@
  *
  * Hook for `ptxgate compare` (a model-version comparison gets the same chart over versions):
  * build a model from its OLD and NEW roots (or more versions, in order) with PG_HISTORY_BY_INPUT
- * and append pg_history_charts_markdown(model, ...) to its markdown. */
+ * and append pg_history_charts_markdown(&model, ...) to its markdown. */
 #ifndef PG_REPORT_HISTORY_H
 #define PG_REPORT_HISTORY_H
 
@@ -53,24 +54,55 @@ pg_status pg_history_order_parse(const char *s, pg_history_order *out, pg_diag *
 pg_status pg_history_run_meta(const char *label, const char *commit, const char *commit_time,
                               json_t **out, pg_diag *d);
 
+/* ---- the model ---- */
+
+/* One run, in history order. Strings are owned by the model; NULL where the results have none
+ * (label, commit, commit_time_utc: the "run" record; tool_version; gpu: environment.gpu.name). */
+typedef struct {
+    char *file;            /* files[i] of pg_history_build ("results.json" for NULL) */
+    char *label, *commit, *commit_time_utc;
+    char *started_utc;     /* never NULL */
+    char *tool_version, *gpu;
+    pg_res_status verdict; /* the run's verdict (pass | fail | error) */
+} pg_history_run;
+
+/* One series' value in one run. */
+typedef struct {
+    pg_res_num speedup;    /* speedup.estimate of the performance stage (vendor time / kernel
+                              time); has is false where the run measured none or the timing
+                              is void */
+    bool present;          /* the run has this workload */
+    bool void_timing;      /* the submission's verify stage failed or errored in that run (a
+                              timing that must not be read, docs/reports.md) */
+    pg_res_status verdict; /* the workload's verdict, when present and not void */
+} pg_history_point;
+
+/* One (task, submission, workload) over the runs. */
+typedef struct {
+    char *task, *submission, *workload; /* owned */
+    pg_history_point *points;           /* one per run, owned */
+} pg_history_series;
+
+typedef struct {
+    pg_history_order order;
+    pg_history_run *runs;      /* owned, in history order */
+    size_t n_runs;
+    pg_history_series *series; /* owned, in order of first appearance over the ordered runs */
+    size_t n_series;
+} pg_history_model;
+
 /* The model of n results roots (files[i] names roots[i] in diagnostics and in the model), each
  * read with pg_results_read's checks (and its "run" object, when present, checked as above),
- * ordered by `by`:
- *   {"order": "time|label|input",
- *    "runs": [{"file", "label", "commit", "commit_time_utc", "started_utc", "verdict",
- *              "tool_version", "gpu"}],             // strings or null, in history order
- *    "series": [{"task", "submission", "workload",
- *                "speedup": [x|null per run],       // speedup.estimate of the performance
- *                                                   // stage: vendor time / kernel time
- *                "status": ["PASS"|"FAIL"|"ERROR"|"SKIPPED"|"VOID"|null per run]}]}
- * Series in order of first appearance over the ordered runs; null where the run has no such
- * workload or measured no speedup; "VOID" (and a null speedup) where the submission's verify
- * stage failed or errored in that run (a timing that must not be read, docs/reports.md).
- * *model is a new reference (NULL on error). Errors: PG_ERR_INPUT for a malformed results
- * file (naming it and the JSON path), n == 0 or n > PG_HISTORY_MAX_RUNS; PG_ERR_INFRA on
- * out-of-memory. */
+ * ordered by `by`, into *out (zeroed first). The first of duplicate (task, submission,
+ * workload) records in a run counts. The model owns copies of what it keeps: the roots may be
+ * released after. Errors: PG_ERR_INPUT for a malformed results file (naming it and the JSON
+ * path), n == 0 or n > PG_HISTORY_MAX_RUNS; PG_ERR_INFRA on out-of-memory. On error *out holds
+ * nothing to free. */
 pg_status pg_history_build(const json_t *const *roots, const char *const *files, size_t n,
-                           pg_history_order by, json_t **model, pg_diag *d);
+                           pg_history_order by, pg_history_model *out, pg_diag *d);
+
+/* Release what m owns and zero it (m may be zeroed already). */
+void pg_history_model_free(pg_history_model *m);
 
 /* history.md: a title, the runs table (#, run label, commit, time, verdict, GPU, file), then per
  * (task, submission) a table (workloads × runs: "0.878×", a status word, or "—") and a mermaid
@@ -78,59 +110,20 @@ pg_status pg_history_build(const json_t *const *roots, const char *const *files,
  * speedup in every charted run (mermaid has no gaps and no legend: the lines are named in
  * order under the chart). Untrusted names are escaped as in the results summary; labels inside
  * mermaid keep only [A-Za-z0-9 ._:/+-]. *out is malloc'd (the caller frees it), *len (may be
- * NULL) its length. Errors: PG_ERR_INPUT for a model not shaped as above; PG_ERR_INFRA on
- * out-of-memory. */
-pg_status pg_history_markdown(const json_t *model, char **out, size_t *len, pg_diag *d);
+ * NULL) its length. Errors: PG_ERR_INFRA on out-of-memory (or when the C numeric locale cannot
+ * be entered). */
+pg_status pg_history_markdown(const pg_history_model *m, char **out, size_t *len, pg_diag *d);
 
 /* The charts alone (one "```mermaid" block per (task, submission), with their line names),
  * for other reports (the compare hook above). Same ownership and errors. */
-pg_status pg_history_charts_markdown(const json_t *model, char **out, size_t *len, pg_diag *d);
+pg_status pg_history_charts_markdown(const pg_history_model *m, char **out, size_t *len,
+                                     pg_diag *d);
 
 /* history.svg: an SVG 1.1 document written with libxml2's text writer, one panel per (task,
  * submission) (at most PG_HISTORY_MAX_CHARTS): axes, a y scale from 0 to the largest speedup
  * (at least 1.0, with a dashed line at 1.0 = the vendor's speed), one polyline per workload
  * (gaps where a run has no speedup), run numbers on the x axis and a legend. Deterministic:
  * coordinates "%.1f". Errors: PG_ERR_INFRA when libxml2 fails or memory runs out. */
-pg_status pg_history_svg(const json_t *model, char **out, size_t *len, pg_diag *d);
-
-/* ---- the model, typed, for its writers ---- */
-
-/* One run of the model ("runs"[k]). Strings are borrowed from the model; NULL when null. */
-typedef struct {
-    const char *file, *label, *commit, *commit_time_utc, *started_utc, *tool_version, *gpu;
-    bool has_verdict;      /* verdict is not null */
-    pg_res_status verdict; /* the run's verdict (pass | fail | error) */
-} pg_history_run;
-
-/* One series' value in one run ("speedup"[k] and "status"[k]). */
-typedef struct {
-    pg_res_num speedup;    /* has is false where the run measured none (null) */
-    bool present;          /* status is not null: the run has this workload */
-    bool void_timing;      /* status "VOID": the submission's verify stage failed */
-    pg_res_status verdict; /* the workload's verdict, when present and not void */
-} pg_history_point;
-
-typedef struct {
-    const char *task, *submission, *workload; /* borrowed from the model */
-    pg_history_point *points;                 /* one per run, owned by the view */
-} pg_history_series;
-
-typedef struct {
-    pg_history_order order; /* PG_HISTORY_BY_INPUT when "order" is absent or another word */
-    pg_history_run *runs;   /* owned */
-    size_t n_runs;
-    pg_history_series *series; /* owned */
-    size_t n_series;
-} pg_history_view;
-
-/* Read a model shaped as pg_history_build makes it into *out (zeroed first), for the markdown
- * and SVG writers. Errors: PG_ERR_INPUT with field "runs" when runs or series is not an array
- * or a run is not an object with string-or-null members and a results verdict word; with field
- * "series" when a series lacks its task, submission or workload string, or its speedup or
- * status array is not one per run with numbers-or-null and status words-or-null ("expected
- * task, submission, workload and one speedup and status per run"); PG_ERR_INFRA on
- * out-of-memory. On error *out holds nothing to free. */
-pg_status pg_history_view_read(const json_t *model, pg_history_view *out, pg_diag *d);
-void pg_history_view_free(pg_history_view *v);
+pg_status pg_history_svg(const pg_history_model *m, char **out, size_t *len, pg_diag *d);
 
 #endif

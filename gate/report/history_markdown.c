@@ -60,7 +60,7 @@ static bool same_group(const pg_history_series *a, const pg_history_series *b)
 
 /* The series of the same (task, submission) as series[first]: their indices into idx (at most
  * cap), count returned. */
-static size_t group_of(const pg_history_view *v, size_t first, size_t *idx, size_t cap)
+static size_t group_of(const pg_history_model *v, size_t first, size_t *idx, size_t cap)
 {
     size_t n = 0;
     for (size_t i = 0; i < v->n_series; i++)
@@ -70,7 +70,7 @@ static size_t group_of(const pg_history_view *v, size_t first, size_t *idx, size
 }
 
 /* True when series[i] is the first of its group. */
-static bool group_first(const pg_history_view *v, size_t i)
+static bool group_first(const pg_history_model *v, size_t i)
 {
     for (size_t k = 0; k < i; k++)
         if (same_group(&v->series[k], &v->series[i]))
@@ -78,7 +78,7 @@ static bool group_first(const pg_history_view *v, size_t i)
     return true;
 }
 
-static void write_chart(pg_text *t, const pg_history_view *v, const size_t *idx, size_t n_idx)
+static void write_chart(pg_text *t, const pg_history_model *v, const size_t *idx, size_t n_idx)
 {
     size_t n_runs = v->n_runs;
     size_t from = n_runs > PG_HISTORY_CHART_RUNS ? n_runs - PG_HISTORY_CHART_RUNS : 0;
@@ -152,7 +152,7 @@ static void write_cell(pg_text *t, const pg_history_point *p)
         pg_text_addf(t, " %s |", p->present ? pg_res_status_word(p->verdict) : "—");
 }
 
-static void write_table(pg_text *t, const pg_history_view *v, const size_t *idx, size_t n_idx)
+static void write_table(pg_text *t, const pg_history_model *v, const size_t *idx, size_t n_idx)
 {
     size_t n_runs = v->n_runs;
     size_t from = n_runs > TABLE_RUNS ? n_runs - TABLE_RUNS : 0;
@@ -177,38 +177,34 @@ static void write_table(pg_text *t, const pg_history_view *v, const size_t *idx,
     pg_text_add(t, "\n");
 }
 
-static pg_status render(const json_t *m, bool whole, char **out, size_t *len, pg_diag *d)
+static pg_status render(const pg_history_model *v, bool whole, char **out, size_t *len,
+                        pg_diag *d)
 {
     *out = NULL;
     if (len)
         *len = 0;
-    pg_history_view v;
-    pg_status st = pg_history_view_read(m, &v, d);
+    pg_res_locale loc = {0};
+    pg_status st = pg_res_locale_enter(&loc, d);
     if (st != PG_OK)
         return st;
-    pg_res_locale loc = {0};
-    if ((st = pg_res_locale_enter(&loc, d)) != PG_OK) {
-        pg_history_view_free(&v);
-        return st;
-    }
     pg_text t;
     pg_text_init(&t, 4u * 1024u * 1024u);
     pg_text_add(&t, "");
-    size_t n_runs = v.n_runs;
+    size_t n_runs = v->n_runs;
     if (whole) {
         pg_text_addf(&t, "## ptxgate history: %zu run%s\n\nOrdered by %s. Speedup = the vendor "
                          "library's time / the kernel's time on the same GPU in the same run "
                          "(above 1: faster than the vendor); a run whose verify stage failed "
                          "shows no timing.\n\n",
                      n_runs, n_runs == 1 ? "" : "s",
-                     v.order == PG_HISTORY_BY_TIME    ? "commit time (else start time)"
-                     : v.order == PG_HISTORY_BY_LABEL ? "label (natural order: v2 before v10)"
-                                                      : "the order given");
+                     v->order == PG_HISTORY_BY_TIME    ? "commit time (else start time)"
+                     : v->order == PG_HISTORY_BY_LABEL ? "label (natural order: v2 before v10)"
+                                                       : "the order given");
         pg_text_add(&t, "| # | run | commit | time (UTC) | verdict | GPU | results |\n"
                         "|--:|---|---|---|---|---|---|\n");
         char nb[64];
         for (size_t k = 0; k < n_runs; k++) {
-            const pg_history_run *r = &v.runs[k];
+            const pg_history_run *r = &v->runs[k];
             pg_text_addf(&t, "| %zu | ", k + 1);
             md(&t, run_name(r, nb, sizeof nb));
             pg_text_add(&t, " | ");
@@ -217,7 +213,7 @@ static pg_status render(const json_t *m, bool whole, char **out, size_t *len, pg
             pg_text_add(&t, " | ");
             md(&t, r->commit_time_utc ? r->commit_time_utc : r->started_utc);
             pg_text_add(&t, " | ");
-            md(&t, r->has_verdict ? pg_res_status_name(r->verdict) : NULL);
+            md(&t, pg_res_status_name(r->verdict));
             pg_text_add(&t, " | ");
             md(&t, r->gpu ? r->gpu : "no GPU");
             pg_text_add(&t, " | ");
@@ -226,41 +222,41 @@ static pg_status render(const json_t *m, bool whole, char **out, size_t *len, pg
         }
         pg_text_add(&t, "\n");
     }
-    size_t *idx = calloc(v.n_series + 1, sizeof *idx);
+    size_t *idx = calloc(v->n_series + 1, sizeof *idx);
     if (!idx)
         t.oom = true;
     size_t groups = 0;
-    for (size_t i = 0; idx && i < v.n_series; i++) {
-        if (!group_first(&v, i))
+    for (size_t i = 0; idx && i < v->n_series; i++) {
+        if (!group_first(v, i))
             continue;
-        size_t n_idx = group_of(&v, i, idx, v.n_series);
-        const pg_history_series *f = &v.series[i];
+        size_t n_idx = group_of(v, i, idx, v->n_series);
+        const pg_history_series *f = &v->series[i];
         if (whole) {
             pg_text_add(&t, "### ");
             md(&t, f->task);
             pg_text_add(&t, " / ");
             md(&t, f->submission);
             pg_text_add(&t, "\n\n");
-            write_table(&t, &v, idx, n_idx);
+            write_table(&t, v, idx, n_idx);
         }
         if (groups++ < PG_HISTORY_MAX_CHARTS)
-            write_chart(&t, &v, idx, n_idx);
+            write_chart(&t, v, idx, n_idx);
         else if (groups == PG_HISTORY_MAX_CHARTS + 1)
             pg_text_addf(&t, "Charts are drawn for the first %u submissions only.\n\n",
                          PG_HISTORY_MAX_CHARTS);
     }
     free(idx);
     pg_res_locale_leave(&loc);
-    pg_history_view_free(&v);
     return pg_text_finish(&t, NULL, "out of memory rendering history", out, len, d);
 }
 
-pg_status pg_history_markdown(const json_t *model, char **out, size_t *len, pg_diag *d)
+pg_status pg_history_markdown(const pg_history_model *m, char **out, size_t *len, pg_diag *d)
 {
-    return render(model, true, out, len, d);
+    return render(m, true, out, len, d);
 }
 
-pg_status pg_history_charts_markdown(const json_t *model, char **out, size_t *len, pg_diag *d)
+pg_status pg_history_charts_markdown(const pg_history_model *m, char **out, size_t *len,
+                                     pg_diag *d)
 {
-    return render(model, false, out, len, d);
+    return render(m, false, out, len, d);
 }

@@ -68,7 +68,7 @@ static void line_el(pg_xw *x, double x1, double y1, double x2, double y2, const 
 }
 
 /* One panel at vertical offset y0: the series idx[0..n) of one (task, submission). */
-static void panel(pg_xw *x, const pg_history_view *v, const size_t *idx, size_t n, double y0)
+static void panel(pg_xw *x, const pg_history_model *v, const size_t *idx, size_t n, double y0)
 {
     size_t n_runs = v->n_runs;
     size_t from = n_runs > PG_HISTORY_CHART_RUNS ? n_runs - PG_HISTORY_CHART_RUNS : 0;
@@ -149,21 +149,16 @@ static void panel(pg_xw *x, const pg_history_view *v, const size_t *idx, size_t 
 #undef PY
 }
 
-pg_status pg_history_svg(const json_t *model, char **out, size_t *len, pg_diag *d)
+pg_status pg_history_svg(const pg_history_model *v, char **out, size_t *len, pg_diag *d)
 {
     *out = NULL;
     if (len)
         *len = 0;
-    pg_history_view v;
-    pg_status st = pg_history_view_read(model, &v, d);
+    size_t n_series = v->n_series;
+    pg_res_locale loc = {0};
+    pg_status st = pg_res_locale_enter(&loc, d);
     if (st != PG_OK)
         return st;
-    size_t n_series = v.n_series;
-    pg_res_locale loc = {0};
-    if ((st = pg_res_locale_enter(&loc, d)) != PG_OK) {
-        pg_history_view_free(&v);
-        return st;
-    }
     size_t *idx = calloc(n_series + 1, sizeof *idx), *firsts = calloc(n_series + 1, sizeof *firsts);
     xmlBufferPtr buf = pg_xw_buffer_new();
     pg_xw x = {buf ? xmlNewTextWriterMemory(buf, 0) : NULL, false};
@@ -176,7 +171,7 @@ pg_status pg_history_svg(const json_t *model, char **out, size_t *len, pg_diag *
     for (size_t i = 0; i < n_series && groups < PG_HISTORY_MAX_CHARTS; i++) {
         bool first = true;
         for (size_t k = 0; k < i && first; k++)
-            first = !same_group(&v.series[k], &v.series[i]);
+            first = !same_group(&v->series[k], &v->series[i]);
         if (first)
             firsts[groups++] = i;
     }
@@ -204,9 +199,9 @@ pg_status pg_history_svg(const json_t *model, char **out, size_t *len, pg_diag *
     for (size_t g = 0; g < groups; g++) {
         size_t n = 0;
         for (size_t i = 0; i < n_series; i++)
-            if (same_group(&v.series[i], &v.series[firsts[g]]))
+            if (same_group(&v->series[i], &v->series[firsts[g]]))
                 idx[n++] = i;
-        panel(&x, &v, idx, n, PANEL_H * (double)g);
+        panel(&x, v, idx, n, PANEL_H * (double)g);
     }
     pg_xw_end(&x);
     if (!x.failed && xmlTextWriterEndDocument(x.w) < 0)
@@ -218,6 +213,5 @@ done:
     free(idx);
     free(firsts);
     pg_res_locale_leave(&loc);
-    pg_history_view_free(&v);
     return st;
 }

@@ -23,12 +23,17 @@
 #define DETAILS_MAX_DEPTH 12
 #define XSD_MAX_BYTES (4u * 1024u * 1024u)
 
-/* ---- a set of strings, to keep (classname, name) pairs unique ---- */
+/* ---- a map of strings to counts: the names taken, the suites found ---- */
 
 typedef struct {
-    char **slots;
-    size_t cap, n;
-} strset;
+    char *key; /* NULL: a free slot */
+    size_t value;
+} strmap_slot;
+
+typedef struct {
+    strmap_slot *slots;
+    size_t cap, n; /* cap: a power of two, at least twice n */
+} strmap;
 
 static uint64_t fnv1a(const char *s)
 {
@@ -38,40 +43,61 @@ static uint64_t fnv1a(const char *s)
     return h;
 }
 
-/* 1: added, 0: already present, -1: out of memory. */
-static int strset_add(strset *s, const char *key)
+/* The slot of key, or NULL when absent. */
+static strmap_slot *strmap_find(const strmap *m, const char *key)
 {
-    if ((s->n + 1) * 2 > s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 64;
-        char **slots = calloc(cap, sizeof *slots);
+    if (!m->cap)
+        return NULL;
+    for (size_t j = fnv1a(key) & (m->cap - 1); m->slots[j].key; j = (j + 1) & (m->cap - 1))
+        if (strcmp(m->slots[j].key, key) == 0)
+            return &m->slots[j];
+    return NULL;
+}
+
+/* Add key (copied) with value, or find it: 1 added, 0 already present (its value unchanged),
+ * -1 out of memory. *slot (may be NULL) is key's slot, valid until the next add. */
+static int strmap_add(strmap *m, const char *key, size_t value, strmap_slot **slot)
+{
+    strmap_slot *found = strmap_find(m, key);
+    if (found) {
+        if (slot)
+            *slot = found;
+        return 0;
+    }
+    if ((m->n + 1) * 2 > m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 64;
+        strmap_slot *slots = calloc(cap, sizeof *slots);
         if (!slots)
             return -1;
-        for (size_t i = 0; i < s->cap; i++)
-            if (s->slots[i]) {
-                size_t j = fnv1a(s->slots[i]) & (cap - 1);
-                while (slots[j])
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->slots[i].key) {
+                size_t j = fnv1a(m->slots[i].key) & (cap - 1);
+                while (slots[j].key)
                     j = (j + 1) & (cap - 1);
-                slots[j] = s->slots[i];
+                slots[j] = m->slots[i];
             }
-        free(s->slots);
-        s->slots = slots;
-        s->cap = cap;
+        free(m->slots);
+        m->slots = slots;
+        m->cap = cap;
     }
-    size_t j = fnv1a(key) & (s->cap - 1);
-    for (; s->slots[j]; j = (j + 1) & (s->cap - 1))
-        if (strcmp(s->slots[j], key) == 0)
-            return 0;
-    if (!(s->slots[j] = strdup(key)))
+    size_t j = fnv1a(key) & (m->cap - 1);
+    while (m->slots[j].key)
+        j = (j + 1) & (m->cap - 1);
+    if (!(m->slots[j].key = strdup(key)))
         return -1;
-    s->n++;
+    m->slots[j].value = value;
+    m->n++;
+    if (slot)
+        *slot = &m->slots[j];
     return 1;
 }
 
-static void strset_free(strset *s)
+static void strmap_free(strmap *m)
 {
-    for (size_t i = 0; i < s->cap; i++)
-        free(s->slots[i]);
-    free(s->slots);
+    for (size_t i = 0; i < m->cap; i++)
+        free(m->slots[i].key);
+    free(m->slots);
+    memset(m, 0, sizeof *m);
 }
 
 /* ---- the plan: suites and testcases in emission order, names final ---- */
@@ -95,8 +121,8 @@ typedef struct {
     tcase *cases;
     size_t n_cases, cap_cases;
     size_t *sub_suite; /* suite index of each submission */
-    strset used;       /* "C\x1f<classname>" and "P\x1f<classname>\x1f<name>" */
-    json_t *next;      /* such a key without "#n" -> the n to try next for it */
+    strmap used;       /* "C\x1f<classname>" and "P\x1f<classname>\x1f<name>" (values unused) */
+    strmap next;       /* such a key without "#n" -> the n to try next for it */
     bool oom;
 } plan;
 
@@ -111,8 +137,8 @@ static void plan_free(plan *p)
     }
     free(p->cases);
     free(p->sub_suite);
-    strset_free(&p->used);
-    json_decref(p->next);
+    strmap_free(&p->used);
+    strmap_free(&p->next);
 }
 
 /* Cleaned one-line copy of s, or of fallback when that leaves nothing (malloc'd; NULL on
@@ -160,21 +186,23 @@ static int reserve(plan *p, char tag, const char *scope, const char *name, unsig
     pg_text_init(&k, SIZE_MAX / 2);
     pg_text_addf(&k, "%c%s%s\x1f%s", tag, scope ? "\x1f" : "", scope ? scope : "", name);
     char *base = pg_text_take(&k, NULL);
-    if (!base || (!p->next && !(p->next = json_object()))) {
-        free(base);
+    if (!base)
         return -1;
-    }
-    json_int_t from = json_integer_value(json_object_get(p->next, base));
+    const strmap_slot *known = strmap_find(&p->next, base);
+    size_t from = known ? known->value : 0;
     for (unsigned n = from > 1 ? (unsigned)from : 1;; n++) {
         char suffix[16] = "";
         if (n > 1)
             snprintf(suffix, sizeof suffix, "#%u", n);
         char *key = join(base, suffix, NULL, NULL);
-        int r = key ? strset_add(&p->used, key) : -1;
+        int r = key ? strmap_add(&p->used, key, 0, NULL) : -1;
         free(key);
         if (r != 0) {
-            if (r > 0)
-                json_object_set_new(p->next, base, json_integer((json_int_t)n + 1));
+            /* the next search for base resumes after n (out of memory for that: only the
+             * shortcut is lost) */
+            strmap_slot *next = NULL;
+            if (r > 0 && strmap_add(&p->next, base, 0, &next) >= 0)
+                next->value = (size_t)n + 1;
             free(base);
             *n_out = n;
             return r;
@@ -241,11 +269,10 @@ static pg_status plan_build(const pg_results *r, plan *p, pg_diag *d)
     }
     /* Suites found through a hash map (cleaned task -> suite), and the submissions grouped
      * by suite in their order (a counting sort): linear in the number of submissions. */
-    json_t *suite_of = json_object();
+    strmap suite_of = {0};
     size_t *order = calloc(r->n_subs ? r->n_subs : 1, sizeof *order);
     size_t *first = calloc(r->n_subs + 2, sizeof *first);
-    if (!suite_of || !order || !first) {
-        json_decref(suite_of);
+    if (!order || !first) {
         free(order);
         free(first);
         goto oom;
@@ -256,18 +283,22 @@ static pg_status plan_build(const pg_results *r, plan *p, pg_diag *d)
             p->oom = true;
             break;
         }
-        const json_t *known = json_object_get(suite_of, task);
-        size_t si = known ? (size_t)json_integer_value(known) : p->n_suites;
-        if (!known) {
-            p->suites[p->n_suites++].name = task;
-            json_object_set_new(suite_of, task, json_integer((json_int_t)si));
-        } else {
+        strmap_slot *known = NULL;
+        int added = strmap_add(&suite_of, task, p->n_suites, &known);
+        if (added < 0) {
             free(task);
+            p->oom = true;
+            break;
         }
+        size_t si = known->value;
+        if (added)
+            p->suites[p->n_suites++].name = task;
+        else
+            free(task);
         p->sub_suite[i] = si;
         first[si + 2]++;
     }
-    json_decref(suite_of);
+    strmap_free(&suite_of);
     for (size_t si = 2; si < p->n_suites + 2; si++)
         first[si] += first[si - 1];
     for (size_t i = 0; !p->oom && i < r->n_subs; i++)

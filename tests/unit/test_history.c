@@ -41,11 +41,11 @@ static json_t *run_of(const char *label, const char *commit, const char *time, d
     return j;
 }
 
-static json_t *build(json_t **roots, size_t n, pg_history_order by)
+static pg_history_model build(json_t **roots, size_t n, pg_history_order by)
 {
     const char *files[8] = {"a.json", "b.json", "c.json", "d.json",
                             "e.json", "f.json", "g.json", "h.json"};
-    json_t *m = NULL;
+    pg_history_model m;
     pg_diag d;
     pg_status st = pg_history_build((const json_t *const *)roots, files, n, by, &m, &d);
     if (st != PG_OK) {
@@ -56,10 +56,10 @@ static json_t *build(json_t **roots, size_t n, pg_history_order by)
     return m;
 }
 
-static const char *run_label(const json_t *m, size_t k)
+static const char *run_label(const pg_history_model *m, size_t k)
 {
-    return json_string_value(json_object_get(json_array_get(json_object_get(m, "runs"), k),
-                                             "label"));
+    assert_true(k < m->n_runs);
+    return m->runs[k].label;
 }
 
 static void test_run_meta(void **state)
@@ -91,25 +91,26 @@ static void test_order(void **state)
     json_t *r[3] = {run_of("v10", "aaaaaaa", "2026-11-03T00:00:00Z", 1.0),
                     run_of("v2", "bbbbbbb", "2026-11-01T00:00:00Z", 1.1),
                     run_of("v1", NULL, "2026-11-02T00:00:00Z", 0.9)};
-    json_t *m = build(r, 3, PG_HISTORY_BY_TIME);
-    assert_string_equal(run_label(m, 0), "v2");
-    assert_string_equal(run_label(m, 1), "v1");
-    assert_string_equal(run_label(m, 2), "v10");
-    json_decref(m);
+    pg_history_model m = build(r, 3, PG_HISTORY_BY_TIME);
+    assert_string_equal(run_label(&m, 0), "v2");
+    assert_string_equal(run_label(&m, 1), "v1");
+    assert_string_equal(run_label(&m, 2), "v10");
+    pg_history_model_free(&m);
     m = build(r, 3, PG_HISTORY_BY_LABEL);
-    assert_string_equal(run_label(m, 0), "v1");
-    assert_string_equal(run_label(m, 1), "v2");
-    assert_string_equal(run_label(m, 2), "v10");
+    assert_string_equal(run_label(&m, 0), "v1");
+    assert_string_equal(run_label(&m, 1), "v2");
+    assert_string_equal(run_label(&m, 2), "v10");
     /* series: one per workload, a speedup per run in that order */
-    const json_t *s0 = json_array_get(json_object_get(m, "series"), 0);
-    assert_string_equal(json_string_value(json_object_get(s0, "workload")), "m8192_n7168_k5120");
-    const json_t *sp = json_object_get(s0, "speedup");
-    assert_true(json_number_value(json_array_get(sp, 0)) < json_number_value(json_array_get(sp, 2)));
-    assert_true(json_number_value(json_array_get(sp, 2)) < json_number_value(json_array_get(sp, 1)));
-    json_decref(m);
+    const pg_history_series *s0 = &m.series[0];
+    assert_string_equal(s0->workload, "m8192_n7168_k5120");
+    const pg_history_point *sp = s0->points;
+    assert_true(sp[0].speedup.has && sp[1].speedup.has && sp[2].speedup.has);
+    assert_true(sp[0].speedup.v < sp[2].speedup.v);
+    assert_true(sp[2].speedup.v < sp[1].speedup.v);
+    pg_history_model_free(&m);
     m = build(r, 3, PG_HISTORY_BY_INPUT);
-    assert_string_equal(run_label(m, 0), "v10");
-    json_decref(m);
+    assert_string_equal(run_label(&m, 0), "v10");
+    pg_history_model_free(&m);
     for (int i = 0; i < 3; i++)
         json_decref(r[i]);
 }
@@ -126,24 +127,24 @@ static void test_gaps_and_void_timings(void **state)
                           json_pack("{s:s, s:s, s:s, s:f, s:{}}", "stage", "verify", "status",
                                     "fail", "message", "wrong after timing", "duration_s", 0.1,
                                     "details"));
-    json_t *m = build(r, 3, PG_HISTORY_BY_INPUT);
-    const json_t *series = json_object_get(m, "series");
-    const json_t *s1 = json_array_get(series, 1); /* m4096_n4096_k4096 of gemm_bf16_nt/tiled */
-    assert_string_equal(json_string_value(json_object_get(s1, "workload")), "m4096_n4096_k4096");
-    assert_string_equal(json_string_value(json_array_get(json_object_get(s1, "status"), 2)),
-                        "VOID");
-    assert_true(json_is_null(json_array_get(json_object_get(s1, "speedup"), 2)));
+    pg_history_model m = build(r, 3, PG_HISTORY_BY_INPUT);
+    assert_true(m.n_series >= 2);
+    const pg_history_series *s1 = &m.series[1]; /* m4096_n4096_k4096 of gemm_bf16_nt/tiled */
+    assert_string_equal(s1->workload, "m4096_n4096_k4096");
+    assert_true(s1->points[2].present);
+    assert_true(s1->points[2].void_timing);
+    assert_false(s1->points[2].speedup.has);
     char *md = NULL;
     size_t len = 0;
     pg_diag d;
-    assert_int_equal(pg_history_markdown(m, &md, &len, &d), PG_OK);
+    assert_int_equal(pg_history_markdown(&m, &md, &len, &d), PG_OK);
     assert_int_equal(strlen(md), len);
     assert_non_null(strstr(md, "## ptxgate history: 3 runs"));
     assert_non_null(strstr(md, "timing void: failed verify"));
     /* no workload has a speedup in all three runs: no line drawn, said so */
     assert_non_null(strstr(md, "No chart: no workload has a speedup in every run"));
     free(md);
-    json_decref(m);
+    pg_history_model_free(&m);
     for (int i = 0; i < 3; i++)
         json_decref(r[i]);
 }
@@ -155,11 +156,11 @@ static void test_markdown_chart_and_escaping(void **state)
     for (int i = 0; i < 2; i++)
         json_object_set_new(json_array_get(json_object_get(r[i], "submissions"), 0), "name",
                             json_string("<script>|x http://evil.example"));
-    json_t *m = build(r, 2, PG_HISTORY_BY_INPUT);
+    pg_history_model m = build(r, 2, PG_HISTORY_BY_INPUT);
     char *md = NULL, *again = NULL;
     pg_diag d;
-    assert_int_equal(pg_history_markdown(m, &md, NULL, &d), PG_OK);
-    assert_int_equal(pg_history_markdown(m, &again, NULL, &d), PG_OK);
+    assert_int_equal(pg_history_markdown(&m, &md, NULL, &d), PG_OK);
+    assert_int_equal(pg_history_markdown(&m, &again, NULL, &d), PG_OK);
     assert_string_equal(md, again); /* deterministic */
     assert_non_null(strstr(md, "```mermaid\nxychart-beta\n    title \"gemm_bf16_nt / _script__x "
                                "http://evil.example: speedup vs vendor\"\n    x-axis [\"1 v1 __b__ _x\", \"2 v2\"]\n"));
@@ -170,7 +171,7 @@ static void test_markdown_chart_and_escaping(void **state)
     assert_null(strstr(md, "<b>"));
     assert_non_null(strstr(md, "&lt;script&gt;\\|x `http://evil.example`"));
     char *charts = NULL;
-    assert_int_equal(pg_history_charts_markdown(m, &charts, NULL, &d), PG_OK);
+    assert_int_equal(pg_history_charts_markdown(&m, &charts, NULL, &d), PG_OK);
     assert_true(strncmp(charts, "```mermaid\n", 11) == 0);
     assert_null(strstr(charts, "## ptxgate history"));
     free(charts);
@@ -180,8 +181,8 @@ static void test_markdown_chart_and_escaping(void **state)
     /* The SVG parses, carries every name as text, and is deterministic. */
     char *svg = NULL, *svg2 = NULL;
     size_t n = 0;
-    assert_int_equal(pg_history_svg(m, &svg, &n, &d), PG_OK);
-    assert_int_equal(pg_history_svg(m, &svg2, NULL, &d), PG_OK);
+    assert_int_equal(pg_history_svg(&m, &svg, &n, &d), PG_OK);
+    assert_int_equal(pg_history_svg(&m, &svg2, NULL, &d), PG_OK);
     assert_string_equal(svg, svg2);
     assert_null(strstr(svg, "<script"));
     assert_non_null(strstr(svg, "&lt;script&gt;|x http://evil.example"));
@@ -196,7 +197,7 @@ static void test_markdown_chart_and_escaping(void **state)
     xmlFreeDoc(doc);
     free(svg);
     free(svg2);
-    json_decref(m);
+    pg_history_model_free(&m);
     for (int i = 0; i < 2; i++)
         json_decref(r[i]);
 }
@@ -204,7 +205,7 @@ static void test_markdown_chart_and_escaping(void **state)
 static void test_bad_input(void **state)
 {
     (void)state;
-    json_t *m = NULL;
+    pg_history_model m;
     pg_diag d;
     assert_int_equal(pg_history_build(NULL, NULL, 0, PG_HISTORY_BY_TIME, &m, &d), PG_ERR_INPUT);
     json_t *j = load_fixture("all_pass");
@@ -220,7 +221,9 @@ static void test_bad_input(void **state)
     json_object_del(j, "run");
     json_object_set_new(j, "schema_version", json_integer(7));
     assert_int_equal(pg_history_build(roots, files, 1, PG_HISTORY_BY_TIME, &m, &d), PG_ERR_INPUT);
-    assert_null(m);
+    assert_null(m.runs);
+    assert_null(m.series);
+    assert_int_equal(m.n_runs, 0);
     json_decref(j);
     pg_history_order o;
     assert_int_equal(pg_history_order_parse("commit", &o, &d), PG_ERR_INPUT);
