@@ -318,24 +318,6 @@ static bool submission_fault(const char *manifest_path, const pg_submission *s, 
                            (s->ptx_path[0] && strcmp(d->file, s->ptx_path) == 0));
 }
 
-/* The "task" string of a manifest that did not load, when it reads as one; "unknown" else. */
-static json_t *task_of_bad_manifest(const char *path)
-{
-    json_t *j = NULL;
-    pg_diag ld;
-    pg_diag_clear(&ld);
-    if (pg_json_load(path, &j, &ld) != PG_OK) /* bounded, as the manifest loader reads it */
-        j = NULL;
-    const char *t = json_string_value(json_object_get(j, "task"));
-    bool plain = t && t[0] && strlen(t) < 128;
-    for (const char *c = t; plain && *c; c++)
-        plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-                *c == '_' || *c == '-' || *c == '.';
-    json_t *out = json_string(plain ? t : "unknown");
-    json_decref(j);
-    return out;
-}
-
 /* The results record of a batch's manifest that failed: one failed "manifest" stage with the
  * file:field message, details naming the file, line and field (publish annotates them). */
 static json_t *bad_manifest_json(const bad_manifest *b)
@@ -358,7 +340,9 @@ static json_t *bad_manifest_json(const bad_manifest *b)
     json_object_set_new(j, "manifest", pg_jstr(b->path));
     json_object_set_new(j, "name", pg_jstr(name[0] ? name : b->path));
     json_object_set_new(j, "source", json_null());
-    json_object_set_new(j, "task", task_of_bad_manifest(b->path));
+    char task[128];
+    pg_manifest_task_of_unloadable(b->path, task, sizeof task);
+    json_object_set_new(j, "task", json_string(task));
     json_object_set_new(j, "arch", json_null());
     json_object_set_new(j, "device", json_null());
     json_object_set_new(j, "verdict", json_string("fail"));
