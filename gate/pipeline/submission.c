@@ -442,6 +442,7 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
 void pg_submission_release(pg_submission *s)
 {
     pg_accepted_release(s);
+    pg_submission_results_release(s);
     free(s->pending);
     s->pending = NULL;
     free(s->declined);

@@ -2,9 +2,12 @@
  * GPU's fingerprint (pg_device_info) and a performance comparison's full result (pg_cmp_result,
  * which the parent's run-level Holm step needs), and the device's peaks. Both directions,
  * every field; a number that is not finite travels as the string "nan", "inf" or "-inf" so it
- * comes back unchanged (the peaks: null, read back as NaN). */
+ * comes back unchanged (the peaks: null, read back as NaN). And the readers of the records a
+ * worker sends back (a stage, a workload), which fill the typed state (ledger.h, wl_state.h)
+ * the pipeline decides on. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "instr_stage.h"
@@ -248,4 +251,54 @@ pg_instr_stage *pg_instr_stage_from_json(const json_t *j)
         copy_str(o->rt_reason, sizeof o->rt_reason, json_object_get(rt, "reason"));
     }
     return st;
+}
+
+/* ---- stage and workload records ---- */
+
+pg_stage_entry *pg_stage_entry_from_json(json_t *j)
+{
+    pg_stage_kind kind;
+    pg_res_status status;
+    if (!json_is_object(j) ||
+        !pg_stage_kind_from_name(json_string_value(json_object_get(j, "stage")), &kind) ||
+        !pg_stage_status_from_name(json_string_value(json_object_get(j, "status")), &status))
+        return NULL;
+    json_t *det = json_object_get(j, "details");
+    return pg_stage_entry_wrap(kind, json_incref(j), json_is_object(det) ? det : NULL, status,
+                               json_string_value(json_object_get(j, "message")),
+                               json_number_value(json_object_get(j, "duration_s")));
+}
+
+/* The comparisons of the last performance stage of w, by name (the run's Holm step). */
+static void perf_of_record(pg_wl_state *w)
+{
+    const pg_stage_entry *perf = pg_ledger_find_last(&w->stages, PG_STAGE_PERFORMANCE);
+    const json_t *cmps = perf ? json_object_get(perf->details, "comparisons") : NULL;
+    for (size_t i = 0; i < json_array_size(cmps) && i < PG_PERF_MAX_COMPARISONS; i++) {
+        pg_perf_cmp *c = &w->perf.cmps[w->perf.n_cmps++];
+        json_t *cmp = json_array_get(cmps, i);
+        const char *name = json_string_value(json_object_get(cmp, "name"));
+        snprintf(c->name, sizeof c->name, "%s", name ? name : "");
+        c->record = cmp;
+    }
+}
+
+bool pg_wl_state_from_json(json_t *j, int task_index, const char *name, pg_wl_state *out)
+{
+    json_t *stages = json_object_get(j, "stages");
+    if (!json_is_object(j) || !json_is_array(stages))
+        return false;
+    const char *ptxbench = json_string_value(json_object_get(j, "status"));
+    pg_wl_state w = {0};
+    /* No array while the entries are pushed: their records are in it already. */
+    pg_wl_state_init(&w, task_index, name, j, NULL, ptxbench);
+    for (size_t i = 0; i < json_array_size(stages); i++)
+        if (!pg_ledger_push(&w.stages, pg_stage_entry_from_json(json_array_get(stages, i)))) {
+            pg_wl_state_release(&w);
+            return false;
+        }
+    w.stages.array = json_incref(stages);
+    perf_of_record(&w);
+    *out = w;
+    return true;
 }

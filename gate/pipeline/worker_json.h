@@ -1,13 +1,17 @@
-/* What crosses the process boundary: device info and comparison results as JSON
- * (worker_json.c), private to gate/pipeline. */
+/* What crosses the process boundary: device info and comparison results as JSON, and the
+ * decoders of the stage and workload records a worker sends (worker_json.c), private to
+ * gate/pipeline. */
 #ifndef PG_PIPELINE_WORKER_JSON_H
 #define PG_PIPELINE_WORKER_JSON_H
 
 #include <jansson.h>
 #include <stdbool.h>
 
+#include "base/diag.h"
 #include "device/device.h"
 #include "stats/comparison.h"
+#include "ledger.h"
+#include "wl_state.h"
 
 /* --- worker_json.c: what crosses the process boundary */
 /* A real as it crosses the boundary: a JSON real, or for a number that is not finite the string
@@ -33,5 +37,16 @@ void pg_peaks_from_json(const json_t *j, double *tflops, double *write_gbps);
  * are copied. New value (pg_instr_stage_free); NULL when out of memory or j is not an object. */
 struct pg_instr_stage;
 struct pg_instr_stage *pg_instr_stage_from_json(const json_t *j);
+
+/* A stage record as a worker wrote it, back as a typed entry (kind from "stage", "status",
+ * "message", "duration_s", the "details" object to write into), holding a new reference to j.
+ * NULL when j is not such a record (an unknown stage or status) or out of memory. */
+pg_stage_entry *pg_stage_entry_from_json(json_t *j);
+/* A workload record as a worker wrote it, back as the typed state of task workload task_index
+ * named name (borrowed): every stage (pg_stage_entry_from_json), its PTXBench "status", and the
+ * names and records of the comparisons of its last performance stage. The state takes new
+ * references to j and its "stages". false (*out untouched) when j is no such record or out of
+ * memory. */
+bool pg_wl_state_from_json(json_t *j, int task_index, const char *name, pg_wl_state *out);
 
 #endif

@@ -53,31 +53,27 @@ static void emit(worker *w, const pg_worker_event *ev)
     free(text);
 }
 
-/* The record of the workload named `name` in s->json and its position. */
-static json_t *find_workload(pg_submission *s, const char *name, int *pos)
+/* The state of the workload named `name` and its position. */
+static pg_wl_state *find_workload(pg_submission *s, const char *name, int *pos)
 {
-    json_t *wls = json_object_get(s->json, "workloads");
-    for (size_t i = 0; i < json_array_size(wls); i++) {
-        json_t *wj = json_array_get(wls, i);
-        if (strcmp(json_string_value(json_object_get(wj, "name")), name) == 0) {
-            *pos = (int)i;
-            return wj;
+    for (int i = 0; s->wl && i < s->n_workloads; i++)
+        if (strcmp(s->wl[i].name, name) == 0) {
+            *pos = i;
+            return &s->wl[i];
         }
-    }
     return NULL;
 }
 
-/* The comparisons recorded for the run's Holm step in workload record wj, at their position in
- * their stage's comparisons: *n entries, malloc'd (NULL when there are none, or out of memory:
- * then the parent registers none of this workload's, as for a worker that died). */
-static pg_wev_perf *perf_of(const pg_run *run, json_t *wj, size_t *n)
+/* The comparisons recorded for the run's Holm step in workload wl, at their position in their
+ * stage's comparisons: *n entries, malloc'd (NULL when there are none, or out of memory: then
+ * the parent registers none of this workload's, as for a worker that died). */
+static pg_wev_perf *perf_of(const pg_run *run, const pg_wl_state *wl, size_t *n)
 {
-    json_t *stages = json_object_get(wj, "stages");
     pg_wev_perf *list = run->n_perf ? calloc(run->n_perf, sizeof *list) : NULL;
     *n = 0;
     for (size_t k = 0; list && k < run->n_perf; k++)
-        for (size_t i = 0; i < json_array_size(stages); i++)
-            if (run->perf_stages[k] == json_array_get(stages, i)) {
+        for (size_t i = 0; i < wl->stages.n; i++)
+            if (run->perf_stages[k] == pg_ledger_at(&wl->stages, i)) {
                 list[(*n)++] = (pg_wev_perf){run->perf_cmp_index[k], run->perf_results[k]};
                 break; /* one entry per comparison: at most run->n_perf */
             }
@@ -86,13 +82,13 @@ static pg_wev_perf *perf_of(const pg_run *run, json_t *wj, size_t *n)
 
 static void emit_workload(worker *w, int pos, bool final)
 {
-    json_t *wj = json_array_get(json_object_get(w->s->json, "workloads"), (size_t)pos);
+    const pg_wl_state *wl = &w->s->wl[pos];
     json_t *events = pg_baselines_events_since(w->run, w->s->task->id, &w->baseline_events_sent);
     pg_worker_event ev = {.kind = PG_WEV_WORKLOAD};
     ev.workload.index = w->s->workloads[pos];
     ev.workload.final = final;
-    ev.workload.record = wj;
-    ev.workload.perf = perf_of(w->run, wj, &ev.workload.n_perf);
+    ev.workload.record = wl->json;
+    ev.workload.perf = perf_of(w->run, wl, &ev.workload.n_perf);
     ev.workload.have_peaks = w->run->peaks_measured;
     ev.workload.peak_tflops = w->run->peak_tflops;
     ev.workload.peak_write_gbps = w->run->peak_write_gbps;
@@ -133,10 +129,10 @@ static void sink_loaded(void *ctx, pg_submission *s, bool ok)
 {
     worker *w = ctx;
     w->loaded = ok;
-    json_t *stages = json_object_get(s->json, "stages");
+    const pg_stage_entry *last = pg_ledger_last(&s->stages);
     pg_worker_event ev = {.kind = PG_WEV_STAGE};
-    ev.stage.record = json_array_get(stages, json_array_size(stages) - 1);
-    if (w->load_stage)
+    ev.stage.record = last ? last->record : NULL;
+    if (w->load_stage && ev.stage.record)
         emit(w, &ev);
 }
 
@@ -358,11 +354,6 @@ static pg_status prepare_accepted(pg_run *run, const job_fields *f, pg_submissio
     return st;
 }
 
-/* The submission record the stages fill, as the parent's (the parent keeps its own). */
-static json_t *submission_json(void)
-{
-    return json_pack("{s:[], s:[]}", "stages", "workloads");
-}
 
 pg_status pg_worker_main(const char *job_path, const char *status_path, pg_diag *d)
 {
@@ -410,7 +401,7 @@ pg_status pg_worker_main(const char *job_path, const char *status_path, pg_diag 
     if (st != PG_OK)
         goto done;
     w.s = &s;
-    s.json = submission_json();
+    pg_submission_results_init(&s, json_object());
 
     if (!pg_run_ensure_device(&run)) {
         emit_reason(&w, PG_WEV_UNAVAILABLE, run.gpu_skip_reason);
@@ -437,6 +428,7 @@ pg_status pg_worker_main(const char *job_path, const char *status_path, pg_diag 
     pg_exec_stages(&run, &s, &sink);
     emit_reason(&w, PG_WEV_DONE, NULL);
 done:
+    pg_submission_results_release(&s);
     json_decref(s.json);
     s.json = NULL;
     if (prepared)
