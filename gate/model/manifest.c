@@ -862,3 +862,19 @@ void pg_manifest_free(pg_manifest *m)
     free(m->launches);
     free(m);
 }
+
+void pg_manifest_task_of_unloadable(const char *path, char *out, size_t n)
+{
+    json_t *j = NULL;
+    pg_diag ld;
+    pg_diag_clear(&ld);
+    if (pg_json_load(path, &j, &ld) != PG_OK) /* bounded, as the manifest loader reads it */
+        j = NULL;
+    const char *t = json_string_value(json_object_get(j, "task"));
+    bool plain = t && t[0] && strlen(t) < 128 && strlen(t) < n;
+    for (const char *c = t; plain && *c; c++)
+        plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+                *c == '_' || *c == '-' || *c == '.';
+    snprintf(out, n, "%s", plain ? t : "unknown");
+    json_decref(j);
+}

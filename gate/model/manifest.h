@@ -149,6 +149,10 @@ typedef struct {
  * "compile": see pg_compile_options_from_json; std, flags and include_dirs only for a .cu source
  * (field "compile.std" / ".flags" / ".include_dirs"). */
 pg_status pg_manifest_load(const char *path, pg_manifest **out, pg_diag *d);
+/* The "task" string of a manifest that did not load (the results name its task), when the file
+ * reads as JSON and the string is plain (letters, digits, '_', '-', '.'; shorter than 128
+ * bytes and than n); else "unknown". Written into out[n] (n >= 8). */
+void pg_manifest_task_of_unloadable(const char *path, char *out, size_t n);
 
 /* Cross-check m with its task t. Errors (PG_ERR_INPUT, file = m->file, field = the manifest
  * field): m->task differs from t->id (field "task"), a tensor param naming no task tensor

@@ -162,3 +162,9 @@ pg_status pg_targets_check_task(const pg_task *task, const char *arch_dir, pg_di
     }
     return PG_OK;
 }
+
+bool pg_targets_lists_ptx(const pg_task *task, const char *arch)
+{
+    const json_t *set = task->targets ? json_object_get(task->targets, arch) : NULL;
+    return set && json_array_size(json_object_get(set, "ptx")) > 0;
+}

@@ -48,5 +48,8 @@ pg_status pg_targets_resolve(const pg_task *task, const char *arch, const pg_arc
  * (a missing table is an error at "targets.<arch>"), so a task with a bad target fails before
  * anything runs, whatever architecture this run uses. Errors as above. */
 pg_status pg_targets_check_task(const pg_task *task, const char *arch_dir, pg_diag *d);
+/* The task's target set for arch lists at least one PTX target (false without targets, or
+ * without a set for arch). */
+bool pg_targets_lists_ptx(const pg_task *task, const char *arch);
 
 #endif

@@ -196,7 +196,8 @@ void pg_accepted_assemble(pg_run *run, pg_submission *s)
     pg_submission *a = s->accepted.kernel;
     if (!a)
         return;
-    const char *cand = pg_stage_status(json_array_get(json_object_get(s->json, "stages"), 0));
+    const pg_stage_entry *cand_st = pg_ledger_at(&s->stages, 0);
+    const char *cand = pg_stage_status(cand_st);
     /* A candidate that did not assemble is never timed: its accepted kernel is not needed. */
     if (strcmp(cand, "fail") == 0) {
         s->accepted.usable = false;
@@ -211,7 +212,6 @@ void pg_accepted_assemble(pg_run *run, pg_submission *s)
     }
     if (s->accepted.self) {
         /* Its own accepted kernel: the candidate's assembly is the accepted kernel's. */
-        json_t *st = json_array_get(json_object_get(s->json, "stages"), 0);
         s->accepted.usable = strcmp(cand, "pass") == 0 && s->cubin_path[0];
         s->accepted.identical = s->accepted.usable;
         s->accepted.identical_by = s->accepted.identical ? pg_cubin_match_name(PG_CUBIN_SAME_BYTES)
@@ -223,7 +223,7 @@ void pg_accepted_assemble(pg_run *run, pg_submission *s)
             s->json, "accepted_kernel",
             json_pack("{s:o, s:o, s:s, s:o, s:b, s:o}", "manifest", pg_jstr(s->manifest->file),
                       "source", pg_jstr(s->manifest->source), "assemble", cand, "message",
-                      pg_jstr(json_string_value(json_object_get(st, "message"))),
+                      pg_jstr(pg_stage_message(cand_st)),
                       "cubin_identical", s->accepted.identical, "identical_by",
                       s->accepted.identical_by ? json_string(s->accepted.identical_by)
                                                : json_null()));
@@ -232,27 +232,24 @@ void pg_accepted_assemble(pg_run *run, pg_submission *s)
     /* Assembled once per run: later submissions of the task take the first one's outcome and
      * its cubin (the same file, in the run's temporary folder until the run ends). */
     struct pg_accepted_entry *e = s->accepted.shared ? cache_entry_of(run, a) : NULL;
-    a->json = json_pack("{s:[]}", "stages");
+    pg_submission_results_init(a, json_object());
     if (e && e->assembled) {
-        json_t *rec = pg_stage_new("assemble");
-        pg_stage_finish(rec, e->status, 0.0, "%s", e->message ? e->message : "");
-        json_array_append_new(json_object_get(a->json, "stages"), rec);
+        pg_stage_finish(pg_ledger_begin(&a->stages, PG_STAGE_ASSEMBLE), e->status, 0.0, "%s",
+                        e->message ? e->message : "");
     } else {
         pg_stage_assemble(run, a);
     }
-    json_t *st = json_array_get(json_object_get(a->json, "stages"), 0);
+    const pg_stage_entry *st = pg_ledger_at(&a->stages, 0);
     const char *status = pg_stage_status(st);
     if (e && !e->assembled) {
         e->assembled = true;
         snprintf(e->status, sizeof e->status, "%s", status);
-        const char *m = json_string_value(json_object_get(st, "message"));
-        e->message = strdup(m ? m : "");
+        e->message = strdup(pg_stage_message(st));
     }
     s->accepted.usable = strcmp(status, "pass") == 0 && a->cubin_path[0];
     if (!s->accepted.usable)
         snprintf(s->accepted.note, sizeof s->accepted.note,
-                 "the accepted kernel did not assemble: %s",
-                 json_string_value(json_object_get(st, "message")));
+                 "the accepted kernel did not assemble: %s", pg_stage_message(st));
     pg_cubin_match m = s->accepted.usable && s->cubin_path[0]
                            ? same_code(s->cubin_path, a->cubin_path)
                            : PG_CUBIN_DIFFERENT;
@@ -262,13 +259,15 @@ void pg_accepted_assemble(pg_run *run, pg_submission *s)
                         json_pack("{s:o, s:o, s:s, s:o, s:b, s:o}", "manifest",
                                   pg_jstr(a->manifest->file), "source",
                                   pg_jstr(a->manifest->source), "assemble", status, "message",
-                                  pg_jstr(json_string_value(json_object_get(st, "message"))),
+                                  pg_jstr(pg_stage_message(st)),
                                   "cubin_identical", s->accepted.identical, "identical_by",
                                   s->accepted.identical_by
                                       ? json_string(s->accepted.identical_by)
                                       : json_null()));
-    json_decref(a->json);
+    json_t *aj = a->json;
+    pg_submission_results_release(a);
     a->json = NULL;
+    json_decref(aj);
 }
 
 void pg_accepted_load(pg_run *run, pg_submission *s)

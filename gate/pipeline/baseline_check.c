@@ -290,12 +290,10 @@ bool pg_baseline_refuses(pg_wctx *c, char *why, size_t n)
 }
 
 /* The performance stage being built for c (the last stage of its workload). */
-static json_t *current_stage(pg_wctx *c)
+static pg_stage_entry *current_stage(pg_wctx *c)
 {
-    json_t *stages = json_object_get(c->json, "stages");
-    json_t *st = json_array_get(stages, json_array_size(stages) - 1);
-    const char *name = json_string_value(json_object_get(st, "stage"));
-    return name && strcmp(name, "performance") == 0 ? st : NULL;
+    pg_stage_entry *st = c->wl ? pg_ledger_last(&c->wl->stages) : NULL;
+    return st && st->kind == PG_STAGE_PERFORMANCE ? st : NULL;
 }
 
 /* What the stored entry offers the vendor arm of c. */
@@ -355,7 +353,7 @@ static bool pin_refused(pg_wctx *c, stored_choice *sc, pg_status st, const pg_di
 static void record_stored(pg_wctx *c, const stored_choice *sc, bool pinned, json_t *config,
                           json_t *reproducible)
 {
-    json_t *stage = current_stage(c);
+    pg_stage_entry *stage = current_stage(c);
     if (!stage) {
         json_decref(config);
         json_decref(reproducible);
@@ -460,20 +458,6 @@ pg_status pg_baseline_prepare_sdpa(pg_wctx *c, pg_sdpa_args *args, pg_cudnn_sdpa
     return st;
 }
 
-/* Live vendor numbers of the stage: false when the stage did not time it. */
-static bool live_numbers(json_t *det, double v[3])
-{
-    static const char *const keys[3] = {"median_ms", "ci_low_ms", "ci_high_ms"};
-    json_t *base = json_object_get(det, "baseline");
-    for (int i = 0; i < 3; i++) {
-        json_t *x = json_object_get(base, keys[i]);
-        if (!json_is_number(x))
-            return false;
-        v[i] = json_number_value(x);
-    }
-    return true;
-}
-
 static json_t *drift_json(const char *verdict, const char *reason)
 {
     return json_pack("{s:s, s:s}", "verdict", verdict, "reason", reason);
@@ -482,7 +466,7 @@ static json_t *drift_json(const char *verdict, const char *reason)
 void pg_baseline_check_stage(pg_wctx *c)
 {
     const pg_check_options *o = c->run->o;
-    json_t *stage = current_stage(c);
+    pg_stage_entry *stage = current_stage(c);
     if (!stage)
         return;
     json_t *det = pg_stage_details(stage);
@@ -490,8 +474,8 @@ void pg_baseline_check_stage(pg_wctx *c)
     char why[1500];
     const pg_baseline_workload *w = usable(c, &e, why, sizeof why);
     const char *status = pg_stage_status(stage);
-    const char *msg = json_string_value(json_object_get(stage, "message"));
-    double dur = json_real_value(json_object_get(stage, "duration_s"));
+    const char *msg = pg_stage_message(stage);
+    double dur = stage->duration_s;
     if (!w) {
         json_object_set_new(det, "baseline_drift", drift_json("not_compared", why));
         /* A missing file is one note of the run; a file without this workload's entry is one
@@ -507,9 +491,10 @@ void pg_baseline_check_stage(pg_wctx *c)
                       o->on_missing_baseline == PG_MISSING_WARN ? " (warning)" : "");
         return;
     }
-    double live[3];
-    const char *mode = json_string_value(json_object_get(det, "mode"));
-    if (!live_numbers(det, live)) {
+    const pg_perf_state *perf = &c->wl->perf;
+    const double *live = perf->baseline_ms;
+    const char *mode = perf->mode[0] ? perf->mode : NULL;
+    if (!perf->have_baseline) {
         json_object_set_new(det, "baseline_drift",
                             drift_json("not_compared", e->cudnn
                                                            ? "the stage did not time cuDNN"
@@ -550,7 +535,7 @@ void pg_baseline_check_stage(pg_wctx *c)
     if (o->on_drift == PG_ON_DRIFT_FAIL) {
         pg_stage_finish(stage, "error", dur, "INFRASTRUCTURE: %s (--on-drift=fail); the live "
                         "measurement said: %s", text, msg);
-        json_object_set_new(c->json, "status", json_string("INFRA_ERROR"));
+        pg_wl_set_ptxbench(c->wl, "INFRA_ERROR");
     } else {
         pg_stage_finish(stage, status, dur, "%s; %s (warning)", msg, text);
     }

@@ -94,11 +94,13 @@ static json_t *declined_json(const pg_submission *s, int wi)
     pg_task_symtab(t, w, names, &syms);
     if (pg_expr_eval(t->flops, &syms, &flop, NULL, 0) != PG_OK || flop < 0)
         flop = 0;
-    json_t *st = pg_stage_new("supports");
-    pg_stage_finish(st, "skipped", 0.0,
+    pg_stage_entry *e = pg_stage_entry_new(PG_STAGE_SUPPORTS);
+    pg_stage_finish(e, "skipped", 0.0,
                     "not applicable: the manifest supports '%s', which %s does not meet; not run",
                     s->manifest->supports, vals);
-    json_object_set_new(pg_stage_details(st), "constraint", pg_jstr(s->manifest->supports));
+    json_object_set_new(pg_stage_details(e), "constraint", pg_jstr(s->manifest->supports));
+    json_t *st = e ? json_incref(e->record) : NULL;
+    pg_stage_entry_free(e);
     json_t *j = json_pack("{s:s, s:o, s:o, s:f, s:s, s:[o], s:s, s:{s:o}, s:n, s:n, s:n, s:n, s:n}",
                           "name", w->name, "aliases", aliases, "symbols", symbols, "flop",
                           (double)flop, "verdict", "skipped", "stages", st, "status",
@@ -114,9 +116,8 @@ void pg_run_submission_done(pg_run *run, const pg_submission *s)
     /* Declined workloads go last, after every stage has written the records of the workloads
      * it ran (those are found by position). In a sharded run only the shard of the
      * submission's first workload still has them (shard_filter.c). */
-    json_t *wls = s->json ? json_object_get(s->json, "workloads") : NULL;
-    for (int i = 0; wls && i < s->n_declined; i++)
-        json_array_append_new(wls, declined_json(s, s->declined[i]));
+    for (int i = 0; s->workloads_json && i < s->n_declined; i++)
+        json_array_append_new(s->workloads_json, declined_json(s, s->declined[i]));
     run->items_done += (size_t)s->n_workloads;
     run->subs_done++;
     if (run->o->items_progress)
@@ -318,24 +319,6 @@ static bool submission_fault(const char *manifest_path, const pg_submission *s, 
                            (s->ptx_path[0] && strcmp(d->file, s->ptx_path) == 0));
 }
 
-/* The "task" string of a manifest that did not load, when it reads as one; "unknown" else. */
-static json_t *task_of_bad_manifest(const char *path)
-{
-    json_t *j = NULL;
-    pg_diag ld;
-    pg_diag_clear(&ld);
-    if (pg_json_load(path, &j, &ld) != PG_OK) /* bounded, as the manifest loader reads it */
-        j = NULL;
-    const char *t = json_string_value(json_object_get(j, "task"));
-    bool plain = t && t[0] && strlen(t) < 128;
-    for (const char *c = t; plain && *c; c++)
-        plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-                *c == '_' || *c == '-' || *c == '.';
-    json_t *out = json_string(plain ? t : "unknown");
-    json_decref(j);
-    return out;
-}
-
 /* The results record of a batch's manifest that failed: one failed "manifest" stage with the
  * file:field message, details naming the file, line and field (publish annotates them). */
 static json_t *bad_manifest_json(const bad_manifest *b)
@@ -347,18 +330,21 @@ static json_t *bad_manifest_json(const bad_manifest *b)
     if (len > 5 && strcmp(name + len - 5, ".json") == 0)
         name[len - 5] = '\0';
     pg_diag_format(&b->d, msg, sizeof msg);
-    json_t *st = pg_stage_new("manifest");
-    pg_stage_finish(st, "fail", 0.0, "%s", msg);
-    json_object_set_new(json_object_get(st, "details"), "file", pg_jstr(b->d.file));
-    json_object_set_new(json_object_get(st, "details"), "line",
-                        b->d.line > 0 ? json_integer(b->d.line) : json_null());
-    json_object_set_new(json_object_get(st, "details"), "field",
-                        b->d.field[0] ? pg_jstr(b->d.field) : json_null());
+    pg_stage_entry *e = pg_stage_entry_new(PG_STAGE_MANIFEST);
+    pg_stage_finish(e, "fail", 0.0, "%s", msg);
+    json_t *det = pg_stage_details(e);
+    json_object_set_new(det, "file", pg_jstr(b->d.file));
+    json_object_set_new(det, "line", b->d.line > 0 ? json_integer(b->d.line) : json_null());
+    json_object_set_new(det, "field", b->d.field[0] ? pg_jstr(b->d.field) : json_null());
+    json_t *st = e ? json_incref(e->record) : NULL;
+    pg_stage_entry_free(e);
     json_t *j = json_object();
     json_object_set_new(j, "manifest", pg_jstr(b->path));
     json_object_set_new(j, "name", pg_jstr(name[0] ? name : b->path));
     json_object_set_new(j, "source", json_null());
-    json_object_set_new(j, "task", task_of_bad_manifest(b->path));
+    char task[128];
+    pg_manifest_task_of_unloadable(b->path, task, sizeof task);
+    json_object_set_new(j, "task", json_string(task));
     json_object_set_new(j, "arch", json_null());
     json_object_set_new(j, "device", json_null());
     json_object_set_new(j, "verdict", json_string("fail"));
@@ -551,8 +537,7 @@ pg_status pg_check_run(const pg_check_options *o, const char *const *manifests,
         json_object_set_new(s->json, "device",
                             o->no_gpu || pool ? json_null() : json_integer(s->device));
         json_object_set_new(s->json, "verdict", json_string("skipped"));
-        json_object_set_new(s->json, "stages", json_array());
-        json_object_set_new(s->json, "workloads", json_array());
+        pg_submission_results_init(s, s->json);
         json_array_append_new(subs_json, s->json);
     }
     /* With isolated workers on one GPU, the next submission's offline stages run while this

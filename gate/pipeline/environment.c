@@ -19,15 +19,13 @@ json_t *pg_environment_json(const pg_run *run)
         const pg_device_info *i = &run->info;
         char cc[16];
         snprintf(cc, sizeof cc, "%d.%d", i->cc_major, i->cc_minor);
-        json_object_set_new(
-            env, "gpu",
-            json_pack("{s:s, s:s, s:s, s:i, s:s, s:i, s:i, s:i, s:i, s:I, s:I}", "name", i->name,
-                      "uuid", i->uuid, "pci_bus_id", i->pci_bus_id, "ordinal", i->ordinal,
-                      "compute_capability", cc, "sm_count", i->sm_count, "sm_clock_mhz",
-                      i->sm_clock_mhz, "max_sm_clock_mhz", i->max_sm_clock_mhz,
-                      "memory_clock_mhz", i->memory_clock_mhz, "l2_bytes",
-                      (json_int_t)i->l2_bytes, "memory_bytes", (json_int_t)i->memory_bytes));
-        json_t *gpu = json_object_get(env, "gpu");
+        json_t *gpu = json_pack(
+            "{s:s, s:s, s:s, s:i, s:s, s:i, s:i, s:i, s:i, s:I, s:I}", "name", i->name, "uuid",
+            i->uuid, "pci_bus_id", i->pci_bus_id, "ordinal", i->ordinal, "compute_capability", cc,
+            "sm_count", i->sm_count, "sm_clock_mhz", i->sm_clock_mhz, "max_sm_clock_mhz",
+            i->max_sm_clock_mhz, "memory_clock_mhz", i->memory_clock_mhz, "l2_bytes",
+            (json_int_t)i->l2_bytes, "memory_bytes", (json_int_t)i->memory_bytes);
+        json_object_set_new(env, "gpu", gpu);
         json_object_set_new(gpu, "max_memory_clock_mhz", json_integer(i->max_memory_clock_mhz));
         json_object_set_new(gpu, "power_limit_w",
                             i->power_limit_w > 0 ? json_real(i->power_limit_w) : json_null());

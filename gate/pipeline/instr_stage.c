@@ -203,13 +203,15 @@ static json_t *target_json(const pg_instr_target *t)
 
 json_t *pg_instr_stage_json(const pg_instr_stage *st)
 {
-    json_t *rec = pg_stage_new("instructions");
-    if (!rec)
+    /* The record's skeleton as every stage's (its keys in the same order). */
+    pg_stage_entry *e = pg_stage_entry_new(PG_STAGE_INSTRUCTIONS);
+    if (!e)
         return NULL;
+    json_t *rec = json_incref(e->record), *det = e->details;
+    pg_stage_entry_free(e);
     json_object_set_new(rec, "status", json_string(st->status));
     json_object_set_new(rec, "message", pg_jstr(st->message));
     json_object_set_new(rec, "duration_s", json_real(st->duration_s));
-    json_t *det = pg_stage_details(rec);
     json_object_set_new(det, "policy", json_string(st->policy));
     json_object_set_new(det, "arch", pg_jstr(st->arch));
     if (st->table)

@@ -1,6 +1,5 @@
 /* Small builders for the results model (docs/results.md). */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +7,6 @@
 
 #include "results_json.h"
 #include "run.h"
-#include "base/utf8.h"
 
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 when the bytes there are not one. */
 static size_t utf8_len(const unsigned char *s)
@@ -57,43 +55,12 @@ json_t *pg_jstr(const char *s)
     return v ? v : json_string("");
 }
 
-json_t *pg_stage_new(const char *stage)
+pg_stage_entry *pg_stage_begin(pg_run *run, const pg_submission *s, pg_ledger *owner,
+                               const char *workload, pg_stage_kind kind)
 {
-    return json_pack("{s:s, s:s, s:s, s:f, s:{}}", "stage", stage, "status", "skipped", "message",
-                     "", "duration_s", 0.0, "details");
-}
-
-void pg_stage_finish(json_t *stage, const char *status, double duration_s, const char *fmt, ...)
-{
-    char msg[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    if (vsnprintf(msg, sizeof msg, fmt, ap) >= (int)sizeof msg)
-        pg_utf8_trim_cut(msg); /* cut by the buffer: at a whole character */
-    va_end(ap);
-    json_object_set_new(stage, "status", json_string(status));
-    json_object_set_new(stage, "message", pg_jstr(msg));
-    /* Rounded to the microsecond so the JSON stays readable. */
-    json_object_set_new(stage, "duration_s", json_real(round(duration_s * 1e6) / 1e6));
-}
-
-json_t *pg_stage_begin(pg_run *run, const pg_submission *s, json_t *owner, const char *workload,
-                       const char *stage)
-{
-    json_t *rec = pg_stage_new(stage);
-    json_array_append_new(json_object_get(owner, "stages"), rec);
-    pg_progress(run, s, workload, stage, NULL, NULL);
-    return rec;
-}
-
-json_t *pg_stage_details(json_t *stage)
-{
-    return json_object_get(stage, "details");
-}
-
-const char *pg_stage_status(const json_t *stage)
-{
-    return json_string_value(json_object_get(stage, "status"));
+    pg_stage_entry *e = pg_ledger_begin(owner, kind);
+    pg_progress(run, s, workload, pg_stage_kind_name(kind), NULL, NULL);
+    return e;
 }
 
 json_t *pg_json_real_or_null(double v)

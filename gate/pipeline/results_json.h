@@ -1,16 +1,12 @@
-/* Building the results model: stage records, safe JSON strings and numbers, the clock
+/* Building the results model: safe JSON strings and numbers, the clock
  * (results_json.c), private to gate/pipeline. */
 #ifndef PG_PIPELINE_RESULTS_JSON_H
 #define PG_PIPELINE_RESULTS_JSON_H
 
 #include <jansson.h>
 
-json_t *pg_stage_new(const char *stage);
-/* Set status ("pass"/"fail"/"error"/"skipped"), duration and message of a stage. */
-void pg_stage_finish(json_t *stage, const char *status, double duration_s, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-json_t *pg_stage_details(json_t *stage); /* borrowed */
-const char *pg_stage_status(const json_t *stage);
+#include "ledger.h"
+
 /* A JSON string of untrusted text (paths, logs, kernel names): bytes that are not valid UTF-8
  * become U+FFFD, so a hostile byte can neither drop the text nor break the report. NULL gives
  * "". New reference. */

@@ -15,7 +15,9 @@
 #include "model/fingerprint.h"
 #include "model/workload_filter.h"
 #include "stats/comparison.h"
+#include "ledger.h"
 #include "settings.h"
+#include "wl_state.h"
 
 #define PG_PATH_MAX 4096
 
@@ -36,8 +38,10 @@ typedef struct {
                                      on the run's GPU (0: never; a worker's job carries it) */
     struct pg_heater *heater;     /* worker.c: running from the run's start, NULL otherwise */
     double heater_seconds;        /* how long it kept the GPU busy (results: environment) */
-    json_t **perf_stages;         /* performance stages of the recorded comparisons, in order */
+    pg_stage_entry **perf_stages; /* performance stages of the recorded comparisons, in order
+                                     (borrowed from their workloads' ledgers) */
     int *perf_cmp_index;          /* index of each in its stage's "comparisons" */
+    pg_perf_cmp *perf_cmps;       /* name and record of each */
     pg_cmp_result *perf_results;
     size_t n_perf, cap_perf;
     char tmpdir[PG_PATH_MAX];
@@ -86,10 +90,12 @@ typedef struct {
 void pg_run_submission_done(pg_run *run, const pg_submission *s);
 
 /* A comparison a worker reported for the run's Holm step: position cmp_index in the
- * "comparisons" of performance stage `stage` (a borrowed record of the submission). */
+ * "comparisons" of performance stage `stage` (borrowed from a workload's ledger), named and
+ * written as cmp says. */
 struct pg_perf_pending {
-    json_t *stage;
+    pg_stage_entry *stage;
     int cmp_index;
+    pg_perf_cmp cmp;
     pg_cmp_result result;
 };
 
@@ -105,19 +111,21 @@ typedef struct {
 /* Progress helper. */
 void pg_progress(pg_run *run, const pg_submission *s, const char *workload, const char *stage,
                  const char *status, const char *message);
-/* The start every stage shares (results_json.c): a new record for stage (pg_stage_new) appended
- * to owner's "stages" array (owner: the submission's results object, or one workload's), and the
+/* The start every stage shares (results_json.c): a new entry of kind appended to the owner's
+ * ledger (the submission's s->stages, or one workload's) and so to its "stages" array, and the
  * progress line saying it began (workload: the workload's name; NULL for a submission-level
- * stage). Returns the record, borrowed from owner. */
-json_t *pg_stage_begin(pg_run *run, const pg_submission *s, json_t *owner, const char *workload,
-                       const char *stage);
+ * stage). Returns the entry, borrowed from owner (NULL when out of memory or the ledger is
+ * full: the stage functions then do nothing). */
+pg_stage_entry *pg_stage_begin(pg_run *run, const pg_submission *s, pg_ledger *owner,
+                               const char *workload, pg_stage_kind kind);
 
 /* --- stage_performance.c: record a main comparison for the run-level Holm step, and apply it
  * at the end of the run (FAILs Holm does not keep become INCONCLUSIVE warnings). cmp_index is
  * the comparison's position in the stage's details.comparisons (0: candidate_vs_<library>,
  * 2: candidate_vs_accepted). In an isolated run the worker reports its records and the parent
  * records them again on its copy of the stage (worker.c). */
-void pg_perf_record(pg_run *run, json_t *stage, int cmp_index, const pg_cmp_result *r);
+void pg_perf_record(pg_run *run, pg_stage_entry *stage, int cmp_index, const pg_perf_cmp *cmp,
+                    const pg_cmp_result *r);
 void pg_perf_holm_finalize(pg_run *run);
 void pg_perf_release(pg_run *run);
 

@@ -62,7 +62,9 @@ struct pg_wctx {
     int n_dstruct;
     pg_launch *launches;
     int a, b, c;              /* gemm_nt operand tensor indices */
-    json_t *json;             /* the workload's results object */
+    json_t *json;             /* write-only: the workload's results object (wl->json) */
+    pg_wl_state *wl;          /* the workload's typed state; NULL (and json NULL) for the
+                                 performance stage's arm copies */
     const pg_wctx *inputs_from; /* set before setup: borrow its input tensors (arms share
                                    inputs, each has its own outputs); NULL = allocate all */
     bool borrowed[PG_MAX_TENSORS];

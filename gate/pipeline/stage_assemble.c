@@ -88,7 +88,7 @@ static void first_error(const pg_run *run, const pg_assemble_result *r, const ch
 
 void pg_stage_assemble(pg_run *run, pg_submission *s)
 {
-    json_t *stage = pg_stage_begin(run, s, s->json, NULL, "assemble");
+    pg_stage_entry *stage = pg_stage_begin(run, s, &s->stages, NULL, PG_STAGE_ASSEMBLE);
     json_t *det = pg_stage_details(stage);
     double t0 = pg_now_s();
     char why[1200];
@@ -207,6 +207,5 @@ void pg_stage_assemble(pg_run *run, pg_submission *s)
     }
     pg_assemble_result_free(&r);
 done:
-    pg_progress(run, s, NULL, "assemble", pg_stage_status(stage),
-                json_string_value(json_object_get(stage, "message")));
+    pg_progress(run, s, NULL, "assemble", pg_stage_status(stage), pg_stage_message(stage));
 }

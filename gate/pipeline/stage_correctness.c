@@ -280,9 +280,10 @@ static void pass_text(const pg_wctx *c, const pg_outputs *o, const output_acc *a
     }
 }
 
-static void finish_message(pg_wctx *c, json_t *stage, const pg_outputs *o, const output_acc *a,
-                           int sets, int passed, double dt, double max_abs, double max_l2,
-                           long long nonfinite, long long unwritten, const findings *f)
+static void finish_message(pg_wctx *c, pg_stage_entry *stage, const pg_outputs *o,
+                           const output_acc *a, int sets, int passed, double dt, double max_abs,
+                           double max_l2, long long nonfinite, long long unwritten,
+                           const findings *f)
 {
     const pg_task *t = c->s->task;
     char msg[2048], text[1800];
@@ -344,7 +345,8 @@ bool pg_stage_correctness(pg_wctx *c)
 {
     pg_run *run = c->run;
     const pg_task *t = c->s->task;
-    json_t *stage = pg_stage_begin(run, c->s, c->json, c->w->name, "correctness");
+    pg_stage_entry *stage =
+        pg_stage_begin(run, c->s, &c->wl->stages, c->w->name, PG_STAGE_CORRECTNESS);
     json_t *det = pg_stage_details(stage);
     double t0 = pg_now_s();
     pg_phases_reset(c);
@@ -459,7 +461,7 @@ bool pg_stage_correctness(pg_wctx *c)
         if (strcmp(pg_stage_status(stage), "pass") != 0)
             ptxbench = "INCORRECT_NUMERICAL";
     }
-    json_object_set_new(c->json, "status", json_string(ptxbench));
+    pg_wl_set_ptxbench(c->wl, ptxbench);
     if (st == PG_OK) {
         json_object_set_new(c->json, "max_absolute_error", json_real(max_abs));
         json_object_set_new(c->json, "max_relative_error", json_real(max_rel));
@@ -467,6 +469,6 @@ bool pg_stage_correctness(pg_wctx *c)
     first_run_free(&first);
     pg_outputs_release(&o);
     pg_progress(run, c->s, c->w->name, "correctness", pg_stage_status(stage),
-                json_string_value(json_object_get(stage, "message")));
+                pg_stage_message(stage));
     return strcmp(pg_stage_status(stage), "pass") == 0;
 }

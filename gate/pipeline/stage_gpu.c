@@ -79,18 +79,18 @@ const pg_device_info *pg_run_device_info(pg_run *run)
     return info;
 }
 
-void pg_record_not_run(pg_run *run, pg_submission *s, json_t *stages, const char *workload,
-                       const char *name, const char *status, const char *reason)
+void pg_record_not_run(pg_run *run, pg_submission *s, pg_ledger *stages, const char *workload,
+                       pg_stage_kind kind, const char *status, const char *reason)
 {
-    json_t *st = pg_stage_new(name);
-    pg_stage_finish(st, status, 0.0, "%s", reason);
-    json_array_append_new(stages, st);
+    const char *name = pg_stage_kind_name(kind);
+    pg_stage_finish(pg_ledger_begin(stages, kind), status, 0.0, "%s", reason);
     /* Skips of per-workload stages repeat the submission's reason: report them once. */
     if (strcmp(status, "skipped") != 0 || !workload)
         pg_progress(run, s, workload, name, status, reason);
 }
 
-static json_t *workload_json(const pg_submission *s, int i)
+/* The skeleton record of workload i, its "stages" array in *stages (borrowed from it). */
+static json_t *workload_json(const pg_submission *s, int i, json_t **stages)
 {
     const pg_task *t = s->task;
     const pg_workload *w = &t->workloads[s->workloads[i]];
@@ -99,17 +99,29 @@ static json_t *workload_json(const pg_submission *s, int i)
         json_array_append_new(aliases, json_string(w->aliases[a]));
     for (int k = 0; k < t->n_symbols; k++)
         json_object_set_new(symbols, t->symbols[k], json_integer(w->values[k]));
-    return json_pack("{s:s, s:o, s:o, s:f, s:s, s:[], s:s, s:n, s:n, s:n, s:n, s:n}", "name",
-                     w->name, "aliases", aliases, "symbols", symbols, "flop", s->plans[i].flop,
-                     "verdict", "skipped", "stages", "status", "SKIPPED", "max_absolute_error",
-                     "max_relative_error", "latency_ms", "reference_latency_ms", "speedup_factor");
+    *stages = json_array();
+    json_t *j = json_pack("{s:s, s:o, s:o, s:f, s:s, s:o, s:s, s:n, s:n, s:n, s:n, s:n}", "name",
+                          w->name, "aliases", aliases, "symbols", symbols, "flop",
+                          s->plans[i].flop, "verdict", "skipped", "stages", *stages, "status",
+                          "SKIPPED", "max_absolute_error", "max_relative_error", "latency_ms",
+                          "reference_latency_ms", "speedup_factor");
+    if (!j)
+        *stages = NULL;
+    return j;
 }
 
 void pg_gpu_workloads_init(pg_submission *s)
 {
-    json_t *wls = json_object_get(s->json, "workloads");
-    for (int i = 0; i < s->n_workloads; i++)
-        json_array_append_new(wls, workload_json(s, i));
+    for (int i = 0; s->wl && i < s->n_workloads; i++)
+        pg_wl_state_release(&s->wl[i]);
+    free(s->wl);
+    s->wl = calloc((size_t)s->n_workloads + 1, sizeof *s->wl);
+    for (int i = 0; s->wl && i < s->n_workloads; i++) {
+        json_t *stages = NULL, *wj = workload_json(s, i, &stages);
+        pg_wl_state_init(&s->wl[i], s->workloads[i], s->task->workloads[s->workloads[i]].name,
+                         wj, stages, "SKIPPED");
+        json_array_append_new(s->workloads_json, wj);
+    }
 }
 
 pg_status pg_submission_load_module(pg_run *run, pg_submission *s, pg_module **mod,
@@ -164,9 +176,7 @@ static pg_status module_load(pg_run *run, pg_submission *s, loaded_module *m, ch
 
 bool pg_gpu_stage_load(pg_run *run, pg_submission *s)
 {
-    json_t *stage = pg_stage_new("load");
-    json_array_append_new(json_object_get(s->json, "stages"), stage);
-    pg_progress(run, s, NULL, "load", NULL, NULL);
+    pg_stage_entry *stage = pg_stage_begin(run, s, &s->stages, NULL, PG_STAGE_LOAD);
     double t0 = pg_now_s();
     char log[16384] = "";
     pg_diag d;
@@ -185,8 +195,7 @@ bool pg_gpu_stage_load(pg_run *run, pg_submission *s)
     else
         pg_stage_finish(stage, st == PG_ERR_INFRA ? "error" : "fail", pg_now_s() - t0, "%s",
                         pg_diag_format(&d, msg, sizeof msg));
-    pg_progress(run, s, NULL, "load", pg_stage_status(stage),
-                json_string_value(json_object_get(stage, "message")));
+    pg_progress(run, s, NULL, "load", pg_stage_status(stage), pg_stage_message(stage));
     /* The accepted kernel is trusted: one module for all its workloads. */
     if (st == PG_OK)
         pg_accepted_load(run, s);
@@ -195,13 +204,14 @@ bool pg_gpu_stage_load(pg_run *run, pg_submission *s)
 
 /* A context for workload i of s on a freshly loaded module with freshly allocated guarded
  * buffers. */
-static pg_status phase_open(pg_run *run, pg_submission *s, int i, json_t *wj, loaded_module *m,
-                            pg_wctx *c, pg_diag *d)
+static pg_status phase_open(pg_run *run, pg_submission *s, int i, loaded_module *m, pg_wctx *c,
+                            pg_diag *d)
 {
     const pg_task *t = s->task;
     *c = (pg_wctx){.run = run, .s = s, .index = i, .w = &t->workloads[s->workloads[i]],
-                   .plan = &s->plans[i], .json = wj, .a = pg_task_find_tensor(t, "A"),
-                   .b = pg_task_find_tensor(t, "B"), .c = pg_task_find_tensor(t, "C")};
+                   .plan = &s->plans[i], .json = s->wl[i].json, .wl = &s->wl[i],
+                   .a = pg_task_find_tensor(t, "A"), .b = pg_task_find_tensor(t, "B"),
+                   .c = pg_task_find_tensor(t, "C")};
     pg_status st = module_load(run, s, m, NULL, 0, d);
     c->kernels = m->kernels;
     if (st == PG_OK)
@@ -217,45 +227,31 @@ static void phase_close(pg_wctx *c, loaded_module *m)
     module_release(m);
 }
 
-/* The verify stage runs when the candidate's timed launches completed: the performance stage
- * passed or failed on its numbers, not on an error or a kernel failure. */
-static bool timing_completed(json_t *wj)
+void pg_gpu_run_workload(pg_run *run, pg_submission *s, int i)
 {
-    json_t *stages = json_object_get(wj, "stages");
-    json_t *perf = json_array_get(stages, json_array_size(stages) - 1);
-    const char *name = json_string_value(json_object_get(perf, "stage"));
-    const char *status = json_string_value(json_object_get(perf, "status"));
-    const char *msg = json_string_value(json_object_get(perf, "message"));
-    return name && status && msg && strcmp(name, "performance") == 0 &&
-           (strcmp(status, "pass") == 0 ||
-            (strcmp(status, "fail") == 0 && strncmp(msg, "kernel failed", 13) != 0));
-}
-
-void pg_gpu_run_workload(pg_run *run, pg_submission *s, int i, json_t *wj)
-{
-    const char *wname = s->task->workloads[s->workloads[i]].name;
-    json_t *stages = json_object_get(wj, "stages");
+    pg_wl_state *wl = &s->wl[i];
+    const char *wname = wl->name;
+    pg_ledger *stages = &wl->stages;
     loaded_module m1 = {0}, m2 = {0};
     pg_wctx c1 = {0}, c2 = {0};
     char msg[2400], refused[2000];
     pg_diag d;
     pg_diag_clear(&d);
-    pg_status ost = phase_open(run, s, i, wj, &m1, &c1, &d);
+    pg_status ost = phase_open(run, s, i, &m1, &c1, &d);
     if (ost != PG_OK) {
         /* A setup launch that faulted or hung fails the workload as the kernel would. */
         bool kernel = ost == PG_FAIL_KERNEL;
         if (kernel)
             snprintf(msg, sizeof msg, "kernel failed at run time: %s", d.message);
-        pg_record_not_run(run, s, stages, wname, "correctness", kernel ? "fail" : "error",
+        pg_record_not_run(run, s, stages, wname, PG_STAGE_CORRECTNESS, kernel ? "fail" : "error",
                           kernel ? msg : pg_diag_format(&d, msg, sizeof msg));
         if (!run->sanitize_mode)
             pg_stage_instructions(run, s, stages);
-        pg_record_not_run(run, s, stages, wname, "performance", "skipped",
+        pg_record_not_run(run, s, stages, wname, PG_STAGE_PERFORMANCE, "skipped",
                           "not run: the correctness stage did not pass");
-        json_object_set_new(wj, "status",
-                            json_string(!kernel                                 ? "INFRA_ERROR"
-                                        : strncmp(d.message, "TIMEOUT", 7) == 0 ? "TIMEOUT"
-                                                                                : "RUNTIME_ERROR"));
+        pg_wl_set_ptxbench(wl, !kernel                                 ? "INFRA_ERROR"
+                               : strncmp(d.message, "TIMEOUT", 7) == 0 ? "TIMEOUT"
+                                                                       : "RUNTIME_ERROR");
         goto done;
     }
     if (run->sanitize_mode) {
@@ -268,28 +264,33 @@ void pg_gpu_run_workload(pg_run *run, pg_submission *s, int i, json_t *wj)
      * gets its speed measured and reported. Its runtime half runs here, on the correctness
      * phase's module and buffers (c1), before any timing (issue 3). */
     pg_instr_stage *irec = NULL;
-    json_t *instr = pg_stage_instructions_rec(run, s, stages, &irec);
-    if (correct && pg_run_ensure_device(run))
-        pg_instr_runtime(&c1, irec, instr);
+    pg_stage_entry *instr = pg_stage_instructions_rec(run, s, stages, &irec);
+    if (correct && pg_run_ensure_device(run) && instr && irec) {
+        pg_instr_runtime(&c1, irec, instr->record);
+        pg_res_status ist;
+        if (pg_stage_status_from_name(irec->status, &ist))
+            pg_stage_entry_note(instr, ist, irec->message, irec->duration_s);
+    }
     pg_instr_stage_free(irec);
     if (!correct) {
-        pg_record_not_run(run, s, stages, wname, "performance", "skipped",
+        pg_record_not_run(run, s, stages, wname, PG_STAGE_PERFORMANCE, "skipped",
                           "not run: the correctness stage did not pass");
         goto done;
     }
     if (!pg_run_ensure_device(run)) {
-        pg_record_not_run(run, s, stages, wname, "performance", "error", run->gpu_skip_reason);
+        pg_record_not_run(run, s, stages, wname, PG_STAGE_PERFORMANCE, "error",
+                          run->gpu_skip_reason);
         goto done;
     }
     if (pg_baseline_refuses(&c1, refused, sizeof refused)) {
-        pg_record_not_run(run, s, stages, wname, "performance", "error", refused);
-        json_object_set_new(wj, "status", json_string("INFRA_ERROR"));
+        pg_record_not_run(run, s, stages, wname, PG_STAGE_PERFORMANCE, "error", refused);
+        pg_wl_set_ptxbench(wl, "INFRA_ERROR");
         goto done;
     }
     /* Anti-replay: the timing runs on a module loaded again (its .global state back to the
      * image's) and on buffers allocated before the correctness ones are freed, so at other
      * addresses; nothing a kernel kept from the correctness phase reaches the timed launches. */
-    pg_status st = phase_open(run, s, i, wj, &m2, &c2, &d);
+    pg_status st = phase_open(run, s, i, &m2, &c2, &d);
     phase_close(&c1, &m1);
     uint64_t timing_seed = pg_set_seed(run->o->seed, s->workloads[i], run->o->correctness_sets);
     if (st == PG_OK)
@@ -302,33 +303,31 @@ void pg_gpu_run_workload(pg_run *run, pg_submission *s, int i, json_t *wj)
     if (st == PG_OK)
         st = pg_device_reset_l2_persistence(run->dev, &d);
     if (st != PG_OK) {
-        pg_record_not_run(run, s, stages, wname, "performance", "error",
+        pg_record_not_run(run, s, stages, wname, PG_STAGE_PERFORMANCE, "error",
                           pg_diag_format(&d, msg, sizeof msg));
         goto done;
     }
     pg_stage_performance(&c2);
-    bool timed = timing_completed(wj);
+    bool timed = pg_wl_timing_completed(wl);
     pg_baseline_check_stage(&c2);
     if (timed && pg_run_ensure_device(run))
         pg_stage_verify(&c2);
     else
-        pg_record_not_run(run, s, stages, wname, "verify", "skipped",
+        pg_record_not_run(run, s, stages, wname, PG_STAGE_VERIFY, "skipped",
                           "not run: the timed launches did not complete");
 done:
     phase_close(&c1, &m1);
     phase_close(&c2, &m2);
 }
 
-void pg_gpu_workload_not_run(pg_run *run, pg_submission *s, json_t *wj, const char *status,
+void pg_gpu_workload_not_run(pg_run *run, pg_submission *s, pg_wl_state *w, const char *status,
                              const char *why, const char *ptxbench)
 {
-    const char *wname = json_string_value(json_object_get(wj, "name"));
-    json_t *stages = json_object_get(wj, "stages");
-    pg_record_not_run(run, s, stages, wname, "correctness", status, why);
-    pg_stage_instructions(run, s, stages); /* its static half needs no GPU */
-    pg_record_not_run(run, s, stages, wname, "performance", status, why);
+    pg_record_not_run(run, s, &w->stages, w->name, PG_STAGE_CORRECTNESS, status, why);
+    pg_stage_instructions(run, s, &w->stages); /* its static half needs no GPU */
+    pg_record_not_run(run, s, &w->stages, w->name, PG_STAGE_PERFORMANCE, status, why);
     if (ptxbench)
-        json_object_set_new(wj, "status", json_string(ptxbench));
+        pg_wl_set_ptxbench(w, ptxbench);
 }
 
 /* The PTXBench status of a workload whose GPU stages did not run: COMPILE_ERROR when the
@@ -343,16 +342,10 @@ static const char *not_run_ptxbench(const char *status, bool compile_error)
 void pg_gpu_record_not_run(pg_run *run, pg_submission *s, const char *status, const char *why,
                            bool compile_error)
 {
-    json_t *stages = json_object_get(s->json, "stages");
-    bool have_load = false;
-    for (size_t i = 0; i < json_array_size(stages); i++)
-        have_load |= strcmp(json_string_value(json_object_get(json_array_get(stages, i), "stage")),
-                            "load") == 0;
-    if (!have_load)
-        pg_record_not_run(run, s, stages, NULL, "load", status, why);
-    json_t *wls = json_object_get(s->json, "workloads");
-    for (size_t i = 0; i < json_array_size(wls); i++)
-        pg_gpu_workload_not_run(run, s, json_array_get(wls, i), status, why,
+    if (!pg_ledger_find(&s->stages, PG_STAGE_LOAD))
+        pg_record_not_run(run, s, &s->stages, NULL, PG_STAGE_LOAD, status, why);
+    for (int i = 0; s->wl && i < s->n_workloads; i++)
+        pg_gpu_workload_not_run(run, s, &s->wl[i], status, why,
                                 not_run_ptxbench(status, compile_error));
 }
 
@@ -362,8 +355,7 @@ void pg_gpu_record_not_run(pg_run *run, pg_submission *s, const char *status, co
 static const char *gpu_why_not(pg_run *run, pg_submission *s, const char **status,
                                bool *compile_error)
 {
-    json_t *sub_stages = json_object_get(s->json, "stages");
-    const char *assembled = pg_stage_status(json_array_get(sub_stages, 0));
+    const char *assembled = pg_stage_status(pg_ledger_at(&s->stages, 0));
     *status = "skipped";
     *compile_error = false;
     if (strcmp(assembled, "pass") != 0 && strcmp(assembled, "skipped") != 0) {
@@ -372,9 +364,8 @@ static const char *gpu_why_not(pg_run *run, pg_submission *s, const char **statu
     }
     if (s->heap_refusal[0]) {
         /* Found offline, so reported with or without a GPU. */
-        json_t *load = pg_stage_new("load");
-        pg_stage_finish(load, "fail", 0.0, "%s", s->heap_refusal);
-        json_array_append_new(sub_stages, load);
+        pg_stage_finish(pg_ledger_begin(&s->stages, PG_STAGE_LOAD), "fail", 0.0, "%s",
+                        s->heap_refusal);
         pg_progress(run, s, NULL, "load", "fail", s->heap_refusal);
         *compile_error = true;
         return "not run: the load stage did not pass";
@@ -404,17 +395,16 @@ void pg_exec_stages(pg_run *run, pg_submission *s, const pg_exec_sink *sink)
         sink->loaded(sink->ctx, s, loaded);
     const char *why = loaded ? NULL : "not run: the load stage did not pass";
     const char *status = "skipped";
-    json_t *wls = json_object_get(s->json, "workloads");
-    for (int i = 0; i < s->n_workloads; i++) {
-        json_t *wj = json_array_get(wls, (size_t)i);
+    for (int i = 0; s->wl && i < s->n_workloads; i++) {
         if (!why && sink->record_lost_gpu && !pg_run_ensure_device(run)) {
             why = run->gpu_skip_reason;
             status = "error";
         }
         if (why)
-            pg_gpu_workload_not_run(run, s, wj, status, why, not_run_ptxbench(status, !loaded));
+            pg_gpu_workload_not_run(run, s, &s->wl[i], status, why,
+                                    not_run_ptxbench(status, !loaded));
         else
-            pg_gpu_run_workload(run, s, i, wj);
+            pg_gpu_run_workload(run, s, i);
         if (sink->workload_done && !sink->workload_done(sink->ctx, s, i))
             break;
     }

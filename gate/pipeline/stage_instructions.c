@@ -223,7 +223,7 @@ void pg_instr_static(pg_run *run, pg_submission *s)
     double t0 = pg_now_s();
     snprintf(st->policy, sizeof st->policy, "%s", s->instr_policy);
     snprintf(st->arch, sizeof st->arch, "%s", s->arch);
-    const char *assembled = pg_stage_status(json_array_get(json_object_get(s->json, "stages"), 0));
+    const char *assembled = pg_stage_status(pg_ledger_at(&s->stages, 0));
     bool offline_ok = strcmp(assembled, "pass") == 0 || strcmp(assembled, "skipped") == 0;
     if (strcmp(s->instr_policy, "off") == 0) {
         pg_instr_stage_end(st, "skipped", 0.0,
@@ -269,33 +269,35 @@ void pg_instr_static(pg_run *run, pg_submission *s)
     pg_ptx_inventory_free(&s->inventory);
 }
 
-json_t *pg_stage_instructions_rec(pg_run *run, pg_submission *s, json_t *stages,
-                                  pg_instr_stage **rec)
+pg_stage_entry *pg_stage_instructions_rec(pg_run *run, pg_submission *s, pg_ledger *stages,
+                                          pg_instr_stage **rec)
 {
     (void)run;
     pg_instr_stage *copy = pg_instr_stage_copy(s->instr);
-    json_t *j = NULL;
+    pg_stage_entry *e = NULL;
     /* Computed once per submission: its time counts once. */
     if (copy && s->instr_copies > 0)
         copy->duration_s = 0.0;
-    if (copy)
-        j = pg_instr_stage_json(copy);
-    if (!j) {
+    pg_res_status st = PG_RES_ERROR;
+    if (copy && pg_stage_status_from_name(copy->status, &st))
+        e = pg_stage_entry_wrap(PG_STAGE_INSTRUCTIONS, pg_instr_stage_json(copy), NULL, st,
+                                copy->message, copy->duration_s);
+    if (!e) {
         pg_instr_stage_free(copy);
         copy = NULL;
-        j = pg_stage_new("instructions");
-        pg_stage_finish(j, "error", 0.0, "out of memory copying the instructions stage");
+        e = pg_stage_entry_new(PG_STAGE_INSTRUCTIONS);
+        pg_stage_finish(e, "error", 0.0, "out of memory copying the instructions stage");
     }
     s->instr_copies++;
-    json_array_append_new(stages, j);
+    e = pg_ledger_push(stages, e);
     if (rec)
         *rec = copy;
     else
         pg_instr_stage_free(copy);
-    return j;
+    return e;
 }
 
-json_t *pg_stage_instructions(pg_run *run, pg_submission *s, json_t *stages)
+pg_stage_entry *pg_stage_instructions(pg_run *run, pg_submission *s, pg_ledger *stages)
 {
     return pg_stage_instructions_rec(run, s, stages, NULL);
 }

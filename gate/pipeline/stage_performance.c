@@ -199,8 +199,20 @@ static json_t *not_compared_reason(const pg_submission *sub, int index)
                         a->manifest->file, a->manifest->supports);
 }
 
+/* Append cmp to cmps, its name and record kept in out for the run's Holm step. */
+static void add_comparison(json_t *cmps, json_t *cmp, const char *name, pg_perf_state *out)
+{
+    if (cmp && out->n_cmps < PG_PERF_MAX_COMPARISONS) {
+        pg_perf_cmp *k = &out->cmps[out->n_cmps++];
+        snprintf(k->name, sizeof k->name, "%s", name);
+        k->record = cmp;
+    }
+    json_array_append_new(cmps, cmp);
+}
+
 static json_t *comparisons_json(const pg_submission *sub, int index, const pg_perf_measured *m,
-                                const pg_perf_verdict *v, const char *library)
+                                const pg_perf_verdict *v, const char *library,
+                                pg_perf_state *out)
 {
     const char *L = m->vendor_label;
     const pg_perf_comparisons *r = &m->cmp;
@@ -212,22 +224,29 @@ static json_t *comparisons_json(const pg_submission *sub, int index, const pg_pe
              L);
     snprintf(canary_meaning, sizeof canary_meaning,
              "%s against itself; FAIL means the machine is too noisy to judge", L);
-    json_array_append_new(cmps, comparison_json(main_name, &r->main, m->k.main.lambda,
-                                                main_meaning, v->main_shown));
-    json_array_append_new(cmps, comparison_json("aa_canary", &r->canary, m->k.canary.lambda,
-                                                canary_meaning, r->canary.verdict));
+    add_comparison(cmps,
+                   comparison_json(main_name, &r->main, m->k.main.lambda, main_meaning,
+                                   v->main_shown),
+                   main_name, out);
+    add_comparison(cmps,
+                   comparison_json("aa_canary", &r->canary, m->k.canary.lambda, canary_meaning,
+                                   r->canary.verdict),
+                   "aa_canary", out);
     if (m->view.accepted_timed)
-        json_array_append_new(cmps, comparison_json("candidate_vs_accepted", &r->regression,
-                                                    m->k.regression.lambda,
-                                                    "ratio = candidate time / accepted kernel "
-                                                    "time; FAIL when the candidate is slower by "
-                                                    "more than the tolerance beyond doubt",
-                                                    r->regression.verdict));
+        add_comparison(cmps,
+                       comparison_json("candidate_vs_accepted", &r->regression,
+                                       m->k.regression.lambda,
+                                       "ratio = candidate time / accepted kernel time; FAIL when "
+                                       "the candidate is slower by more than the tolerance "
+                                       "beyond doubt",
+                                       r->regression.verdict),
+                       "candidate_vs_accepted", out);
     else if (sub->accepted.kernel)
-        json_array_append_new(
-            cmps, json_pack("{s:s, s:s, s:o}", "name", "candidate_vs_accepted", "verdict",
-                            sub->accepted.identical ? "PASS" : "NOT_COMPARED", "reason",
-                            not_compared_reason(sub, index)));
+        add_comparison(cmps,
+                       json_pack("{s:s, s:s, s:o}", "name", "candidate_vs_accepted", "verdict",
+                                 sub->accepted.identical ? "PASS" : "NOT_COMPARED", "reason",
+                                 not_compared_reason(sub, index)),
+                       "candidate_vs_accepted", out);
     return cmps;
 }
 
@@ -264,6 +283,12 @@ static void record_details(pg_wctx *c, json_t *det, const pg_perf_stage_settings
     json_t *bj = summary_json(&v->baseline, flop);
     pg_vendor_describe(p->baseline, bj);
     json_object_set_new(det, "baseline", bj);
+    pg_perf_state *out = &c->wl->perf;
+    out->have_baseline = isfinite(v->baseline.median) && isfinite(v->baseline.ci_low) &&
+                         isfinite(v->baseline.ci_high);
+    out->baseline_ms[0] = v->baseline.median;
+    out->baseline_ms[1] = v->baseline.ci_low;
+    out->baseline_ms[2] = v->baseline.ci_high;
     if (s->with_accepted) {
         json_t *aj = summary_json(&v->accepted, flop);
         json_object_set_new(aj, "manifest", pg_jstr(c->s->accepted.kernel->manifest->file));
@@ -277,8 +302,8 @@ static void record_details(pg_wctx *c, json_t *det, const pg_perf_stage_settings
                                   m->k.main.confidence));
     json_object_set_new(det, "min_speedup", json_real(s->decide.min_speedup));
     json_object_set_new(det, "comparisons",
-                        comparisons_json(c->s, c->index, m, v,
-                                         json_string_value(json_object_get(bj, "library"))));
+                        comparisons_json(c->s, c->index, m, v, pg_vendor_library(p->baseline),
+                                         out));
     json_object_set_new(det, "cross_check", cupti_json(&m->data, m->blocks, m->n_arms));
     json_object_set_new(det, "speed_of_light",
                         json_pack("{s:o, s:o, s:f, s:o, s:o, s:f}", "peak_tflops",
@@ -307,8 +332,10 @@ bool pg_stage_performance(pg_wctx *c)
     pg_run *run = c->run;
     /* The stage is in the results before the arms are built: the vendor baseline's
      * preparation writes details.stored_baseline into it (baseline_check.c). */
-    json_t *stage = pg_stage_begin(run, c->s, c->json, c->w->name, "performance");
+    pg_stage_entry *stage =
+        pg_stage_begin(run, c->s, &c->wl->stages, c->w->name, PG_STAGE_PERFORMANCE);
     json_t *det = pg_stage_details(stage);
+    c->wl->perf = (pg_perf_state){0};
     double t0 = pg_now_s();
     pg_perf_stage_settings s;
     read_settings(c, &s);
@@ -321,13 +348,14 @@ bool pg_stage_performance(pg_wctx *c)
         pg_perf_decide(&s.decide, &m->k, &m->view, v);
         json_object_set_new(det, "method", method_json(run, &s, m));
         json_object_set_new(det, "mode", json_string(s.mode));
+        snprintf(c->wl->perf.mode, sizeof c->wl->perf.mode, "%s", s.mode);
         if (m->view.completed) {
             run->peak_tflops = v->peak_tflops;
             record_details(c, det, &s, m, v);
             if (v->record_main)
-                pg_perf_record(run, stage, 0, &m->cmp.main);
+                pg_perf_record(run, stage, 0, &c->wl->perf.cmps[0], &m->cmp.main);
             if (v->record_regression)
-                pg_perf_record(run, stage, 2, &m->cmp.regression);
+                pg_perf_record(run, stage, 2, &c->wl->perf.cmps[2], &m->cmp.regression);
         }
         pg_stage_finish(stage, v->status, pg_now_s() - t0, "%s", v->message);
         json_object_set_new(det, "phases_s", pg_phases_json(c));
@@ -336,18 +364,23 @@ bool pg_stage_performance(pg_wctx *c)
     free(m);
     free(v);
     pg_progress(run, c->s, c->w->name, "performance", pg_stage_status(stage),
-                json_string_value(json_object_get(stage, "message")));
+                pg_stage_message(stage));
     return strcmp(pg_stage_status(stage), "pass") == 0;
 }
 
-void pg_perf_record(pg_run *run, json_t *stage, int cmp_index, const pg_cmp_result *r)
+void pg_perf_record(pg_run *run, pg_stage_entry *stage, int cmp_index, const pg_perf_cmp *cmp,
+                    const pg_cmp_result *r)
 {
     if (run->n_perf == run->cap_perf) {
         size_t cap = run->cap_perf ? 2 * run->cap_perf : 16;
-        json_t **st = realloc(run->perf_stages, cap * sizeof *st);
+        pg_stage_entry **st = realloc(run->perf_stages, cap * sizeof *st);
         if (!st)
             return;
         run->perf_stages = st;
+        pg_perf_cmp *cs = realloc(run->perf_cmps, cap * sizeof *cs);
+        if (!cs)
+            return;
+        run->perf_cmps = cs;
         int *ix = realloc(run->perf_cmp_index, cap * sizeof *ix);
         if (!ix)
             return;
@@ -360,6 +393,7 @@ void pg_perf_record(pg_run *run, json_t *stage, int cmp_index, const pg_cmp_resu
     }
     run->perf_stages[run->n_perf] = stage;
     run->perf_cmp_index[run->n_perf] = cmp_index;
+    run->perf_cmps[run->n_perf] = *cmp;
     run->perf_results[run->n_perf] = *r;
     run->n_perf++;
 }
@@ -371,23 +405,21 @@ void pg_perf_holm_finalize(pg_run *run)
     pg_cmp_holm_finalize(run->perf_results, run->n_perf, PG_RUN_ALPHA);
     for (size_t i = 0; i < run->n_perf; i++) {
         const pg_cmp_result *r = &run->perf_results[i];
-        json_t *stage = run->perf_stages[i];
-        if (!r->holm_changed || strcmp(pg_stage_status(stage), "error") == 0)
+        pg_stage_entry *stage = run->perf_stages[i];
+        if (!r->holm_changed || !stage || stage->status == PG_RES_ERROR)
             continue;
-        json_t *cmps = json_object_get(pg_stage_details(stage), "comparisons");
-        json_t *cmp = json_array_get(cmps, (size_t)run->perf_cmp_index[i]);
-        json_object_set_new(cmp, "verdict", json_string(pg_cmp_verdict_name(r->verdict)));
-        json_object_set_new(cmp, "holm_changed", json_true());
+        const pg_perf_cmp *cmp = &run->perf_cmps[i];
+        json_object_set_new(cmp->record, "verdict", json_string(pg_cmp_verdict_name(r->verdict)));
+        json_object_set_new(cmp->record, "holm_changed", json_true());
         char msg[4096];
         snprintf(msg, sizeof msg, "%s (Holm over the run's %zu comparisons made %s %s)",
-                 json_string_value(json_object_get(stage, "message")), run->n_perf,
-                 json_string_value(json_object_get(cmp, "name")), pg_cmp_verdict_name(r->verdict));
+                 pg_stage_message(stage), run->n_perf, cmp->name,
+                 pg_cmp_verdict_name(r->verdict));
         /* The stage still fails when another of its comparisons FAILs and Holm keeps it. */
         bool failed = false;
         for (size_t j = 0; j < run->n_perf; j++)
             failed |= run->perf_stages[j] == stage && run->perf_results[j].verdict == PG_CMP_FAIL;
-        pg_stage_finish(stage, failed ? "fail" : "pass",
-                        json_real_value(json_object_get(stage, "duration_s")), "%s", msg);
+        pg_stage_finish(stage, failed ? "fail" : "pass", stage->duration_s, "%s", msg);
     }
 }
 
@@ -396,6 +428,8 @@ void pg_perf_release(pg_run *run)
     free(run->perf_stages);
     free(run->perf_results);
     free(run->perf_cmp_index);
+    free(run->perf_cmps);
+    run->perf_cmps = NULL;
     run->perf_cmp_index = NULL;
     run->perf_stages = NULL;
     run->perf_results = NULL;

@@ -34,15 +34,11 @@ static double san_deadline(void *ctx)
     return ((san_watch *)ctx)->deadline;
 }
 
-static const char *stage_status_of(const pg_submission *s, const char *name)
+/* The status name of the submission's first stage of kind k, NULL when it has none. */
+static const char *stage_status_of(const pg_submission *s, pg_stage_kind k)
 {
-    json_t *stages = json_object_get(s->json, "stages");
-    for (size_t i = 0; i < json_array_size(stages); i++) {
-        json_t *st = json_array_get(stages, i);
-        if (strcmp(json_string_value(json_object_get(st, "stage")), name) == 0)
-            return pg_stage_status(st);
-    }
-    return NULL;
+    const pg_stage_entry *st = pg_ledger_find(&s->stages, k);
+    return st ? pg_stage_status(st) : NULL;
 }
 
 /* The position in s->workloads of the workload with the fewest FLOPs: sanitizers slow kernels
@@ -174,10 +170,10 @@ static void run_tool(pg_run *run, pg_submission *s, int pos, const char *san, co
 
 void pg_stage_sanitize(pg_run *run, pg_submission *s)
 {
-    json_t *stage = pg_stage_begin(run, s, s->json, NULL, "sanitize");
+    pg_stage_entry *stage = pg_stage_begin(run, s, &s->stages, NULL, PG_STAGE_SANITIZE);
     json_t *det = pg_stage_details(stage);
     double t0 = pg_now_s();
-    const char *load = stage_status_of(s, "load");
+    const char *load = stage_status_of(s, PG_STAGE_LOAD);
     char san[PATH_MAX];
     bool policy_fails = s->task->sanitizer_fails;
     json_object_set_new(det, "policy", json_string(policy_fails ? "fail" : "warn"));
@@ -242,6 +238,5 @@ void pg_stage_sanitize(pg_run *run, pg_submission *s)
                             "set)%s",
                             clean, wname, warnings ? "; racecheck warnings in details" : "");
     }
-    pg_progress(run, s, NULL, "sanitize", pg_stage_status(stage),
-                json_string_value(json_object_get(stage, "message")));
+    pg_progress(run, s, NULL, "sanitize", pg_stage_status(stage), pg_stage_message(stage));
 }

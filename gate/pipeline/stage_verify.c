@@ -81,7 +81,8 @@ bool pg_stage_verify(pg_wctx *c)
 {
     pg_run *run = c->run;
     const pg_task *t = c->s->task;
-    json_t *stage = pg_stage_begin(run, c->s, c->json, c->w->name, "verify");
+    pg_stage_entry *stage =
+        pg_stage_begin(run, c->s, &c->wl->stages, c->w->name, PG_STAGE_VERIFY);
     json_t *det = pg_stage_details(stage);
     double t0 = pg_now_s();
     pg_phases_reset(c);
@@ -149,13 +150,13 @@ bool pg_stage_verify(pg_wctx *c)
     double dt = pg_now_s() - t0;
     if (st == PG_FAIL_KERNEL) {
         bool timeout = strncmp(d.message, "TIMEOUT", 7) == 0;
-        json_object_set_new(c->json, "status", json_string(timeout ? "TIMEOUT" : "RUNTIME_ERROR"));
+        pg_wl_set_ptxbench(c->wl, timeout ? "TIMEOUT" : "RUNTIME_ERROR");
         pg_stage_finish(stage, "fail", dt, "kernel failed at run time: %s", d.message);
     } else if (st != PG_OK) {
         char msg[2400];
         pg_stage_finish(stage, "error", dt, "%s", pg_diag_format(&d, msg, sizeof msg));
     } else if (why[0]) {
-        json_object_set_new(c->json, "status", json_string("INCORRECT_NUMERICAL"));
+        pg_wl_set_ptxbench(c->wl, "INCORRECT_NUMERICAL");
         pg_stage_finish(stage, "fail", dt,
                         "the kernel is not correct after timing (it computes only while "
                         "checked?): %s",
@@ -174,7 +175,6 @@ bool pg_stage_verify(pg_wctx *c)
                         (unsigned long long)c->timing_seed, (unsigned long long)fresh_seed);
     }
     pg_outputs_release(&o);
-    pg_progress(run, c->s, c->w->name, "verify", pg_stage_status(stage),
-                json_string_value(json_object_get(stage, "message")));
+    pg_progress(run, c->s, c->w->name, "verify", pg_stage_status(stage), pg_stage_message(stage));
     return strcmp(pg_stage_status(stage), "pass") == 0;
 }

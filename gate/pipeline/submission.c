@@ -222,8 +222,7 @@ static pg_status resolve_targets(const pg_run *run, pg_submission *s, pg_diag *d
     if (strcmp(s->instr_policy, "off") == 0)
         return PG_OK;
     pg_status st = pg_targets_check_task(s->task, run->o->arch_dir, d);
-    const json_t *set = s->task->targets ? json_object_get(s->task->targets, s->arch) : NULL;
-    if (st != PG_OK || !set || json_array_size(json_object_get(set, "ptx")) == 0)
+    if (st != PG_OK || !pg_targets_lists_ptx(s->task, s->arch))
         return st;
     st = pg_arch_table_load(run->o->arch_dir, s->arch, &s->arch_table, d);
     if (st == PG_OK)
@@ -443,6 +442,7 @@ pg_status pg_submission_prepare(pg_run *run, const char *manifest_path, int inde
 void pg_submission_release(pg_submission *s)
 {
     pg_accepted_release(s);
+    pg_submission_results_release(s);
     free(s->pending);
     s->pending = NULL;
     free(s->declined);

@@ -21,6 +21,7 @@
 #include "ptx/signature.h"
 #include "tool/assemble.h"
 #include "run.h"
+#include "wl_state.h"
 
 /* Offset of the accepted kernel's temporary file names from the candidate's; a submission
  * prepared with an index at or above it is a task's accepted kernel. */
@@ -99,6 +100,10 @@ struct pg_submission {
     int n_declined;
     pg_plan *plans;               /* one per selected workload */
     json_t *json;                 /* borrowed: this submission's object in the results */
+    pg_ledger stages;             /* its submission-level stages (json's "stages") */
+    json_t *workloads_json;       /* write-only: json's "workloads" (one reference owned) */
+    pg_wl_state *wl;              /* per position in workloads once the GPU stages begin
+                                     (pg_gpu_workloads_init; owned), else NULL */
     /* The task's accepted kernel (accepted.c), re-measured next to the candidate. */
     pg_accepted accepted;
     bool is_accepted;             /* this is some submission's accepted kernel (progress label) */
@@ -122,6 +127,12 @@ pg_status pg_submission_prepare_worker(pg_run *run, const char *manifest_path, c
                                        const int *workloads, int n_workloads, pg_submission *s,
                                        pg_diag *d);
 void pg_submission_release(pg_submission *s);
+/* wl_state.c: make obj (borrowed; may be NULL) the submission's results object: empty "stages"
+ * and "workloads" arrays are set in it (in that order) and s->stages writes into the first.
+ * results_release frees the typed state (ledger, workload states) and drops the arrays; obj is
+ * the caller's. */
+void pg_submission_results_init(pg_submission *s, json_t *obj);
+void pg_submission_results_release(pg_submission *s);
 
 /* --- accepted.c: the task's accepted kernel, the arm of the regression comparison (issue 4:
  * re-measured in the same process, never read from a file). prepare validates it offline like

@@ -17,34 +17,36 @@ void pg_stage_assemble(pg_run *run, pg_submission *s);
 void pg_instr_static(pg_run *run, pg_submission *s);
 /* Append the submission's instructions stage to a workload's stages (a copy of the static
  * result; the runtime half fills it in further). Returns the appended stage (borrowed). */
-json_t *pg_stage_instructions(pg_run *run, pg_submission *s, json_t *stages);
+pg_stage_entry *pg_stage_instructions(pg_run *run, pg_submission *s, pg_ledger *stages);
 /* As pg_stage_instructions; *rec (when rec is not NULL) gets the typed copy the record was
  * written from (caller-owned, pg_instr_stage_free; NULL when the record is the out-of-memory
  * error), for the runtime half to complete (pg_instr_runtime). */
-json_t *pg_stage_instructions_rec(pg_run *run, pg_submission *s, json_t *stages,
-                                  struct pg_instr_stage **rec);
+pg_stage_entry *pg_stage_instructions_rec(pg_run *run, pg_submission *s, pg_ledger *stages,
+                                          struct pg_instr_stage **rec);
 
 /* --- stage_gpu.c, the pieces of the stage sequence (executor.h) its callers share */
-/* Append a skeleton record per selected workload to s->json "workloads". */
+/* Append a skeleton record per selected workload to s->json "workloads", with its typed state
+ * (s->wl). */
 void pg_gpu_workloads_init(pg_submission *s);
 /* Record load and every workload's GPU stages as not run with status and reason (the
  * instructions stage, which needs no GPU, as computed). */
 void pg_gpu_record_not_run(pg_run *run, pg_submission *s, const char *status, const char *why,
                            bool compile_error);
 /* Record correctness, the instructions stage (its static half, which needs no GPU) and
- * performance of workload record wj as not run with status and reason; its PTXBench status
- * becomes ptxbench ("COMPILE_ERROR", "TIMEOUT", ...; NULL: unchanged). */
-void pg_gpu_workload_not_run(pg_run *run, pg_submission *s, json_t *wj, const char *status,
+ * performance of workload w as not run with status and reason; its PTXBench status becomes
+ * ptxbench ("COMPILE_ERROR", "TIMEOUT", ...; NULL: unchanged). */
+void pg_gpu_workload_not_run(pg_run *run, pg_submission *s, pg_wl_state *w, const char *status,
                              const char *why, const char *ptxbench);
-/* Record `name` as not run in `stages`, with status and reason (progress for non-skips). */
-void pg_record_not_run(pg_run *run, pg_submission *s, json_t *stages, const char *workload,
-                       const char *name, const char *status, const char *reason);
+/* Record stage `kind` as not run in `stages`, with status and reason (progress for
+ * non-skips). */
+void pg_record_not_run(pg_run *run, pg_submission *s, pg_ledger *stages, const char *workload,
+                       pg_stage_kind kind, const char *status, const char *reason);
 /* The load stage record (submission level): the module loads and every entry is found; then
  * the accepted kernel is loaded (pg_accepted_load). */
 bool pg_gpu_stage_load(pg_run *run, pg_submission *s);
 /* Correctness and instructions, then (when correct) performance and verify of workload i
- * (position in s->workloads), filling its record wj. */
-void pg_gpu_run_workload(pg_run *run, pg_submission *s, int i, json_t *wj);
+ * (position in s->workloads), filling its state s->wl[i]. */
+void pg_gpu_run_workload(pg_run *run, pg_submission *s, int i);
 
 /* --- stage_sanitize.c: with --sanitize, the submission-level sanitize stage: a worker under
  * compute-sanitizer per tool, on the submission's smallest workload, findings per kernel. */

@@ -127,6 +127,11 @@ const char *pg_vendor_label(const pg_vendor *b)
     return b && b->cudnn ? "cuDNN" : "cuBLASLt";
 }
 
+const char *pg_vendor_library(const pg_vendor *b)
+{
+    return !b ? NULL : b->cudnn ? "cudnn" : "cublaslt";
+}
+
 void pg_vendor_describe(const pg_vendor *b, json_t *obj)
 {
     if (!b)

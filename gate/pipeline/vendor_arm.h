@@ -21,6 +21,8 @@ pg_arm pg_vendor_arm(pg_vendor *b);
 /* Add the baseline's record to the results object `obj`: "library" ("cublaslt" | "cudnn"),
  * the algorithm or engine and their settings (docs/results.md). */
 void pg_vendor_describe(const pg_vendor *b, json_t *obj);
+/* The "library" pg_vendor_describe writes: "cublaslt" or "cudnn"; NULL for a NULL baseline. */
+const char *pg_vendor_library(const pg_vendor *b);
 /* "cuBLASLt" or "cuDNN", for messages. */
 const char *pg_vendor_label(const pg_vendor *b);
 /* The cuBLASLt plan of a GEMM baseline (NULL for cuDNN), and the baseline's own output buffer

@@ -58,7 +58,7 @@ typedef struct {
     bool *final, *touched;
     perf_list *perf;
     int new_finals;
-    json_t *load_record;
+    pg_stage_entry *load_record; /* the load stage's, as the worker reported it */
     size_t bad_lines;
     /* The heater (a probe worker with --heat): its own thread, never the run's lock; its
      * device report goes to the heater's record at once. */
@@ -109,14 +109,16 @@ static int position_of(const pg_submission *s, int task_index)
 static void on_workload(wstate *w, pg_worker_event *ev)
 {
     int pos = position_of(w->s, ev->workload.index);
-    json_t *wls = json_object_get(w->s->json, "workloads");
-    json_t *mine = pos < 0 ? NULL : json_array_get(wls, (size_t)pos);
-    const char *want = json_string_value(json_object_get(mine, "name"));
-    if (pos < 0 || w->final[pos] || !want || strcmp(want, ev->workload.name) != 0) {
+    pg_wl_state *mine = pos < 0 || !w->s->wl ? NULL : &w->s->wl[pos];
+    pg_wl_state got;
+    if (!mine || w->final[pos] || !mine->name || strcmp(mine->name, ev->workload.name) != 0 ||
+        !pg_wl_state_from_json(ev->workload.record, mine->task_index, mine->name, &got)) {
         w->bad_lines++;
         return;
     }
-    json_array_set(wls, (size_t)pos, ev->workload.record);
+    json_array_set(w->s->workloads_json, (size_t)pos, ev->workload.record);
+    pg_wl_state_release(mine);
+    *mine = got;
     w->touched[pos] = true;
     free(w->perf[pos].items);
     w->perf[pos] = (perf_list){ev->workload.perf, ev->workload.n_perf};
@@ -221,8 +223,8 @@ static void on_line_locked(wstate *w, const char *line, size_t len)
     case PG_WEV_STAGE:
         if (!w->s)
             w->bad_lines++; /* a probe has no submission */
-        else if (!w->load_record)
-            w->load_record = json_incref(ev.stage.record);
+        else if (!w->load_record && !(w->load_record = pg_stage_entry_from_json(ev.stage.record)))
+            w->bad_lines++;
         break;
     case PG_WEV_WORKLOAD:
         if (!w->s)
@@ -471,25 +473,22 @@ pg_status pg_worker_write_job(pg_run *run, pg_submission *s, const int *position
 
 /* The record of a stage the worker never finished: status and PTXBench status of the
  * workload. */
-static void record_failed_step(wstate *w, int pos, const char *stage, const char *status,
+static void record_failed_step(wstate *w, int pos, pg_stage_kind stage, const char *status,
                                const char *ptxbench, const char *msg)
 {
-    json_t *wj = json_array_get(json_object_get(w->s->json, "workloads"), (size_t)pos);
-    json_t *stages = json_object_get(wj, "stages");
-    const char *name = json_string_value(json_object_get(wj, "name"));
-    json_t *rec = pg_stage_new(stage);
-    pg_stage_finish(rec, status, pg_now_s() - w->step_t, "%s", msg);
-    json_array_append_new(stages, rec);
-    json_object_set_new(wj, "status", json_string(ptxbench));
+    pg_wl_state *wl = &w->s->wl[pos];
+    pg_stage_finish(pg_ledger_begin(&wl->stages, stage), status, pg_now_s() - w->step_t, "%s",
+                    msg);
+    pg_wl_set_ptxbench(wl, ptxbench);
     w->final[pos] = true;
-    pg_progress(w->run, w->s, name, stage, status, msg);
+    pg_progress(w->run, w->s, wl->name, pg_stage_kind_name(stage), status, msg);
     /* The stages the worker would have recorded next, as an in-process run does. */
-    if (strcmp(stage, "correctness") == 0) {
-        pg_stage_instructions(w->run, w->s, stages);
-        pg_record_not_run(w->run, w->s, stages, name, "performance", "skipped",
+    if (stage == PG_STAGE_CORRECTNESS) {
+        pg_stage_instructions(w->run, w->s, &wl->stages);
+        pg_record_not_run(w->run, w->s, &wl->stages, wl->name, PG_STAGE_PERFORMANCE, "skipped",
                           "not run: the correctness stage did not pass");
-    } else if (strcmp(stage, "performance") == 0) {
-        pg_record_not_run(w->run, w->s, stages, name, "verify", "skipped",
+    } else if (stage == PG_STAGE_PERFORMANCE) {
+        pg_record_not_run(w->run, w->s, &wl->stages, wl->name, PG_STAGE_VERIFY, "skipped",
                           "not run: the timed launches did not complete");
     }
 }
@@ -497,12 +496,10 @@ static void record_failed_step(wstate *w, int pos, const char *stage, const char
 /* Workloads still without a final record get `why` for every GPU stage. */
 static void record_rest(wstate *w, const char *status, const char *ptxbench, const char *why)
 {
-    json_t *wls = json_object_get(w->s->json, "workloads");
     for (int p = 0; p < w->n; p++) {
         if (w->final[p])
             continue;
-        pg_gpu_workload_not_run(w->run, w->s, json_array_get(wls, (size_t)p), status, why,
-                                ptxbench);
+        pg_gpu_workload_not_run(w->run, w->s, &w->s->wl[p], status, why, ptxbench);
         w->final[p] = true;
     }
 }
@@ -533,24 +530,25 @@ static bool attribute_death(wstate *w, const pg_supervise_result *r, const char 
         snprintf(msg, sizeof msg, "the worker process ended unexpectedly (%s) %s the %s stage",
                  end, w->stage_open ? "in" : "after", w->stage);
     int pos = -1;
-    json_t *wls = json_object_get(w->s->json, "workloads");
     for (int p = 0; w->workload[0] && p < w->n; p++)
-        if (!w->final[p] &&
-            strcmp(json_string_value(json_object_get(json_array_get(wls, (size_t)p), "name")),
-                   w->workload) == 0)
+        if (!w->final[p] && strcmp(w->s->wl[p].name, w->workload) == 0)
             pos = p;
+    /* The stage it was in (a name the worker reported; one of its own stages), else the worker
+     * itself. */
+    pg_stage_kind blamed = PG_STAGE_WORKER;
+    if (w->stage_open && !pg_stage_kind_from_name(w->stage, &blamed))
+        blamed = PG_STAGE_WORKER;
     if (w->ready && pos >= 0) {
         /* A stage of one workload: that workload fails; the others go on in a new worker. */
-        record_failed_step(w, pos, w->stage_open ? w->stage : "worker", timeout ? "fail" : "error",
+        record_failed_step(w, pos, blamed, timeout ? "fail" : "error",
                            timeout ? "TIMEOUT" : "INFRA_ERROR", msg);
         return true;
     }
     if (have_load)
         return true; /* nothing to blame but the worker: see whether it got anything done */
     /* Startup or load: the submission cannot run. */
-    json_t *rec = pg_stage_new("load");
-    pg_stage_finish(rec, timeout ? "fail" : "error", r->wall_s, "%s", msg);
-    json_array_append_new(json_object_get(w->s->json, "stages"), rec);
+    pg_stage_finish(pg_ledger_begin(&w->s->stages, PG_STAGE_LOAD), timeout ? "fail" : "error",
+                    r->wall_s, "%s", msg);
     pg_progress(w->run, w->s, NULL, "load", timeout ? "fail" : "error", msg);
     record_rest(w, "skipped", timeout ? "TIMEOUT" : "INFRA_ERROR",
                 "not run: the load stage did not pass");
@@ -560,10 +558,9 @@ static bool attribute_death(wstate *w, const pg_supervise_result *r, const char 
 static json_t *worker_entry(const wstate *w, const pg_supervise_result *r, const char *end,
                             const int *positions, int n, bool abnormal)
 {
-    json_t *names = json_array(), *wls = json_object_get(w->s->json, "workloads");
+    json_t *names = json_array();
     for (int i = 0; i < n; i++)
-        json_array_append(names, json_object_get(json_array_get(wls, (size_t)positions[i]),
-                                                 "name"));
+        json_array_append_new(names, json_string(w->s->wl[positions[i]].name));
     json_t *e = json_pack("{s:i, s:o, s:o, s:f, s:s}", "pid", r->pid, "workloads", names,
                           "startup_s", w->ready ? json_real(w->startup_s) : json_null(),
                           "wall_s", r->wall_s, "end", end);
@@ -584,21 +581,16 @@ static json_t *worker_entry(const wstate *w, const pg_supervise_result *r, const
  * vendor library, 2: vs the accepted kernel). */
 static void register_perf(wstate *w)
 {
-    json_t *wls = json_object_get(w->s->json, "workloads");
     for (int p = 0; p < w->n; p++) {
         if (!w->touched[p] || w->perf[p].n == 0)
             continue;
-        json_t *stages = json_object_get(json_array_get(wls, (size_t)p), "stages"), *stage = NULL;
-        for (size_t i = 0; i < json_array_size(stages); i++)
-            if (strcmp(json_string_value(json_object_get(json_array_get(stages, i), "stage")),
-                       "performance") == 0)
-                stage = json_array_get(stages, i);
-        json_t *cmps = json_object_get(pg_stage_details(stage), "comparisons");
+        pg_wl_state *wl = &w->s->wl[p];
+        pg_stage_entry *stage = pg_ledger_find_last(&wl->stages, PG_STAGE_PERFORMANCE);
         for (size_t k = 0; k < w->perf[p].n; k++) {
             const pg_wev_perf *e = &w->perf[p].items[k];
             /* The index was checked when the line was read; that it names one of the stage's
              * comparisons needs the record. */
-            if (!stage || (size_t)e->index >= json_array_size(cmps)) {
+            if (!stage || e->index < 0 || e->index >= wl->perf.n_cmps) {
                 w->bad_lines++;
                 continue;
             }
@@ -613,7 +605,8 @@ static void register_perf(wstate *w)
                 s->pending = p;
                 s->cap_pending = cap;
             }
-            s->pending[s->n_pending++] = (struct pg_perf_pending){stage, e->index, e->result};
+            s->pending[s->n_pending++] =
+                (struct pg_perf_pending){stage, e->index, wl->perf.cmps[e->index], e->result};
         }
     }
 }
@@ -622,15 +615,15 @@ static void register_perf(wstate *w)
 static void fail_submission(wstate *w, bool have_load, const char *msg)
 {
     if (!have_load)
-        pg_record_not_run(w->run, w->s, json_object_get(w->s->json, "stages"), NULL, "load",
-                          "error", msg);
+        pg_record_not_run(w->run, w->s, &w->s->stages, NULL, PG_STAGE_LOAD, "error", msg);
     record_rest(w, "error", "INFRA_ERROR", msg);
 }
 
 void pg_worker_flush_perf(pg_run *run, pg_submission *s)
 {
     for (size_t i = 0; i < s->n_pending; i++)
-        pg_perf_record(run, s->pending[i].stage, s->pending[i].cmp_index, &s->pending[i].result);
+        pg_perf_record(run, s->pending[i].stage, s->pending[i].cmp_index, &s->pending[i].cmp,
+                       &s->pending[i].result);
     free(s->pending);
     s->pending = NULL;
     s->n_pending = s->cap_pending = 0;
@@ -645,11 +638,14 @@ void pg_worker_stages_gpu_on(pg_run *run, pg_submission *s, pg_device_slot *slot
     bool *touched = calloc((size_t)n + 1, sizeof(bool));
     perf_list *perf = calloc((size_t)n + 1, sizeof *perf);
     int *positions = calloc((size_t)n + 1, sizeof(int));
-    json_t *iso = json_pack("{s:s, s:[], s:f}", "mode", "process", "workers", "overhead_s", 0.0);
+    json_t *workers = json_array();
+    json_t *iso = json_pack("{s:s, s:O, s:f}", "mode", "process", "workers", workers,
+                            "overhead_s", 0.0);
+    json_decref(workers); /* iso holds it */
     json_object_set_new(s->json, "isolation", iso);
     double overhead = 0;
     bool have_load = false;
-    if (!final || !touched || !perf || !positions) {
+    if (!final || !touched || !perf || !positions || !s->wl) {
         pg_gpu_record_not_run(run, s, "error", "out of memory", false);
         goto done;
     }
@@ -689,14 +685,13 @@ void pg_worker_stages_gpu_on(pg_run *run, pg_submission *s, pg_device_slot *slot
         register_perf(&w);
         s->instr_copies += k; /* the worker's records carry the stage's time at most once */
         if (w.load_record) {
-            json_array_append_new(json_object_get(s->json, "stages"), w.load_record);
+            pg_ledger_push(&s->stages, w.load_record);
             w.load_record = NULL;
             have_load = true;
         }
         bool abnormal = st != PG_OK || !w.done;
         overhead += w.ready ? w.startup_s : 0;
-        json_array_append_new(json_object_get(iso, "workers"),
-                              worker_entry(&w, &r, end, positions, k, abnormal));
+        json_array_append_new(workers, worker_entry(&w, &r, end, positions, k, abnormal));
         bool go_on = true;
         if (st != PG_OK) {
             fail_submission(&w, have_load, end);

@@ -2,11 +2,15 @@
  * GPU's fingerprint (pg_device_info) and a performance comparison's full result (pg_cmp_result,
  * which the parent's run-level Holm step needs), and the device's peaks. Both directions,
  * every field; a number that is not finite travels as the string "nan", "inf" or "-inf" so it
- * comes back unchanged (the peaks: null, read back as NaN). */
+ * comes back unchanged (the peaks: null, read back as NaN). And the readers of what the
+ * parent hands a worker (its job file) and of the records a worker sends back (a stage, a
+ * workload), which fill the typed state (ledger.h, wl_state.h) the pipeline decides on. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/jsonget.h"
 #include "instr_stage.h"
 #include "results_json.h"
 #include "worker_json.h"
@@ -248,4 +252,136 @@ pg_instr_stage *pg_instr_stage_from_json(const json_t *j)
         copy_str(o->rt_reason, sizeof o->rt_reason, json_object_get(rt, "reason"));
     }
     return st;
+}
+
+/* ---- the worker's job file ---- */
+
+static pg_status read_accepted(const json_t *job, const char *file, pg_worker_job_accepted *a,
+                               pg_diag *d)
+{
+    pg_jctx top = {.file = file};
+    json_t *obj = json_object_get(job, "accepted");
+    if (!obj || json_is_null(obj))
+        return PG_OK;
+    pg_status st = pg_jget_object(job, &top, "accepted", true, &obj, d);
+    if (st != PG_OK)
+        return st;
+    pg_jctx c = pg_jctx_member(&top, "accepted");
+    a->present = true;
+    if ((st = pg_jget_string(obj, &c, "manifest", true, &a->manifest, d)) != PG_OK ||
+        (st = pg_jget_string(obj, &c, "arch", true, &a->arch, d)) != PG_OK ||
+        (st = pg_jget_string(obj, &c, "ptx_path", true, &a->ptx_path, d)) != PG_OK ||
+        (st = pg_jget_string(obj, &c, "cubin_path", true, &a->cubin_path, d)) != PG_OK ||
+        (st = pg_jget_string(obj, &c, "note", true, &a->note, d)) != PG_OK ||
+        (st = pg_jget_bool(obj, &c, "usable", true, &a->usable, d)) != PG_OK ||
+        (st = pg_jget_bool(obj, &c, "identical", true, &a->identical, d)) != PG_OK ||
+        (st = pg_jget_string(obj, &c, "identical_by", false, &a->identical_by, d)) != PG_OK)
+        return st;
+    return PG_OK;
+}
+
+pg_status pg_worker_job_read(const json_t *job, const char *file, pg_worker_job *f, pg_diag *d)
+{
+    pg_jctx top = {.file = file};
+    json_t *wls = NULL;
+    pg_status st;
+    if ((st = pg_jget_string(job, &top, "manifest", true, &f->manifest, d)) != PG_OK ||
+        (st = pg_jget_string(job, &top, "tasks_dir", true, &f->tasks_dir, d)) != PG_OK ||
+        (st = pg_jget_string(job, &top, "arch", true, &f->arch, d)) != PG_OK ||
+        (st = pg_jget_string(job, &top, "ptx_path", true, &f->ptx_path, d)) != PG_OK ||
+        (st = pg_jget_string(job, &top, "cubin_path", true, &f->cubin_path, d)) != PG_OK ||
+        (st = pg_jget_bool(job, &top, "load_stage", true, &f->load_stage, d)) != PG_OK ||
+        (st = pg_jget_int(job, &top, "n_comparisons", true, &f->n_comparisons, d)) != PG_OK ||
+        (st = pg_jget_array(job, &top, "workloads", true, &wls, d)) != PG_OK)
+        return st;
+    const char *mode = "check";
+    if ((st = pg_jget_string(job, &top, "mode", false, &mode, d)) != PG_OK)
+        return st;
+    if (strcmp(mode, "check") != 0 && strcmp(mode, "sanitize") != 0)
+        return pg_diag_set(d, PG_ERR_INPUT, file, 0, "mode",
+                           "expected \"check\" or \"sanitize\", found \"%s\"", mode);
+    f->sanitize = strcmp(mode, "sanitize") == 0;
+    const json_t *peaks = json_object_get(job, "peaks");
+    if (json_is_object(peaks)) {
+        f->have_peaks = true;
+        pg_peaks_from_json(peaks, &f->peak_tflops, &f->peak_write_gbps);
+    }
+    const json_t *warm = json_object_get(job, "gpu_warm_monotonic_s");
+    f->gpu_warm_s = json_is_number(warm) && json_number_value(warm) > 0 ? json_number_value(warm)
+                                                                         : 0;
+    const json_t *instr = json_object_get(job, "instructions");
+    if (json_is_object(instr))
+        f->instructions = pg_instr_stage_from_json(instr);
+    if ((st = pg_jget_int(job, &top, "instructions_copies", false, &f->instructions_copies, d)) !=
+            PG_OK ||
+        (st = read_accepted(job, file, &f->accepted, d)) != PG_OK)
+        return st;
+    f->workloads = calloc(json_array_size(wls) + 1, sizeof(int));
+    if (!f->workloads)
+        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
+    for (size_t i = 0; i < json_array_size(wls); i++) {
+        json_t *v = json_array_get(wls, i);
+        if (!json_is_integer(v))
+            return pg_diag_set(d, PG_ERR_INPUT, file, 0, "workloads",
+                               "expected workload indices (integers)");
+        f->workloads[f->n_workloads++] = (int)json_integer_value(v);
+    }
+    return PG_OK;
+}
+
+void pg_worker_job_free(pg_worker_job *f)
+{
+    free(f->workloads);
+    pg_instr_stage_free(f->instructions);
+    memset(f, 0, sizeof *f);
+}
+
+/* ---- stage and workload records ---- */
+
+pg_stage_entry *pg_stage_entry_from_json(json_t *j)
+{
+    pg_stage_kind kind;
+    pg_res_status status;
+    if (!json_is_object(j) ||
+        !pg_stage_kind_from_name(json_string_value(json_object_get(j, "stage")), &kind) ||
+        !pg_stage_status_from_name(json_string_value(json_object_get(j, "status")), &status))
+        return NULL;
+    json_t *det = json_object_get(j, "details");
+    return pg_stage_entry_wrap(kind, json_incref(j), json_is_object(det) ? det : NULL, status,
+                               json_string_value(json_object_get(j, "message")),
+                               json_number_value(json_object_get(j, "duration_s")));
+}
+
+/* The comparisons of the last performance stage of w, by name (the run's Holm step). */
+static void perf_of_record(pg_wl_state *w)
+{
+    const pg_stage_entry *perf = pg_ledger_find_last(&w->stages, PG_STAGE_PERFORMANCE);
+    const json_t *cmps = perf ? json_object_get(perf->details, "comparisons") : NULL;
+    for (size_t i = 0; i < json_array_size(cmps) && i < PG_PERF_MAX_COMPARISONS; i++) {
+        pg_perf_cmp *c = &w->perf.cmps[w->perf.n_cmps++];
+        json_t *cmp = json_array_get(cmps, i);
+        const char *name = json_string_value(json_object_get(cmp, "name"));
+        snprintf(c->name, sizeof c->name, "%s", name ? name : "");
+        c->record = cmp;
+    }
+}
+
+bool pg_wl_state_from_json(json_t *j, int task_index, const char *name, pg_wl_state *out)
+{
+    json_t *stages = json_object_get(j, "stages");
+    if (!json_is_object(j) || !json_is_array(stages))
+        return false;
+    const char *ptxbench = json_string_value(json_object_get(j, "status"));
+    pg_wl_state w = {0};
+    /* No array while the entries are pushed: their records are in it already. */
+    pg_wl_state_init(&w, task_index, name, j, NULL, ptxbench);
+    for (size_t i = 0; i < json_array_size(stages); i++)
+        if (!pg_ledger_push(&w.stages, pg_stage_entry_from_json(json_array_get(stages, i)))) {
+            pg_wl_state_release(&w);
+            return false;
+        }
+    w.stages.array = json_incref(stages);
+    perf_of_record(&w);
+    *out = w;
+    return true;
 }

@@ -53,31 +53,27 @@ static void emit(worker *w, const pg_worker_event *ev)
     free(text);
 }
 
-/* The record of the workload named `name` in s->json and its position. */
-static json_t *find_workload(pg_submission *s, const char *name, int *pos)
+/* The state of the workload named `name` and its position. */
+static pg_wl_state *find_workload(pg_submission *s, const char *name, int *pos)
 {
-    json_t *wls = json_object_get(s->json, "workloads");
-    for (size_t i = 0; i < json_array_size(wls); i++) {
-        json_t *wj = json_array_get(wls, i);
-        if (strcmp(json_string_value(json_object_get(wj, "name")), name) == 0) {
-            *pos = (int)i;
-            return wj;
+    for (int i = 0; s->wl && i < s->n_workloads; i++)
+        if (strcmp(s->wl[i].name, name) == 0) {
+            *pos = i;
+            return &s->wl[i];
         }
-    }
     return NULL;
 }
 
-/* The comparisons recorded for the run's Holm step in workload record wj, at their position in
- * their stage's comparisons: *n entries, malloc'd (NULL when there are none, or out of memory:
- * then the parent registers none of this workload's, as for a worker that died). */
-static pg_wev_perf *perf_of(const pg_run *run, json_t *wj, size_t *n)
+/* The comparisons recorded for the run's Holm step in workload wl, at their position in their
+ * stage's comparisons: *n entries, malloc'd (NULL when there are none, or out of memory: then
+ * the parent registers none of this workload's, as for a worker that died). */
+static pg_wev_perf *perf_of(const pg_run *run, const pg_wl_state *wl, size_t *n)
 {
-    json_t *stages = json_object_get(wj, "stages");
     pg_wev_perf *list = run->n_perf ? calloc(run->n_perf, sizeof *list) : NULL;
     *n = 0;
     for (size_t k = 0; list && k < run->n_perf; k++)
-        for (size_t i = 0; i < json_array_size(stages); i++)
-            if (run->perf_stages[k] == json_array_get(stages, i)) {
+        for (size_t i = 0; i < wl->stages.n; i++)
+            if (run->perf_stages[k] == pg_ledger_at(&wl->stages, i)) {
                 list[(*n)++] = (pg_wev_perf){run->perf_cmp_index[k], run->perf_results[k]};
                 break; /* one entry per comparison: at most run->n_perf */
             }
@@ -86,13 +82,13 @@ static pg_wev_perf *perf_of(const pg_run *run, json_t *wj, size_t *n)
 
 static void emit_workload(worker *w, int pos, bool final)
 {
-    json_t *wj = json_array_get(json_object_get(w->s->json, "workloads"), (size_t)pos);
+    const pg_wl_state *wl = &w->s->wl[pos];
     json_t *events = pg_baselines_events_since(w->run, w->s->task->id, &w->baseline_events_sent);
     pg_worker_event ev = {.kind = PG_WEV_WORKLOAD};
     ev.workload.index = w->s->workloads[pos];
     ev.workload.final = final;
-    ev.workload.record = wj;
-    ev.workload.perf = perf_of(w->run, wj, &ev.workload.n_perf);
+    ev.workload.record = wl->json;
+    ev.workload.perf = perf_of(w->run, wl, &ev.workload.n_perf);
     ev.workload.have_peaks = w->run->peaks_measured;
     ev.workload.peak_tflops = w->run->peak_tflops;
     ev.workload.peak_write_gbps = w->run->peak_write_gbps;
@@ -133,10 +129,10 @@ static void sink_loaded(void *ctx, pg_submission *s, bool ok)
 {
     worker *w = ctx;
     w->loaded = ok;
-    json_t *stages = json_object_get(s->json, "stages");
+    const pg_stage_entry *last = pg_ledger_last(&s->stages);
     pg_worker_event ev = {.kind = PG_WEV_STAGE};
-    ev.stage.record = json_array_get(stages, json_array_size(stages) - 1);
-    if (w->load_stage)
+    ev.stage.record = last ? last->record : NULL;
+    if (w->load_stage && ev.stage.record)
         emit(w, &ev);
 }
 
@@ -250,95 +246,11 @@ static pg_status read_options(const json_t *job, const char *file, pg_check_opti
     return st == PG_OK ? pg_check_job_options_read(o, opts, file, d) : st;
 }
 
-/* The accepted kernel as the parent prepared and assembled it. */
-typedef struct {
-    bool present;
-    const char *manifest, *arch, *ptx_path, *cubin_path, *note;
-    const char *identical_by; /* "bytes", "code_sections" or "" (absent: "") */
-    bool usable, identical;
-} job_accepted;
-
-typedef struct {
-    const char *manifest, *tasks_dir, *arch, *ptx_path, *cubin_path;
-    int *workloads;
-    int n_workloads;
-    bool load_stage;
-    bool sanitize;
-    int64_t n_comparisons;
-    json_t *peaks;
-    json_t *instructions;         /* the instructions stage as computed after assemble, or NULL */
-    int64_t instructions_copies;  /* records of it the parent already has */
-    job_accepted accepted;
-} job_fields;
-
-static pg_status read_accepted(const json_t *job, const char *file, job_accepted *a, pg_diag *d)
-{
-    pg_jctx top = {.file = file};
-    json_t *obj = json_object_get(job, "accepted");
-    if (!obj || json_is_null(obj))
-        return PG_OK;
-    pg_status st = pg_jget_object(job, &top, "accepted", true, &obj, d);
-    if (st != PG_OK)
-        return st;
-    pg_jctx c = pg_jctx_member(&top, "accepted");
-    a->present = true;
-    if ((st = pg_jget_string(obj, &c, "manifest", true, &a->manifest, d)) != PG_OK ||
-        (st = pg_jget_string(obj, &c, "arch", true, &a->arch, d)) != PG_OK ||
-        (st = pg_jget_string(obj, &c, "ptx_path", true, &a->ptx_path, d)) != PG_OK ||
-        (st = pg_jget_string(obj, &c, "cubin_path", true, &a->cubin_path, d)) != PG_OK ||
-        (st = pg_jget_string(obj, &c, "note", true, &a->note, d)) != PG_OK ||
-        (st = pg_jget_bool(obj, &c, "usable", true, &a->usable, d)) != PG_OK ||
-        (st = pg_jget_bool(obj, &c, "identical", true, &a->identical, d)) != PG_OK ||
-        (st = pg_jget_string(obj, &c, "identical_by", false, &a->identical_by, d)) != PG_OK)
-        return st;
-    return PG_OK;
-}
-
-static pg_status read_job(const json_t *job, const char *file, job_fields *f, pg_diag *d)
-{
-    pg_jctx top = {.file = file};
-    json_t *wls = NULL;
-    pg_status st;
-    if ((st = pg_jget_string(job, &top, "manifest", true, &f->manifest, d)) != PG_OK ||
-        (st = pg_jget_string(job, &top, "tasks_dir", true, &f->tasks_dir, d)) != PG_OK ||
-        (st = pg_jget_string(job, &top, "arch", true, &f->arch, d)) != PG_OK ||
-        (st = pg_jget_string(job, &top, "ptx_path", true, &f->ptx_path, d)) != PG_OK ||
-        (st = pg_jget_string(job, &top, "cubin_path", true, &f->cubin_path, d)) != PG_OK ||
-        (st = pg_jget_bool(job, &top, "load_stage", true, &f->load_stage, d)) != PG_OK ||
-        (st = pg_jget_int(job, &top, "n_comparisons", true, &f->n_comparisons, d)) != PG_OK ||
-        (st = pg_jget_array(job, &top, "workloads", true, &wls, d)) != PG_OK)
-        return st;
-    const char *mode = "check";
-    if ((st = pg_jget_string(job, &top, "mode", false, &mode, d)) != PG_OK)
-        return st;
-    if (strcmp(mode, "check") != 0 && strcmp(mode, "sanitize") != 0)
-        return pg_diag_set(d, PG_ERR_INPUT, file, 0, "mode",
-                           "expected \"check\" or \"sanitize\", found \"%s\"", mode);
-    f->sanitize = strcmp(mode, "sanitize") == 0;
-    f->peaks = json_object_get(job, "peaks");
-    f->instructions = json_object_get(job, "instructions");
-    if ((st = pg_jget_int(job, &top, "instructions_copies", false, &f->instructions_copies, d)) !=
-            PG_OK ||
-        (st = read_accepted(job, file, &f->accepted, d)) != PG_OK)
-        return st;
-    f->workloads = calloc(json_array_size(wls) + 1, sizeof(int));
-    if (!f->workloads)
-        return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of memory");
-    for (size_t i = 0; i < json_array_size(wls); i++) {
-        json_t *v = json_array_get(wls, i);
-        if (!json_is_integer(v))
-            return pg_diag_set(d, PG_ERR_INPUT, file, 0, "workloads",
-                               "expected workload indices (integers)");
-        f->workloads[f->n_workloads++] = (int)json_integer_value(v);
-    }
-    return PG_OK;
-}
-
 /* The accepted kernel the parent prepared and assembled, re-read for the same workloads; it is
  * loaded after the candidate (pg_gpu_stage_load). */
-static pg_status prepare_accepted(pg_run *run, const job_fields *f, pg_submission *s, pg_diag *d)
+static pg_status prepare_accepted(pg_run *run, const pg_worker_job *f, pg_submission *s, pg_diag *d)
 {
-    const job_accepted *a = &f->accepted;
+    const pg_worker_job_accepted *a = &f->accepted;
     if (!a->present)
         return PG_OK;
     s->accepted.kernel = calloc(1, sizeof *s->accepted.kernel);
@@ -358,18 +270,13 @@ static pg_status prepare_accepted(pg_run *run, const job_fields *f, pg_submissio
     return st;
 }
 
-/* The submission record the stages fill, as the parent's (the parent keeps its own). */
-static json_t *submission_json(void)
-{
-    return json_pack("{s:[], s:[]}", "stages", "workloads");
-}
 
 pg_status pg_worker_main(const char *job_path, const char *status_path, pg_diag *d)
 {
     die_with_parent();
     double t_exec = pg_now_s();
     json_t *job = NULL;
-    job_fields f;
+    pg_worker_job f;
     memset(&f, 0, sizeof f);
     pg_check_options o;
     pg_check_options_init(&o);
@@ -380,7 +287,7 @@ pg_status pg_worker_main(const char *job_path, const char *status_path, pg_diag 
     worker w = {.fd = -1, .run = &run};
     pg_status st = pg_json_load(job_path, &job, d);
     if (st == PG_OK)
-        st = read_job(job, job_path, &f, d);
+        st = pg_worker_job_read(job, job_path, &f, d);
     if (st == PG_OK)
         st = read_options(job, job_path, &o, d);
     if (st != PG_OK)
@@ -390,27 +297,27 @@ pg_status pg_worker_main(const char *job_path, const char *status_path, pg_diag 
     o.progress_ctx = &w;
     run.n_comparisons = (int)f.n_comparisons;
     run.sanitize_mode = f.sanitize;
-    json_t *warm = json_object_get(job, "gpu_warm_monotonic_s");
-    if (json_is_number(warm) && json_number_value(warm) > 0 && json_number_value(warm) <= t_exec)
-        run.gpu_warm_t = json_number_value(warm);
-    if (json_is_object(f.peaks)) {
+    if (f.gpu_warm_s > 0 && f.gpu_warm_s <= t_exec)
+        run.gpu_warm_t = f.gpu_warm_s;
+    if (f.have_peaks) {
         run.peaks_measured = true;
-        pg_peaks_from_json(f.peaks, &run.peak_tflops, &run.peak_write_gbps);
+        run.peak_tflops = f.peak_tflops;
+        run.peak_write_gbps = f.peak_write_gbps;
     }
     st = pg_submission_prepare_worker(&run, f.manifest, f.arch, f.ptx_path, f.cubin_path,
                                       f.workloads, f.n_workloads, &s, d);
     prepared = true;
     if (st == PG_OK)
         st = prepare_accepted(&run, &f, &s, d);
-    if (json_is_object(f.instructions))
-        s.instr = pg_instr_stage_from_json(f.instructions);
+    s.instr = f.instructions; /* taken */
+    f.instructions = NULL;
     s.instr_copies = (int)f.instructions_copies;
     if (st == PG_OK)
         st = open_status(status_path, &w.fd, d);
     if (st != PG_OK)
         goto done;
     w.s = &s;
-    s.json = submission_json();
+    pg_submission_results_init(&s, json_object());
 
     if (!pg_run_ensure_device(&run)) {
         emit_reason(&w, PG_WEV_UNAVAILABLE, run.gpu_skip_reason);
@@ -437,11 +344,12 @@ pg_status pg_worker_main(const char *job_path, const char *status_path, pg_diag 
     pg_exec_stages(&run, &s, &sink);
     emit_reason(&w, PG_WEV_DONE, NULL);
 done:
+    pg_submission_results_release(&s);
     json_decref(s.json);
     s.json = NULL;
     if (prepared)
         pg_submission_release(&s);
-    free(f.workloads);
+    pg_worker_job_free(&f);
     json_decref(job);
     pg_perf_release(&run);
     pg_baselines_release(&run);

@@ -139,17 +139,19 @@ static pg_status kernel_grid(pg_wctx *c, int l, unsigned grid[3], pg_diag *d)
     if (st != PG_OK)
         return st;
     memcpy(grid, lv.grid, sizeof lv.grid);
-    if (!c->json || s->is_accepted)
+    pg_wl_state *wl = c->wl;
+    if (!wl || s->is_accepted || l < 0 || l >= (int)(sizeof wl->clusters_of))
         return PG_OK; /* an accepted kernel's launches are not the candidate's */
-    json_t *rec = json_object_get(c->json, "max_active_clusters");
-    if (!json_is_array(rec)) {
-        rec = json_array();
-        json_object_set_new(c->json, "max_active_clusters", rec);
+    if (!wl->clusters) {
+        wl->clusters = json_array();
+        json_object_set_new(wl->json, "max_active_clusters", wl->clusters);
     }
-    for (size_t i = 0; i < json_array_size(rec); i++)
-        if (strcmp(json_string_value(json_object_get(json_array_get(rec, i), "launch")),
-                   s->manifest->launches[l].field) == 0)
+    for (int j = 0; j < (int)sizeof wl->clusters_of; j++)
+        if (wl->clusters_of[j] &&
+            strcmp(s->manifest->launches[j].field, s->manifest->launches[l].field) == 0)
             return PG_OK; /* recorded by an earlier phase: the same kernel, the same value */
+    wl->clusters_of[l] = true;
+    json_t *rec = wl->clusters;
     json_array_append_new(rec, json_pack("{s:s, s:I, s:I, s:I, s:[I, I, I], s:s}", "launch",
                                          s->manifest->launches[l].field, "cluster_size",
                                          (json_int_t)lv.clusters_size, "dynamic_shared_bytes",

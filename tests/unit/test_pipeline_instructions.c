@@ -18,6 +18,17 @@
 #include "pipeline/worker_json.h"
 #include "pipeline/submission_stages.h"
 
+/* The status and details of a stage record, read back as a reader would. */
+static const char *rec_status(const json_t *st)
+{
+    return json_string_value(json_object_get(st, "status"));
+}
+
+static json_t *rec_details(json_t *st)
+{
+    return json_object_get(st, "details");
+}
+
 /* A target record as the static half writes it. */
 static json_t *target(const char *name, const char *status, const char *reason, long ptx,
                       const char *sass_status, long sass)
@@ -38,8 +49,10 @@ static json_t *target(const char *name, const char *status, const char *reason, 
 
 static json_t *stage(const char *policy, json_t *t1, json_t *t2, const char *sass_status)
 {
-    json_t *st = pg_stage_new("instructions");
-    json_t *det = pg_stage_details(st);
+    pg_stage_entry *e = pg_stage_entry_new(PG_STAGE_INSTRUCTIONS);
+    assert_non_null(e);
+    json_t *st = json_incref(e->record), *det = e->details;
+    pg_stage_entry_free(e);
     json_object_set_new(det, "policy", json_string(policy));
     json_object_set_new(det, "arch", json_string("sm_90a"));
     json_object_set_new(det, "sass", json_pack("{s:s, s:n}", "status", sass_status, "reason"));
@@ -63,7 +76,7 @@ static void record(json_t **st, const char *target, double executed, double cove
 
 static const json_t *runtime_of(json_t *st, int i)
 {
-    return json_object_get(json_array_get(json_object_get(pg_stage_details(st), "targets"), i),
+    return json_object_get(json_array_get(json_object_get(rec_details(st), "targets"), i),
                            "runtime");
 }
 
@@ -79,20 +92,20 @@ static void test_runtime_pass(void **state)
     assert_true(json_is_null(json_object_get(rt, "reason")));
     /* one target still not measured: a pass of the static part, says so, and the message
      * carries the measured target's count and coverage */
-    assert_string_equal(pg_stage_status(st), "pass");
+    assert_string_equal(rec_status(st), "pass");
     assert_non_null(strstr(json_string_value(json_object_get(st, "message")),
                            "wgmma.mma_async (PTX ×8, SASS ×16, executed 524288, coverage 1.000)"));
     assert_non_null(strstr(json_string_value(json_object_get(st, "message")),
                            "executed counts measured for 1 of 2 targets"));
     record(&st, "cp.async.bulk.tensor", 4096, NAN, NAN);
     assert_true(json_is_null(json_object_get(runtime_of(st, 1), "coverage")));
-    assert_string_equal(pg_stage_status(st), "pass");
+    assert_string_equal(rec_status(st), "pass");
     assert_null(strstr(json_string_value(json_object_get(st, "message")), "not measured"));
     assert_non_null(strstr(json_string_value(json_object_get(st, "message")),
                            "cp.async.bulk.tensor (PTX ×2, SASS ×4, executed 4096)"));
     /* an unknown target changes nothing */
     record(&st, "mma.sync", 0, NAN, NAN);
-    assert_string_equal(pg_stage_status(st), "pass");
+    assert_string_equal(rec_status(st), "pass");
     json_decref(st);
 }
 
@@ -102,10 +115,10 @@ static void test_never_executed(void **state)
     json_t *st = stage("require", target("wgmma.mma_async", "pass", NULL, 8, "checked", 16),
                        target("cp.async.bulk.tensor", "pass", NULL, 2, "checked", 4), "checked");
     record(&st, "wgmma.mma_async", 0, 0.0, 0.99);
-    const json_t *t0 = json_array_get(json_object_get(pg_stage_details(st), "targets"), 0);
+    const json_t *t0 = json_array_get(json_object_get(rec_details(st), "targets"), 0);
     assert_string_equal(json_string_value(json_object_get(t0, "status")), "fail");
     assert_string_equal(json_string_value(json_object_get(t0, "reason")), "never_executed");
-    assert_string_equal(pg_stage_status(st), "fail");
+    assert_string_equal(rec_status(st), "fail");
     const char *msg = json_string_value(json_object_get(st, "message"));
     assert_non_null(strstr(msg, "1 of 2 targets fails on sm_90a"));
     assert_non_null(strstr(msg, "present but never executed"));
@@ -121,7 +134,7 @@ static void test_coverage_too_low_warn(void **state)
     const json_t *rt = runtime_of(st, 0);
     assert_string_equal(json_string_value(json_object_get(rt, "reason")), "coverage_too_low");
     /* policy warn: reported, the stage passes */
-    assert_string_equal(pg_stage_status(st), "pass");
+    assert_string_equal(rec_status(st), "pass");
     const char *msg = json_string_value(json_object_get(st, "message"));
     assert_non_null(strstr(msg, "warning (instructions policy warn"));
     assert_non_null(strstr(msg, "covering 0.004 of the required work (minimum 0.99)"));
@@ -136,11 +149,11 @@ static void test_static_reason_kept(void **state)
                        target("wgmma.mma_async", "fail", "absent_in_ptx", 0, "checked", 0),
                        target("cp.async.bulk.tensor", "pass", NULL, 2, "checked", 4), "checked");
     record(&st, "wgmma.mma_async", 0, 0.0, 0.99);
-    const json_t *t0 = json_array_get(json_object_get(pg_stage_details(st), "targets"), 0);
+    const json_t *t0 = json_array_get(json_object_get(rec_details(st), "targets"), 0);
     assert_string_equal(json_string_value(json_object_get(t0, "reason")), "absent_in_ptx");
     assert_string_equal(json_string_value(json_object_get(runtime_of(st, 0), "reason")),
                         "never_executed");
-    assert_string_equal(pg_stage_status(st), "fail");
+    assert_string_equal(rec_status(st), "fail");
     json_decref(st);
 }
 
@@ -152,14 +165,14 @@ static void test_unchecked_sass(void **state)
                        target("cp.async.bulk.tensor", "unknown", NULL, 2, "skipped", -1),
                        "skipped");
     record(&st, "wgmma.mma_async", 64, 1.0, 0.99);
-    assert_string_equal(pg_stage_status(st), "skipped");
+    assert_string_equal(rec_status(st), "skipped");
     assert_non_null(strstr(json_string_value(json_object_get(st, "message")),
                            "in the PTX: wgmma.mma_async ×8, cp.async.bulk.tensor ×2"));
     json_decref(st);
     st = stage("warn", target("wgmma.mma_async", "unknown", NULL, 8, "error", -1),
                target("cp.async.bulk.tensor", "unknown", NULL, 2, "error", -1), "error");
     record(&st, "wgmma.mma_async", 64, 1.0, 0.99);
-    assert_string_equal(pg_stage_status(st), "error");
+    assert_string_equal(rec_status(st), "error");
     json_decref(st);
 }
 
