@@ -106,6 +106,22 @@ static int position_of(const pg_submission *s, int task_index)
 /* A snapshot of one workload's record (ev: a decoded "workload" event, whose perf list this
  * takes). Refused (a bad line) when the workload is not one of this worker's, already final, or
  * the record names another workload. */
+/* Forget the comparisons registered for the Holm step from workload state wl (an earlier
+ * worker's run of a workload that a new worker runs again): they point into the stages that
+ * the new snapshot replaces, and the new run's comparisons are the ones to judge. */
+static void drop_pending_of(pg_submission *s, const pg_wl_state *wl)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < s->n_pending; i++) {
+        bool of_wl = false;
+        for (size_t k = 0; k < wl->stages.n && !of_wl; k++)
+            of_wl = s->pending[i].stage == pg_ledger_at(&wl->stages, k);
+        if (!of_wl)
+            s->pending[kept++] = s->pending[i];
+    }
+    s->n_pending = kept;
+}
+
 static void on_workload(wstate *w, pg_worker_event *ev)
 {
     int pos = position_of(w->s, ev->workload.index);
@@ -117,6 +133,7 @@ static void on_workload(wstate *w, pg_worker_event *ev)
         return;
     }
     json_array_set(w->s->workloads_json, (size_t)pos, ev->workload.record);
+    drop_pending_of(w->s, mine);
     pg_wl_state_release(mine);
     *mine = got;
     w->touched[pos] = true;
