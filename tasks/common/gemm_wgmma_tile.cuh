@@ -16,10 +16,7 @@
 //   m0 % 128 == n0 % 256 == 0;
 //   C [M, ldc] bf16 row-major, N <= ldc; ldc even allows the bf16x2 stores.
 //   Maps in global memory (maps_in_global): each producer thread first acquires its map
-//   through the tensormap proxy (fence_tensormap_acquire), see sm90_tma_ext.cuh, while the
-//   consumers load the CTA's first slices themselves (WarmStart below): A and B are then also
-//   passed as pointers, A [M, K] and B [N, K] row-major, 16-byte aligned, and the dynamic
-//   shared memory is GWT2_SMEM_BYTES_WARM = 197728 bytes (four more mbarriers).
+//   through the tensormap proxy (fence_tensormap_acquire), see sm90_tma_ext.cuh.
 #ifndef PTXGATE_GEMM_WGMMA_TILE_CUH
 #define PTXGATE_GEMM_WGMMA_TILE_CUH
 
@@ -40,8 +37,6 @@
 #define GWT2_BAR_BYTES (2 * GWT2_STAGES * 8)
 /* 4 · 49152 + 64 + 1024 (alignment of the base to 1024 bytes) = 197696 */
 #define GWT2_SMEM_BYTES (GWT2_STAGES * GWT2_STAGE_BYTES + GWT2_BAR_BYTES + 1024)
-/* With the warm-start barriers warm[0..3] after empty[3]: 197696 + 32 = 197728 */
-#define GWT2_SMEM_BYTES_WARM (GWT2_SMEM_BYTES + GWT2_STAGES * 8)
 
 namespace gwt2 {
 
@@ -77,66 +72,6 @@ struct OneTile {
     }
 };
 
-// The consumers' warm start (maps_in_global only). A tensor map in global memory must be
-// acquired (fence_tensormap_acquire) before the producer's first TMA load, and that fence takes
-// about 0.8 us at each CTA's start on the H200 (docs/gpu-runs.md, ninth session): 2.5-3 % of a
-// kernel where each CTA has one tile (2048^3). So the CTA's first min(k_slices, 4) slices do not
-// wait for it: the 256 consumer threads copy them into the ring with cp.async (generic proxy)
-// in the layout TMA would have written, announce each on its own barrier warm[s] after a
-// fence.proxy.async (wgmma reads shared memory through the async proxy), and the producers'
-// TMA loads begin at the next slice. A and B are the tensors the maps describe.
-struct WarmStart {
-    const __nv_bfloat16 *A, *B; // A [M, K], B [N, K], row-major, 16-byte aligned
-};
-
-// 16 bytes global -> shared; src_bytes 0 writes zeros and reads nothing (a chunk past M, N or K).
-__device__ __forceinline__ void cp_async_16(uint32_t dst, const void *src, uint32_t src_bytes)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-                 "r"(src_bytes)
-                 : "memory");
-}
-
-__device__ __forceinline__ void cp_async_commit()
-{
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-
-// Wait until at most `pending` (0..3) of this thread's newest cp.async groups are in flight.
-__device__ __forceinline__ void cp_async_wait(uint32_t pending)
-{
-    switch (pending) {
-    case 0: asm volatile("cp.async.wait_group 0;\n" ::: "memory"); break;
-    case 1: asm volatile("cp.async.wait_group 1;\n" ::: "memory"); break;
-    case 2: asm volatile("cp.async.wait_group 2;\n" ::: "memory"); break;
-    default: asm volatile("cp.async.wait_group 3;\n" ::: "memory"); break;
-    }
-}
-
-// Consumer thread t's (0..255) share of slice kt of the tile at (m0, n0) into the stage at
-// `tile`: 12 of its 3072 16-byte chunks (A's 1024, then B's 2048; chunk c of row r holds
-// k = 64 kt + 8c .. +7), each at row r's byte 128 r, chunk position c ^ (r % 8) — the 128B
-// swizzle of a 1024-byte aligned tile that TMA writes (wgmma_tma.cu, "Why TMA's layout is
-// wgmma's layout"). K % 8 == 0, so a chunk lies wholly inside K or wholly past it.
-__device__ __forceinline__ void warm_load_slice(uint32_t tile, const WarmStart &w, uint32_t t,
-                                                uint32_t m0, uint32_t n0, uint32_t kt,
-                                                uint32_t M, uint32_t N, uint32_t K)
-{
-#pragma unroll
-    for (uint32_t j = 0; j < 12; ++j) {
-        const uint32_t q = j * 256u + t;
-        const bool is_a = j < 4; // q < 1024
-        const uint32_t qq = is_a ? q : q - 1024u;
-        const uint32_t r = qq / 8u, c = qq % 8u;
-        const uint32_t row = (is_a ? m0 : n0) + r, k = kt * GWT2_BK + 8u * c;
-        const bool inside = row < (is_a ? M : N) && k < K;
-        const __nv_bfloat16 *src = (is_a ? w.A : w.B) + (inside ? (size_t)row * K + k : 0);
-        const uint32_t dst =
-            tile + (is_a ? 0u : GWT2_TILE_A_BYTES) + r * 128u + ((c ^ (r & 7u)) << 4);
-        cp_async_16(dst, src, inside ? 16u : 0u);
-    }
-}
-
 // The tiles of `range` one after another on one CTA (a persistent CTA when the range holds
 // several): the producer runs ahead into the next tile while the consumers write the epilogue
 // of this one. The mbarrier ring continues across tiles: slice g of the CTA (counted over all
@@ -147,17 +82,14 @@ __device__ __forceinline__ void warm_load_slice(uint32_t tile, const WarmStart &
 // maps_in_global: the maps are in global memory (tmap_global.cu). Each map is then acquired
 // through the tensormap proxy by its own producer thread (thread 0 loads A, thread 32 loads B,
 // each arriving on the full barrier with its own byte count), so that the two fences of a CTA
-// overlap instead of following each other, and the consumers load the first slices meanwhile
-// (WarmStart); with maps in the parameter space one thread loads both and `warm` is unused.
-// With W warm slices, slice g >= W of the CTA finds full[g % 4] at phase g / 4 - (g % 4 < W):
-// the warm slices took no phase of the full barriers.
+// overlap instead of following each other; with maps in the parameter space one thread loads
+// both.
 template <bool maps_in_global, class TileMap>
 __device__ __forceinline__ void gemm_tiles_128x256(const sm90::TensorMap *tmap_a,
                                                    const sm90::TensorMap *tmap_b,
                                                    __nv_bfloat16 *__restrict__ C, uint32_t ldc,
                                                    uint32_t M, uint32_t N, uint32_t K,
-                                                   const TileRange<TileMap> range,
-                                                   const WarmStart warm = WarmStart{})
+                                                   const TileRange<TileMap> range)
 {
     constexpr uint32_t kStageBytes = GWT2_STAGE_BYTES;
     constexpr uint32_t kProducers = maps_in_global ? 2u : 1u;
@@ -166,35 +98,15 @@ __device__ __forceinline__ void gemm_tiles_128x256(const sm90::TensorMap *tmap_a
     const uint32_t base = (sm90::smem_addr(gwt2_smem) + 1023u) & ~1023u;
     const uint32_t full0 = base + GWT2_STAGES * kStageBytes; // full[s] = full0 + 8 s
     const uint32_t empty0 = full0 + 8u * GWT2_STAGES;         // empty[s] = empty0 + 8 s
-    const uint32_t warm0 = empty0 + 8u * GWT2_STAGES;         // warm[s] = warm0 + 8 s
 
     const uint32_t warpgroup = threadIdx.x / 128u;
     const uint32_t t = threadIdx.x % 128u;
     const uint32_t k_slices = (K + GWT2_BK - 1) / GWT2_BK;
 
-    // The warm slices: the first min(k_slices, 4) of the CTA's first tile (none without one).
-    uint32_t warm_slices = 0, warm_m0 = 0, warm_n0 = 0;
-    if (maps_in_global) {
-        for (uint32_t i = range.first; i < range.end; i += range.step)
-            if (range.map(i, warm_m0, warm_n0)) {
-                warm_slices = min(k_slices, (uint32_t)GWT2_STAGES);
-                break;
-            }
-        // Issued before anything waits, so that they fly while the barriers are set up.
-        if (warpgroup > 0)
-            for (uint32_t kt = 0; kt < warm_slices; ++kt) {
-                warm_load_slice(base + kt * kStageBytes, warm, threadIdx.x - 128u, warm_m0,
-                                warm_n0, kt, M, N, K);
-                cp_async_commit();
-            }
-    }
-
     if (threadIdx.x == 0) {
         for (uint32_t s = 0; s < GWT2_STAGES; ++s) {
             sm90::mbar_init(full0 + 8u * s, kProducers);
             sm90::mbar_init(empty0 + 8u * s, 8);
-            if (maps_in_global)
-                sm90::mbar_init(warm0 + 8u * s, 256);
         }
         sm90::mbar_fence_init();
     }
@@ -221,8 +133,6 @@ __device__ __forceinline__ void gemm_tiles_128x256(const sm90::TensorMap *tmap_a
             if (!range.map(i, m0, n0))
                 continue;
             for (uint32_t kt = 0; kt < k_slices; ++kt, ++g) {
-                if (g < warm_slices)
-                    continue; // loaded by the consumers
                 const uint32_t s = g % GWT2_STAGES;
                 if (g >= GWT2_STAGES)
                     sm90::mbar_wait(empty0 + 8u * s, ((g / GWT2_STAGES) - 1u) & 1u);
@@ -243,12 +153,6 @@ __device__ __forceinline__ void gemm_tiles_128x256(const sm90::TensorMap *tmap_a
     sm90::setmaxnreg_inc<232>();
     const uint32_t c = warpgroup - 1u; // rows 64c .. 64c+63 of the CTA tile
     const uint32_t lane = t % 32u, warp = t / 32u;
-    // Each warm slice announced once this thread's part of it has landed.
-    for (uint32_t kt = 0; kt < warm_slices; ++kt) {
-        cp_async_wait(warm_slices - 1u - kt);
-        sm90::fence_proxy_async_shared();
-        sm90::mbar_arrive(warm0 + 8u * kt);
-    }
     uint32_t g = 0;
     for (uint32_t i = range.first; i < range.end; i += range.step) {
         uint32_t m0, n0;
@@ -261,11 +165,7 @@ __device__ __forceinline__ void gemm_tiles_128x256(const sm90::TensorMap *tmap_a
 
         for (uint32_t kt = 0; kt < k_slices; ++kt, ++g) {
             const uint32_t s = g % GWT2_STAGES;
-            if (g < warm_slices)
-                sm90::mbar_wait(warm0 + 8u * s, 0);
-            else
-                sm90::mbar_wait(full0 + 8u * s,
-                                ((g / GWT2_STAGES) - (s < warm_slices ? 1u : 0u)) & 1u);
+            sm90::mbar_wait(full0 + 8u * s, (g / GWT2_STAGES) & 1u);
             const uint32_t tile = base + s * kStageBytes;
             const uint64_t da = sm90::wgmma_desc_k128(tile + c * (64u * 128u));
             const uint64_t db = sm90::wgmma_desc_k128(tile + GWT2_TILE_A_BYTES);

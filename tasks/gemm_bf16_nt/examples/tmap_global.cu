@@ -6,14 +6,12 @@
 // that each CTA acquires the maps once (see "Descriptors in global memory" below).
 //
 // PTX signature: .entry gemm_bf16_nt_tmap_global(.param .u64 tmap_a, .param .u64 tmap_b,
-//                                               .param .u64 A, .param .u64 B,
 //                                               .param .u64 C, .param .u32 M, N, K)
 // tmap_a, tmap_b: device addresses of one 128-byte, 64-byte aligned tensor map each, at offset 0
 //   of a ptxgate-owned device buffer (tmap_global.json binds them as device_struct):
 //   A [M, K]: dims (K, M), box (64, 128), 128B swizzle; B [N, K]: dims (K, N), box (64, 256).
-// A, B: the same tensors by address, for the warm start below.
 // Launch: grid (min(num_sms, T), 1, 1) with T = ceil_div(M, 128) · ceil_div(N, 256), block
-// (384, 1, 1), dynamic shared memory 197728 bytes: a persistent grid, CTA b computes tiles
+// (384, 1, 1), dynamic shared memory 197696 bytes: a persistent grid, CTA b computes tiles
 // b, b + gridDim.x, ... in the grouped raster order of wgmma_tma.cu. Every workload of the
 // task; K % 8 == 0 (the maps' stride rule).
 //
@@ -29,10 +27,8 @@
 // and 257x513x1000, against 0.0 % without the fence (measured 2026-12-02). Hence a persistent
 // grid, which fences once per CTA instead of once per tile (0.9935x wgmma_tma's time at
 // 4000x3000x4000), and the two maps acquired by two producer threads side by side. Where each
-// CTA has a single tile anyway (2048^3, 257x513x1000) the fence remained 2.5-3.0 % of the
-// kernel's time, so the consumers load the CTA's first four K slices themselves with cp.async
-// while the producers' fences run, and TMA takes over from the fifth (gwt2::WarmStart in
-// tasks/common/gemm_wgmma_tile.cuh).
+// CTA has a single tile anyway (2048^3, 257x513x1000) the fence remains 2.8-3.0 % of the
+// kernel's time.
 #include <cuda_bf16.h>
 #include <stdint.h>
 
@@ -54,7 +50,6 @@ struct GroupedTiles {
 extern "C" __global__ void __launch_bounds__(GWT2_THREADS, 1)
 gemm_bf16_nt_tmap_global(const sm90::TensorMap *__restrict__ tmap_a,
                          const sm90::TensorMap *__restrict__ tmap_b,
-                         const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B,
                          __nv_bfloat16 *__restrict__ C, unsigned int M, unsigned int N,
                          unsigned int K)
 {
@@ -62,6 +57,5 @@ gemm_bf16_nt_tmap_global(const sm90::TensorMap *__restrict__ tmap_a,
     gwt2::gemm_tiles_128x256<true>(
         tmap_a, tmap_b, C, N, M, N, K,
         gwt2::TileRange<GroupedTiles>{blockIdx.x, gridDim.x, tiles_m * tiles_n,
-                                      GroupedTiles{tiles_m, tiles_n}},
-        gwt2::WarmStart{A, B});
+                                      GroupedTiles{tiles_m, tiles_n}});
 }

@@ -164,25 +164,19 @@ class MBar:
         return (self.phase & 1) != parity
 
 
-def simulate(tiles, k_slices, rng, stages=None, producers=None, warm=False):
+def simulate(tiles, k_slices, rng, stages=None, producers=None):
     """The producer thread(s) and the two consumers of one CTA over `tiles` tiles of `k_slices`
     slices, on a ring of `stages` stages (default persistent_cluster's). `producers` lists per
     producer thread the byte counts of the TMA loads it issues per slice (each thread arrives
-    once per slice with its own expect_tx); default persistent_cluster's one thread, A and B.
-    warm: gemm_tiles_128x256's warm start (maps in global memory): the consumers' own loads fill
-    the first W = min(k_slices, stages) slices, each announced on its own barrier, the
-    producers begin at slice W, and slice g >= W waits for full[g % S] at phase
-    g // S - (g % S < W)."""
+    once per slice with its own expect_tx); default persistent_cluster's one thread, A and B."""
     STAGES = stages or globals()["STAGES"]
     producers = producers or [(TILE_A, TILE_B)]
     total = tiles * k_slices
-    W = min(k_slices, STAGES) if warm and total else 0
     full = [MBar(len(producers)) for _ in range(STAGES)]
     empty = [MBar(8) for _ in range(STAGES)]
     holds = [None] * STAGES
-    warm_landed = [False] * W
     tma, reading = [], {}
-    prods = [W] * len(producers)
+    prods = [0] * len(producers)
     cons = [{"it": 0, "groups": [], "state": "wait"} for _ in range(2)]
     while True:
         acts = []
@@ -191,12 +185,9 @@ def simulate(tiles, k_slices, rng, stages=None, producers=None, warm=False):
             if prod < total and (prod < STAGES or empty[s].test_wait(((prod // STAGES) - 1) & 1)):
                 acts.append(("produce", p))
         acts += [("land", i) for i in range(len(tma))]
-        acts += [("warm", s) for s in range(W) if not warm_landed[s]]
         for ci, c in enumerate(cons):
             if c["state"] == "wait" and c["it"] < total:
-                it, s = c["it"], c["it"] % STAGES
-                if (warm_landed[it] if it < W else
-                        full[s].test_wait(((it // STAGES) - (1 if s < W else 0)) & 1)):
+                if full[c["it"] % STAGES].test_wait((c["it"] // STAGES) & 1):
                     acts.append(("issue", ci))
             if c["groups"]:
                 acts.append(("finish", ci))
@@ -215,9 +206,6 @@ def simulate(tiles, k_slices, rng, stages=None, producers=None, warm=False):
             full[s].arrive(1, expect_tx=sum(producers[p]))
             tma += [(s, prods[p], b) for b in producers[p]]
             prods[p] += 1
-        elif a[0] == "warm":  # every consumer thread's cp.async of slice s landed
-            holds[a[1]] = a[1]
-            warm_landed[a[1]] = True
         elif a[0] == "land":
             s, it, b = tma.pop(a[1])
             if not check(s not in reading.values(), f"stage {s} overwritten while read"):
@@ -315,33 +303,10 @@ ga, gb = G["BM"] * G["BK"] * 2, G["BN"] * G["BK"] * 2
 check("mbar_init(full0 + 8u * s, kProducers)" in hdr and "kProducers = maps_in_global ? 2u : 1u" in hdr,
       "the full barriers count one arrival per producer thread")
 rng = random.Random(2027)
-for prods, warm in (([(ga, gb)], False), ([(ga,), (gb,)], True)):
-    ok = all(simulate(t, k, rng, G["STAGES"], prods, warm) for t in (1, 2, 3)
-             for k in (1, 2, 3, 4, 5, 9) for _ in range(20))
-    check(ok, f"gemm_tiles ring with producers {prods}, warm start {warm}: no deadlock, right "
-              f"slices, no overwrite")
-check("if (g < warm_slices)\n                    continue;" in hdr and
-      "((g / GWT2_STAGES) - (s < warm_slices ? 1u : 0u)) & 1u" in hdr and
-      "sm90::mbar_init(warm0 + 8u * s, 256)" in hdr,
-      "gemm_tiles: the producers skip the warm slices, the consumers' full-barrier phase as modelled")
-
-# The warm start's copy (warm_load_slice): consumer thread t, chunk j -> the byte TMA's 128B
-# swizzle gives that chunk of the box (row r at r*128, chunk c at c ^ (r % 8)); every chunk of the
-# stage (A's 128 rows, then B's 256) written exactly once by the 256 threads.
-written = []
-for t in range(256):
-    for j in range(12):
-        q = j * 256 + t
-        is_a = j < 4
-        qq = q if is_a else q - 1024
-        r, c = qq // 8, qq % 8
-        written.append((0 if is_a else ga) + r * 128 + ((c ^ (r & 7)) << 4))
-check(sorted(written) == list(range(0, ga + gb, 16)), "warm start: every 16-byte chunk of a stage once")
-check(all((q < 1024) == (q // 256 < 4) for q in range(3072)), "warm start: j < 4 is A's chunks")
-tgm = json.load(open(f"{ex}/tmap_global.json"))["launches"][0]
-want = G["STAGES"] * (ga + gb) + 3 * G["STAGES"] * 8 + 1024  # ring, full/empty/warm, alignment
-check(tgm["dynamic_shared_bytes"] == want == 197728,
-      f"tmap_global: dynamic shared memory {tgm['dynamic_shared_bytes']} holds the ring and 12 barriers ({want})")
+for prods in ([(ga, gb)], [(ga,), (gb,)]):
+    ok = all(simulate(t, k, rng, G["STAGES"], prods) for t in (1, 2, 3) for k in (1, 2, 4, 5, 9)
+             for _ in range(20))
+    check(ok, f"gemm_tiles ring with producers {prods}: no deadlock, right slices, no overwrite")
 
 print(f"interface examples model: {'ok' if failures == 0 else str(failures) + ' failed checks'}")
 sys.exit(1 if failures else 0)
