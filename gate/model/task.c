@@ -714,6 +714,8 @@ pg_status pg_task_load_file(const char *path, pg_task **out, pg_diag *d)
     if (!t)
         goto done;
     snprintf(t->file, sizeof t->file, "%s", path);
+    t->alpha = 1.0;
+    t->beta = 0.0;
     st = pg_jcheck_keys(root, &ctx, keys, d);
     if (st == PG_OK)
         st = parse_header(t, root, &ctx, d);

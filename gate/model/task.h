@@ -67,6 +67,8 @@ typedef struct {
     char operation[64];          /* "gemm_nt", "mha_fwd" or "mha_bwd" */
     pg_operation op;             /* the same, parsed */
     bool causal;                 /* mha_*: query i attends keys j <= i only; false otherwise */
+    double alpha, beta;          /* gemm "parameters": D = alpha·A·B + beta·C; 1 and 0 when
+                                    absent (model/gemm_problem.h) */
     char symbols[PG_MAX_SYMBOLS][32];
     int n_symbols;
     pg_tensor_spec tensors[PG_MAX_TENSORS];
