@@ -389,13 +389,6 @@ typedef struct {
      * must compute its result afresh. pg_device_time and pg_device_time_arm call it; sustained
      * mode does not. */
     pg_enqueue_fn prepare;
-    /* Optional (NULL: none): enqueued after the L2 flush (when there is one) and right before
-     * the start event of each launch, warm-up and timed; it must only enqueue work (no wait),
-     * so the GPU runs it, then the timed launch, back to back. For what a host program writes
-     * just before it launches (descriptors in device memory), which is in L2 at the launch as
-     * the launch's parameters are. pg_device_time and pg_device_time_arm call it; sustained
-     * mode does not. */
-    pg_enqueue_fn after_flush;
 } pg_arm;
 pg_status pg_device_time(pg_device *dev, const pg_arm *arms, size_t n_arms, int warmup, int reps,
                          bool flush_l2, double timeout_s, double *times_ms, pg_diag *d);

@@ -124,8 +124,6 @@ pg_status pg_device_time_arm(pg_device *dev, const pg_arm *arm, int warmup, int 
             st = pg_act_now(&bounds[round - warmup], d);
         if (st == PG_OK && flush_l2)
             st = pg_tm_flush_l2(dev, d);
-        if (st == PG_OK && arm->after_flush)
-            st = arm->after_flush(arm->ctx, d);
         if (st == PG_OK)
             st = record(dev, 0, d);
         if (st == PG_OK)

@@ -95,8 +95,6 @@ static pg_status run_round(pg_device *dev, const pg_arm *arms, size_t n_arms, in
             st = arms[a].prepare(arms[a].ctx, d);
         if (st == PG_OK && flush)
             st = pg_tm_flush_l2(dev, d);
-        if (st == PG_OK && arms[a].after_flush)
-            st = arms[a].after_flush(arms[a].ctx, d);
         if (st == PG_OK && timed)
             st = record(dev, dev->events[2 * a], d);
         if (st == PG_OK)

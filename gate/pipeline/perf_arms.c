@@ -147,8 +147,7 @@ pg_status pg_perf_arms_setup(pg_perf_arms *p, pg_wctx *c, bool sustained, bool w
          * re-initialized and its refillable inputs filled anew. Sustained graphs cannot do
          * this per launch: there the verify stage after the timing is the check. */
         p->arms[PG_ARM_CAND] = (pg_arm){.enqueue = pg_wctx_enqueue, .ctx = c,
-                                         .prepare = pg_wctx_prepare_launch,
-                                         .after_flush = pg_wctx_rewrite_structs};
+                                         .prepare = pg_wctx_prepare_launch};
         /* The canary's two arms share one baseline plan (same algorithm, same output): a second
          * heuristic search could pick another algorithm and the A/A pair would not be A/A. */
         p->arms[PG_ARM_BASE] = p->arms[PG_ARM_CANARY] = pg_vendor_arm(p->baseline);
@@ -157,8 +156,7 @@ pg_status pg_perf_arms_setup(pg_perf_arms *p, pg_wctx *c, bool sustained, bool w
          * its refresh_inputs stays false), so both arms reach their launches through the same
          * device work (docs/performance.md, the accepted kernel). */
         p->arms[PG_ARM_ACCEPTED] = (pg_arm){.enqueue = enqueue_accepted, .ctx = &p->acc[0],
-                                             .prepare = pg_wctx_prepare_launch,
-                                             .after_flush = pg_wctx_rewrite_structs};
+                                             .prepare = pg_wctx_prepare_launch};
         return PG_OK;
     }
     static const pg_enqueue_rot_fn rot[PG_PERF_MAX_ARMS] = {rot_candidate, rot_baseline, NULL,

@@ -54,11 +54,8 @@ struct pg_wctx {
     uint64_t ws_addr[PG_MAX_WORKSPACES];
     pg_arg_block *args;       /* one per launch */
     /* device_struct parameters: one guarded buffer each, its packed bytes (tensor maps
-     * encoded) kept on the host to be written again before every run, a guarded device copy
-     * of those bytes (the source of pg_wctx_rewrite_structs' copies after the L2 flush), and
-     * its field name. */
+     * encoded) kept on the host to be written again before every run, and its field name. */
     pg_buffer *dstruct[PG_MAX_DEVICE_STRUCTS];
-    pg_buffer *dstruct_src[PG_MAX_DEVICE_STRUCTS];
     unsigned char *dstruct_host[PG_MAX_DEVICE_STRUCTS];
     size_t dstruct_bytes[PG_MAX_DEVICE_STRUCTS];
     const char *dstruct_field[PG_MAX_DEVICE_STRUCTS];
@@ -107,13 +104,6 @@ pg_status pg_wctx_run_once(pg_wctx *c, pg_diag *d);
  * wrote; with refresh_inputs also new refillable inputs (pg_refrun_refill: enqueued fills, no
  * wait, no checksum). */
 pg_status pg_wctx_prepare_launch(void *wctx, pg_diag *d);
-/* After the L2 flush, right before a timed launch (a pg_enqueue_fn, the after_flush of the
- * candidate's and the accepted kernel's arms in cold mode): every device_struct written again
- * from its device copy, enqueued only (cuMemcpyDtoDAsync, no wait). A host program writes its
- * descriptors with cudaMemcpy just before it launches, as the driver writes a launch's
- * parameters, so they are in L2 at the launch like by-value parameters are; cold mode flushes
- * the tensors, not the launch's arguments (docs/performance.md). No device_struct: nothing. */
-pg_status pg_wctx_rewrite_structs(void *wctx, pg_diag *d);
 /* The seed of the refilled inputs the last timed launch saw: timing_seed + 64·refills (tensor i
  * adds i; 64 keeps the tensors' seeds apart). */
 uint64_t pg_wctx_refill_seed(const pg_wctx *c);

@@ -43,9 +43,8 @@ static pg_status encode_tensor_maps(pg_wctx *c, const pg_param_value *p, void *s
     return PG_OK;
 }
 
-/* A device_struct parameter: its bytes packed on the host (tensor maps encoded in place), two
- * guarded device buffers written with them (the kernel's, and the copy it is re-written from
- * after the L2 flush), and the kernel's buffer's address in the argument slot. */
+/* A device_struct parameter: its bytes packed on the host (tensor maps encoded in place), a
+ * guarded device buffer written with them, and its address in the argument slot. */
 static pg_status setup_device_struct(pg_wctx *c, const pg_param_value *p, const char *field,
                                      void *slot, pg_diag *d)
 {
@@ -63,11 +62,7 @@ static pg_status setup_device_struct(pg_wctx *c, const pg_param_value *p, const 
     if (st == PG_OK)
         st = alloc(c, p->bytes, &c->dstruct[k], d);
     if (st == PG_OK)
-        st = alloc(c, p->bytes, &c->dstruct_src[k], d);
-    if (st == PG_OK)
         st = pg_buffer_upload(c->dstruct[k], c->dstruct_host[k], p->bytes, d);
-    if (st == PG_OK)
-        st = pg_buffer_upload(c->dstruct_src[k], c->dstruct_host[k], p->bytes, d);
     if (st != PG_OK)
         return st;
     uint64_t addr = pg_buffer_address(c->dstruct[k]);
@@ -243,11 +238,8 @@ void pg_wctx_release(pg_wctx *c)
     for (int k = 0; k < c->n_dstruct; k++) {
         if (c->dstruct[k])
             pg_buffer_free(c->dstruct[k]);
-        if (c->dstruct_src[k])
-            pg_buffer_free(c->dstruct_src[k]);
         free(c->dstruct_host[k]);
         c->dstruct[k] = NULL;
-        c->dstruct_src[k] = NULL;
         c->dstruct_host[k] = NULL;
     }
     c->n_dstruct = 0;
@@ -277,15 +269,6 @@ pg_status pg_wctx_init_workspaces(pg_wctx *c, pg_diag *d)
             return st;
     }
     return PG_OK;
-}
-
-pg_status pg_wctx_rewrite_structs(void *wctx, pg_diag *d)
-{
-    pg_wctx *c = wctx;
-    pg_status st = PG_OK;
-    for (int k = 0; k < c->n_dstruct && st == PG_OK; k++)
-        st = pg_buffer_copy(c->dstruct[k], c->dstruct_src[k], c->dstruct_bytes[k], d);
-    return st;
 }
 
 pg_status pg_wctx_enqueue(void *wctx, pg_diag *d)
@@ -377,9 +360,6 @@ pg_status pg_wctx_check_guards(pg_wctx *c, char *why, size_t n, pg_diag *d)
         st = check_canaries(c->ws[i], "workspace", m->ws[i].name, why, n, &used, d);
     for (int k = 0; k < c->n_dstruct && st == PG_OK; k++)
         st = check_canaries(c->dstruct[k], "device_struct", c->dstruct_field[k], why, n, &used, d);
-    for (int k = 0; k < c->n_dstruct && st == PG_OK; k++)
-        st = check_canaries(c->dstruct_src[k], "device_struct copy of", c->dstruct_field[k], why,
-                            n, &used, d);
     for (int i = 0; i < t->n_tensors && st == PG_OK; i++) {
         if (t->tensors[i].is_output)
             continue;

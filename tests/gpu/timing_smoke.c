@@ -151,48 +151,6 @@ static pg_status empty_enqueue(void *ctx, pg_diag *d)
     return PG_OK;
 }
 
-/* The order of an arm's steps: prepare poisons `target`, after_flush copies zeros over it, the
- * timed launch copies it into the copy arm's dst[0]. dst[0] all zero after every launch proves
- * after_flush ran after prepare and before the launch, on the stream. */
-typedef struct {
-    copy_arm *copy;
-    pg_buffer *zeros;
-    int prepares, after_flushes;
-} order_arm;
-
-static pg_status order_prepare(void *ctx, pg_diag *d)
-{
-    order_arm *o = ctx;
-    o->prepares++;
-    return pg_buffer_fill_poison(o->copy->src[0], d);
-}
-
-static pg_status order_after_flush(void *ctx, pg_diag *d)
-{
-    order_arm *o = ctx;
-    o->after_flushes++;
-    return pg_buffer_copy(o->copy->src[0], o->zeros, pg_buffer_bytes(o->zeros), d);
-}
-
-static pg_status order_enqueue(void *ctx, pg_diag *d)
-{
-    order_arm *o = ctx;
-    return copy_enqueue(o->copy, d);
-}
-
-/* True when the first `bytes` of b are all zero. */
-static bool all_zero(pg_buffer *b, size_t bytes)
-{
-    unsigned char *h = malloc(bytes);
-    ok(h ? PG_OK : PG_ERR_INFRA, "host buffer");
-    ok(pg_buffer_download(b, h, bytes, &g_d), "download");
-    bool zero = true;
-    for (size_t i = 0; i < bytes && zero; i++)
-        zero = h[i] == 0;
-    free(h);
-    return zero;
-}
-
 static void print_watch(const char *label, const pg_env_watch *w)
 {
     if (!w->available) {
@@ -338,27 +296,6 @@ int main(void)
         expect(gpu0[r] == 0, "the L2 flush memset counted as kernel time");
     printf("empty arm with L2 flush: events median %.4f ms, CUPTI %.4f ms\n", median(ev0, 5),
            median(gpu0, 5));
-
-    /* prepare, L2 flush, after_flush, launch: in this order, in both timing loops. */
-    order_arm order = {.copy = &copy, .zeros = alloc(COPY_BYTES)};
-    ok(pg_buffer_zero(order.zeros, &g_d), "zero");
-    pg_arm ordered = {.enqueue = order_enqueue, .ctx = &order, .prepare = order_prepare,
-                      .after_flush = order_after_flush};
-    ok(pg_buffer_fill_poison(copy.dst[0], &g_d), "poison dst");
-    ok(pg_device_time(g_dev, &ordered, 1, 1, 3, true, 60.0, ev0, &g_d), "pg_device_time ordered");
-    expect(order.prepares == 4 && order.after_flushes == 4,
-           "pg_device_time: prepare and after_flush once per launch");
-    expect(all_zero(copy.dst[0], COPY_BYTES), "pg_device_time: after_flush before the launch");
-    ok(pg_buffer_fill_poison(copy.dst[0], &g_d), "poison dst");
-    ok(pg_device_time_arm(g_dev, &ordered, 1, 3, true, 60.0, ev0, gpu0, &g_d),
-       "pg_device_time_arm ordered");
-    expect(order.prepares == 8 && order.after_flushes == 8,
-           "pg_device_time_arm: prepare and after_flush once per launch");
-    expect(all_zero(copy.dst[0], COPY_BYTES), "pg_device_time_arm: after_flush before the launch");
-    printf("arm order prepare -> flush -> after_flush -> launch: %d prepares, %d after_flushes, "
-           "outputs as after_flush left the input\n", order.prepares, order.after_flushes);
-    ok(pg_buffer_fill_normal(copy.src[0], PG_DTYPE_FP32, COPY_BYTES / 4, 100, &g_d), "refill");
-    pg_buffer_free(order.zeros);
 
     printf("\n| arm                        | mode              | events ms (CUPTI on) | CUPTI ms "
            "| events ms (CUPTI off) | off-CUPTI us | kernels/launch |\n");
