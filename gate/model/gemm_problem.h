@@ -1,15 +1,18 @@
 /* The GEMM of one workload of a gemm task (operation "gemm", or its alias "gemm_nt"), in the
  * form the reference kernel and the cuBLASLt baseline take: sizes, element types, and where
- * each element of each operand lives. docs/formats.md "Task" ("operation": "gemm") and
- * docs/tasks.md describe the task side.
+ * each element of each operand lives. docs/formats.md "Task" ("operation": "gemm") describes the
+ * task side.
  *
  *   D[b] = alpha · A[b] · B[b] + beta · C[b]     for b in 0 .. batch-1
  *
  * with the logical shapes A [M,K], B [K,N], C and D [M,N]. Element (i, j) of operand X's
  * logical matrix in batch b is at element offset b·X.batch_stride + i·X.row_stride +
- * j·X.col_stride from the start of X's buffer. Exactly one of row_stride and col_stride is 1
- * for every operand (row-major: col_stride 1; column-major: row_stride 1), the other is the
- * leading dimension (>= the contiguous extent); batch_stride is 0 when batch == 1.
+ * j·X.col_stride from the start of X's buffer. Every tensor is dense in its storage order
+ * (pg_tensor_spec.dims, the last dim contiguous), so for a row-major operand (storage [.., rows,
+ * cols]) col_stride is 1 and row_stride the number of columns, and for a column-major one
+ * (storage [.., cols, rows]) row_stride is 1 and col_stride the number of rows; batch_stride is
+ * rows·cols, or 0 when batch == 1. Which of the two an operand is comes from its storage order
+ * (col_major below), not from the strides: when the contiguous extent is 1 both strides are 1.
  * Accumulation is in fp32 (compute tf32 rounds A and B to tf32 in the vendor baseline only; the
  * reference always multiplies the unrounded values, docs/correctness.md). */
 #ifndef PG_MODEL_GEMM_PROBLEM_H
@@ -28,11 +31,14 @@ typedef enum {
 } pg_gemm_compute;
 
 /* One operand: its element type and strides in elements (see above); tensor is its index in
- * the task's tensors (-1 for C when the GEMM reads none). */
+ * the task's tensors (-1 for C when the GEMM reads none; then dtype is PG_DTYPE_INVALID and the
+ * strides 0). col_major: the operand's logical rows are its contiguous dim (storage [.., cols,
+ * rows]; e.g. A stored [K,M], or declared [M,K] with "layout": "col_major"). */
 typedef struct {
     int tensor;
     pg_dtype dtype;
     int64_t row_stride, col_stride, batch_stride;
+    bool col_major;
 } pg_gemm_operand;
 
 typedef struct {
@@ -43,18 +49,22 @@ typedef struct {
     pg_gemm_compute compute;
 } pg_gemm_problem;
 
-/* The GEMM of workload w of task t (t->op a GEMM operation). Strides follow from each tensor's
- * dims in storage order (the last contiguous) and which of them are M, N, K and batch.
- * Errors: PG_ERR_INPUT (file = t->file) when t is not a GEMM task. */
+/* The GEMM of workload w (one of t's) of a loaded gemm task t (pg_task_load; the contract of
+ * task_ops.h holds). Strides follow from each tensor's dims in storage order (the last
+ * contiguous) and which of them are M, N, K and batch; a, b, d are the tensors A, B and the
+ * output (C or D), c the input C when has_c (t->beta != 0), else c.tensor -1; alpha and beta
+ * are t's, rounded to fp32; compute is TF32 when baseline.compute is "tf32". *out is zeroed
+ * first (tensor indices -1) and filled on success.
+ * Errors: PG_ERR_INPUT (file = t->file) with field "operation" when t is not a gemm task, or
+ * "tensors" when it lacks A, B or an output (a task that skipped validation). */
 pg_status pg_gemm_problem_of(const pg_task *t, const pg_workload *w, pg_gemm_problem *out,
                              pg_diag *d);
 
-/* True when operand x is stored column-major (row_stride == 1 and, for a matrix of more than
- * one column, col_stride > 1). */
+/* x->col_major: operand x is stored column-major (its logical rows contiguous). */
 bool pg_gemm_operand_col_major(const pg_gemm_operand *x);
 
-/* The leading dimension of operand x in elements: col_stride when column-major, else
- * row_stride. */
+/* The leading dimension of operand x in elements: col_stride when column-major (the number of
+ * rows), else row_stride (the number of columns); >= 1. */
 int64_t pg_gemm_operand_ld(const pg_gemm_operand *x);
 
 #endif

@@ -310,15 +310,18 @@ static pg_status parse_param(const pg_manifest *m, pg_param_binding *p, const js
         return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, ctx->path,
                            "expected a %s object, found %s", in_struct ? "field" : "parameter",
                            pg_json_type_name(obj));
-    /* Layouts belong to the task: a kernel gets the task's dense row-major tensors. */
+    /* Layouts belong to the task: a kernel gets the task's tensors dense in their storage
+     * order (row-major over pg_tensor_spec.dims). */
     static const char *const layout_keys[] = {"layout", "strides", "stride", "transpose"};
     for (size_t k = 0; k < sizeof layout_keys / sizeof layout_keys[0]; k++)
         if (json_object_get(obj, layout_keys[k]))
             return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0,
                                pg_jctx_field(ctx, layout_keys[k], f, sizeof f),
                                "a manifest cannot choose a tensor's layout: every tensor is "
-                               "passed dense and row-major as the task declares it (the last "
-                               "dim contiguous, e.g. BHSD with D contiguous); remove '%s'",
+                               "passed dense in the storage order the task declares (row-major "
+                               "over its dims, the last dim contiguous, e.g. BHSD with D "
+                               "contiguous; a gemm task's col_major tensor has its last two "
+                               "dims swapped); remove '%s'",
                                layout_keys[k]);
     pg_status st = pg_jcheck_keys(obj, ctx, all_keys, d);
     if (st == PG_OK)

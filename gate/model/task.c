@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <float.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -215,10 +216,30 @@ static pg_status parse_tensor(pg_task *t, pg_tensor_spec *ts, const json_t *obj,
     st = pg_jget_string_copy(obj, ctx, "layout", true, true, buf, sizeof buf, d);
     if (st != PG_OK)
         return st;
-    if (strcmp(buf, "row_major") != 0)
+    bool gemm = t->op == PG_OP_GEMM;
+    if (strcmp(buf, "col_major") == 0 && gemm) {
+        if (ts->ndims < 2)
+            return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0,
+                               pg_jctx_field(ctx, "layout", f, sizeof f),
+                               "layout col_major swaps the last two dims, and tensor '%s' has "
+                               "%d; use row_major", ts->name, ts->ndims);
+        /* dims were written in logical order: store them in storage order */
+        char tmp[sizeof ts->dims[0]];
+        memcpy(tmp, ts->dims[ts->ndims - 1], sizeof tmp);
+        memcpy(ts->dims[ts->ndims - 1], ts->dims[ts->ndims - 2], sizeof tmp);
+        memcpy(ts->dims[ts->ndims - 2], tmp, sizeof tmp);
+        ts->col_major_declared = true;
+    } else if (strcmp(buf, "row_major") != 0) {
         return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0,
                            pg_jctx_field(ctx, "layout", f, sizeof f),
-                           "unsupported layout '%s'; accepted: row_major", buf);
+                           "unsupported layout '%s'; accepted: %s", buf,
+                           gemm ? "row_major (dims in storage order, the last contiguous) or "
+                                  "col_major (dims in logical order, the first of the last two "
+                                  "contiguous)"
+                                : strcmp(buf, "col_major") == 0
+                                      ? "row_major (col_major is for gemm tasks only)"
+                                      : "row_major");
+    }
     st = pg_jget_string_copy(obj, ctx, "role", true, true, buf, sizeof buf, d);
     if (st != PG_OK)
         return st;
@@ -258,7 +279,35 @@ static pg_status parse_tensors(pg_task *t, const json_t *root, const pg_jctx *ct
     return PG_OK;
 }
 
-/* gemm_nt: C[M,N] = A[M,K] * B[N,K]^T, A and B inputs of one dtype, C output. */
+/* "parameters" (gemm only, optional): {"alpha": number, "beta": number}, each optional. The
+ * scale type of the GEMM is fp32 (model/gemm_problem.h), so each must be finite and within the
+ * fp32 range. */
+static pg_status parse_parameters(pg_task *t, const json_t *root, const pg_jctx *ctx,
+                                  pg_diag *d)
+{
+    static const char *const keys[] = {"alpha", "beta", NULL};
+    json_t *obj = NULL;
+    char f[300];
+    pg_status st = pg_jget_object(root, ctx, "parameters", false, &obj, d);
+    if (st != PG_OK || !obj)
+        return st;
+    if (t->op != PG_OP_GEMM)
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "parameters",
+                           "parameters (alpha, beta) apply to the gemm operation, not to %s",
+                           t->operation);
+    pg_jctx c = pg_jctx_member(ctx, "parameters");
+    st = pg_jcheck_keys(obj, &c, keys, d);
+    for (int k = 0; k < 2 && st == PG_OK; k++) {
+        double *dst = k == 0 ? &t->alpha : &t->beta;
+        st = pg_jget_number(obj, &c, keys[k], false, dst, d);
+        if (st == PG_OK && !(isfinite(*dst) && fabs(*dst) <= (double)FLT_MAX))
+            return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, pg_jctx_field(&c, keys[k], f, sizeof f),
+                               "expected a finite number within the fp32 range (the GEMM's "
+                               "scale type is fp32), found %g", *dst);
+    }
+    return st;
+}
+
 /* Name or alias at field f of workload wi; unique among all earlier names and aliases. */
 static pg_status check_workload_name(const pg_task *t, int wi, const char *name, const char *f,
                                      pg_diag *d)
@@ -533,9 +582,22 @@ static pg_status parse_baseline(pg_task *t, const json_t *root, const pg_jctx *c
                     sizeof t->baseline_compute, d);
     if (st != PG_OK)
         return st;
-    if (strcmp(t->baseline_compute, "fp32") != 0)
-        return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, pg_jctx_field(&c, "compute", f, sizeof f),
-                           "unsupported compute type '%s'; accepted: fp32", t->baseline_compute);
+    pg_jctx_field(&c, "compute", f, sizeof f);
+    bool gemm = t->op == PG_OP_GEMM;
+    if (strcmp(t->baseline_compute, "fp32") != 0 &&
+        !(gemm && strcmp(t->baseline_compute, "tf32") == 0))
+        return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, f,
+                           "unsupported compute type '%s'; accepted: %s", t->baseline_compute,
+                           gemm ? "fp32, or tf32 when A and B are fp32" : "fp32");
+    if (gemm && strcmp(t->baseline_compute, "tf32") == 0) {
+        /* the contract (task_ops.h) has made sure A and B exist and share one dtype */
+        pg_dtype ab = t->tensors[pg_task_find_tensor(t, "A")].dtype;
+        if (ab != PG_DTYPE_FP32)
+            return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, f,
+                               "compute tf32 rounds fp32 inputs to tf32, so it needs fp32 A and "
+                               "B; A and B are %s (use \"fp32\", the only compute type for %s "
+                               "inputs)", pg_dtype_name(ab), pg_dtype_name(ab));
+    }
     int64_t mc = 16;
     st = pg_jget_int(obj, &c, "max_candidates", false, &mc, d);
     if (st != PG_OK)
@@ -702,7 +764,7 @@ pg_status pg_task_load_file(const char *path, pg_task **out, pg_diag *d)
 {
     static const char *const keys[] = {
         "schema_version", "id",         "description", "operation", "causal",
-        "symbols",        "tensors",    "flops",       "coverage_flops",
+        "symbols",        "tensors",    "parameters",  "flops",       "coverage_flops",
         "workloads",      "tolerances", "targets",     "baseline",  "gate",
         "default_arch",   NULL};
     json_t *root = NULL;
@@ -723,6 +785,8 @@ pg_status pg_task_load_file(const char *path, pg_task **out, pg_diag *d)
         st = parse_symbols(t, root, &ctx, d);
     if (st == PG_OK)
         st = parse_tensors(t, root, &ctx, d);
+    if (st == PG_OK)
+        st = parse_parameters(t, root, &ctx, d);
     if (st == PG_OK)
         st = pg_task_check_operation(t, d);
     if (st == PG_OK)

@@ -22,14 +22,19 @@
 /* Most workloads in one task. */
 #define PG_MAX_WORKLOADS 256
 
-/* One tensor of the task. dims[i] are symbol names, outermost first. Layout is row_major (the
- * last dim is contiguous); the only layout accepted for now. */
+/* One tensor of the task. dims[i] are symbol names in storage order, outermost first, the last
+ * one contiguous (dense row-major over dims), whatever the task file's "layout" said: "layout":
+ * "col_major" (gemm tasks only, docs/formats.md "Task") is sugar for dims written in logical
+ * order, and the loader swaps the last two of them so that dims is the storage order here too;
+ * col_major_declared records that (for reports and messages: the logical order is dims with the
+ * last two swapped back). */
 typedef struct {
     char name[32];
     char dims[PG_MAX_DIMS][32];
     int ndims;
     pg_dtype dtype;
     bool is_output;
+    bool col_major_declared;
 } pg_tensor_spec;
 
 /* One problem size: a value (> 0) for every task symbol, in the order of pg_task.symbols. */
@@ -55,20 +60,26 @@ typedef struct {
 /* The operations a task may name (docs/formats.md "Task"); each fixes the task's tensors, its
  * reference and its vendor baseline (task_ops.h). */
 typedef enum {
-    PG_OP_GEMM_NT, /* C[M,N] = A[M,K]·B[N,K]ᵀ; baseline cuBLASLt */
+    PG_OP_GEMM,    /* "gemm" and its alias "gemm_nt": D = alpha·A·B + beta·C, A [M,K], B [K,N]
+                      in either storage order, optional strided batch; baseline cuBLASLt
+                      (model/gemm_problem.h) */
     PG_OP_MHA_FWD, /* attention forward: O, LSE from Q, K, V [B,H,S,D]; baseline cuDNN */
-    PG_OP_MHA_BWD  /* attention backward: dQ, dK, dV from Q, K, V, O, dO, LSE; baseline cuDNN */
+    PG_OP_MHA_BWD, /* attention backward: dQ, dK, dV from Q, K, V, O, dO, LSE; baseline cuDNN */
+    /* The operation's older name, kept for code written against it: the same value. */
+    PG_OP_GEMM_NT = PG_OP_GEMM
 } pg_operation;
 
 typedef struct {
     char file[1024];             /* path of task.json as given */
     char id[128];                /* equals the task's folder name */
     char description[512];       /* one line; "" when absent */
-    char operation[64];          /* "gemm_nt", "mha_fwd" or "mha_bwd" */
-    pg_operation op;             /* the same, parsed */
+    char operation[64];          /* "gemm", "gemm_nt", "mha_fwd" or "mha_bwd", as written in
+                                    the task file (reports show it unchanged) */
+    pg_operation op;             /* the same, parsed ("gemm" and "gemm_nt": PG_OP_GEMM) */
     bool causal;                 /* mha_*: query i attends keys j <= i only; false otherwise */
     double alpha, beta;          /* gemm "parameters": D = alpha·A·B + beta·C; 1 and 0 when
-                                    absent (model/gemm_problem.h) */
+                                    absent (model/gemm_problem.h); finite, within fp32 range;
+                                    beta != 0 exactly when the task has a C input */
     char symbols[PG_MAX_SYMBOLS][32];
     int n_symbols;
     pg_tensor_spec tensors[PG_MAX_TENSORS];
@@ -86,8 +97,9 @@ typedef struct {
     int n_tolerances;
     json_t *targets;             /* owned reference to the raw "targets" object, validated shape:
                                     {arch: {"ptx": [string], "sass": [string]}} */
-    char baseline_library[64];   /* "cublaslt" (gemm_nt) or "cudnn" (mha_fwd, mha_bwd) */
-    char baseline_compute[16];   /* "fp32" */
+    char baseline_library[64];   /* "cublaslt" (gemm) or "cudnn" (mha_fwd, mha_bwd) */
+    char baseline_compute[16];   /* "fp32", or "tf32" (gemm with fp32 A and B only: the
+                                    baseline computes with CUBLAS_COMPUTE_32F_FAST_TF32) */
     int baseline_max_candidates; /* 1..64, default 16: cuBLASLt algorithms timed, or cuDNN engine
                                     configurations tried until one finalizes */
     double min_speedup;          /* > 0 */
@@ -120,16 +132,20 @@ pg_status pg_task_load(const char *tasks_dir, const char *task_id, pg_task **out
 /* Load and validate one task file. *out is owned by the caller (pg_task_free); NULL on error.
  * Validates everything (each error PG_ERR_INPUT naming path, the JSON path of the field and what
  * was expected): unknown keys; schema_version 1; id equals the folder name; operation
- * (gemm_nt, mha_fwd, mha_bwd) and causal (a boolean, attention only); symbols (1..PG_MAX_SYMBOLS
- * unique identifiers, not a function name); tensors (unique names that are not dtype names,
- * 1..PG_MAX_DIMS dims that are declared symbols, dtype, layout "row_major", role
- * "input"/"output", and the operation's contract: task_ops.h); flops and coverage_flops
+ * (gemm, gemm_nt, mha_fwd, mha_bwd) and causal (a boolean, attention only); symbols
+ * (1..PG_MAX_SYMBOLS unique identifiers, not a function name); tensors (unique names that are
+ * not dtype names, 1..PG_MAX_DIMS dims that are declared symbols, dtype, layout "row_major" or,
+ * for gemm tensors of 2 or more dims, "col_major" (the last two dims swapped into storage
+ * order), role "input"/"output"); parameters (gemm only: an object of finite numbers alpha and
+ * beta within fp32 range, defaults 1 and 0); the operation's contract (task_ops.h); flops and
+ * coverage_flops
  * expressions over the symbols; workloads (1..PG_MAX_WORKLOADS, every symbol bound to a
  * positive integer and nothing else, names and aliases unique and made of [A-Za-z0-9_.-], and
  * the operation's per-workload rules); tolerances (keys are dtypes or output tensor names,
  * atol/rtol/max_rel_l2 finite >= 0, a tolerance for every output by name or dtype); targets
- * shape and arch names; baseline (library "cublaslt" for gemm_nt, "cudnn" for attention,
- * compute "fp32", max_candidates 1..64); gate.min_speedup > 0, gate.timing_mode
+ * shape and arch names; baseline (library "cublaslt" for gemm, "cudnn" for attention,
+ * compute "fp32", or "tf32" for a gemm with fp32 A and B, max_candidates 1..64);
+ * gate.min_speedup > 0, gate.timing_mode
  * "cold"/"sustained", gate.accepted_kernel a relative path, gate.regression_tolerance in
  * (0, 1); gate.instructions require|warn|off (optional); gate.nondeterminism "warn" (default)
  * or "fail"; gate.sanitizer "fail" (default) or "warn"; default_arch sm_XX[a]. Targets

@@ -7,13 +7,17 @@
 #include <string.h>
 
 static const char *const k_names[] = {
-    [PG_OP_GEMM_NT] = "gemm_nt",
+    [PG_OP_GEMM] = "gemm",
     [PG_OP_MHA_FWD] = "mha_fwd",
     [PG_OP_MHA_BWD] = "mha_bwd",
 };
 
 bool pg_operation_parse(const char *name, pg_operation *out)
 {
+    if (strcmp(name, "gemm_nt") == 0) { /* the older name of gemm */
+        *out = PG_OP_GEMM;
+        return true;
+    }
     for (size_t i = 0; i < sizeof k_names / sizeof k_names[0]; i++)
         if (strcmp(name, k_names[i]) == 0) {
             *out = (pg_operation)i;
@@ -29,7 +33,7 @@ const char *pg_operation_name(pg_operation op)
 
 const char *pg_operation_accepted(void)
 {
-    return "gemm_nt, mha_fwd, mha_bwd";
+    return "gemm, gemm_nt (the same operation), mha_fwd, mha_bwd";
 }
 
 bool pg_operation_is_attention(pg_operation op)
@@ -97,16 +101,215 @@ static pg_status check_tensors(const pg_task *t, const char *const *symbols, int
     return PG_OK;
 }
 
-static pg_status check_gemm_nt(const pg_task *t, pg_diag *d)
+/* ---- gemm ---------------------------------------------------------------------------------- */
+
+/* The gemm contract, for the start of every gemm contract message. */
+static void gemm_expect(const pg_task *t, char *buf, size_t n)
+{
+    snprintf(buf, n,
+             "operation %s expects symbols M, N, K (and optionally batch, then the outermost dim "
+             "of every tensor) and the tensors A [M,K] or [K,M] (input), B [K,N] or [N,K] "
+             "(input, A's dtype) and either the output C or D [M,N] or [N,M] (parameters.beta "
+             "0, the default) or, with parameters.beta != 0, C [M,N] or [N,M] (input) and the "
+             "output D [M,N] or [N,M] (C's dtype); dims in storage order (layout row_major) or "
+             "logical order (layout col_major); A and B %s, C and the output %s",
+             t->operation, pg_gemm_dtypes_accepted(), pg_gemm_dtypes_accepted());
+}
+
+const char *pg_gemm_dtypes_accepted(void)
+{
+    return "fp32, bf16 or fp16";
+}
+
+/* The JSON index of storage dim j of ts (col_major swaps the last two back). */
+static int written_index(const pg_tensor_spec *ts, int j)
+{
+    if (ts->col_major_declared && j >= ts->ndims - 2)
+        return j == ts->ndims - 1 ? ts->ndims - 2 : ts->ndims - 1;
+    return j;
+}
+
+/* Append the text of fmt to buf (n bytes) at *used, cut at the end of buf. */
+static void append(char *buf, size_t n, size_t *used, const char *fmt, const char *arg)
+{
+    if (*used + 1 >= n)
+        return;
+    int k = snprintf(buf + *used, n - *used, fmt, arg);
+    if (k > 0)
+        *used = *used + (size_t)k < n ? *used + (size_t)k : n - 1;
+}
+
+/* ts's dims as written in the task file, e.g. "[M, K]" or "[M, K] (col_major; stored [K, M])". */
+static void dims_text(const pg_tensor_spec *ts, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int pass = 0; pass < (ts->col_major_declared ? 2 : 1); pass++) {
+        append(buf, n, &used, "%s", pass ? " (col_major; stored [" : "[");
+        for (int j = 0; j < ts->ndims; j++) {
+            /* pass 0: as written (the swap is its own inverse); pass 1: storage order */
+            int k = pass == 0 ? written_index(ts, j) : j;
+            if (j)
+                append(buf, n, &used, "%s", ", ");
+            append(buf, n, &used, "%s", ts->dims[k]);
+        }
+        append(buf, n, &used, "%s", pass ? "])" : "]");
+    }
+}
+
+static bool gemm_dtype_ok(pg_dtype dt)
+{
+    return dt == PG_DTYPE_FP32 || dt == PG_DTYPE_BF16 || dt == PG_DTYPE_FP16;
+}
+
+/* Tensor index k of t: dims [batch?, r, c] or [batch?, c, r] (storage order). */
+static pg_status check_gemm_dims(const pg_task *t, int k, const char *r, const char *c,
+                                 const char *expect, pg_diag *d)
+{
+    const pg_tensor_spec *ts = &t->tensors[k];
+    bool batch = pg_task_find_symbol(t, "batch") >= 0;
+    char f[64], dims[256];
+    dims_text(ts, dims, sizeof dims);
+    for (int j = 1; batch && j < ts->ndims; j++)
+        if (strcmp(ts->dims[j], "batch") == 0) {
+            snprintf(f, sizeof f, "tensors[%d].dims[%d]", k, written_index(ts, j));
+            return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                               "%s; tensor '%s' has dims %s: batch must be its outermost dim "
+                               "(dims[0])", expect, ts->name, dims);
+        }
+    snprintf(f, sizeof f, "tensors[%d].dims", k);
+    int lead = batch ? 1 : 0;
+    if (batch && (ts->ndims < 1 || strcmp(ts->dims[0], "batch") != 0))
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                           "%s; tensor '%s' has dims %s, without the batch dim first (the task "
+                           "declares the symbol batch, so every tensor is [batch, ...])", expect,
+                           ts->name, dims);
+    bool ok = ts->ndims == lead + 2 &&
+              ((strcmp(ts->dims[lead], r) == 0 && strcmp(ts->dims[lead + 1], c) == 0) ||
+               (strcmp(ts->dims[lead], c) == 0 && strcmp(ts->dims[lead + 1], r) == 0));
+    if (!ok)
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                           "%s; tensor '%s' has dims %s, expected %s[%s,%s] or %s[%s,%s]", expect,
+                           ts->name, dims, batch ? "batch + " : "", r, c, batch ? "batch + " : "",
+                           c, r);
+    return PG_OK;
+}
+
+static pg_status gemm_role(const pg_task *t, int k, bool output, const char *why,
+                           const char *expect, pg_diag *d)
+{
+    if (t->tensors[k].is_output == output)
+        return PG_OK;
+    char f[64];
+    snprintf(f, sizeof f, "tensors[%d].role", k);
+    return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f, "%s; tensor '%s' must be %s%s", expect,
+                       t->tensors[k].name, output ? "the output" : "an input", why);
+}
+
+static pg_status check_gemm(const pg_task *t, pg_diag *d)
 {
     static const char *const symbols[] = {"M", "N", "K"};
-    /* C may have its own dtype; A and B share one. */
-    static const want_tensor want[] = {{"A", {"M", "K"}, 2, false, DT_ELEMENT},
-                                       {"B", {"N", "K"}, 2, false, DT_ELEMENT},
-                                       {"C", {"M", "N"}, 2, true, DT_ANY}};
-    const char *expect = "operation gemm_nt expects symbols M, N, K and exactly the tensors "
-                         "A [M,K] (input), B [N,K] (input, same dtype as A), C [M,N] (output)";
-    return check_tensors(t, symbols, 3, want, 3, expect, d);
+    char expect[1024], f[64];
+    gemm_expect(t, expect, sizeof expect);
+    for (int i = 0; i < 3; i++)
+        if (pg_task_find_symbol(t, symbols[i]) < 0)
+            return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "symbols", "%s; no symbol '%s'",
+                               expect, symbols[i]);
+    for (int i = 0; i < t->n_tensors; i++) {
+        const char *n = t->tensors[i].name;
+        if (strcmp(n, "A") != 0 && strcmp(n, "B") != 0 && strcmp(n, "C") != 0 &&
+            strcmp(n, "D") != 0) {
+            snprintf(f, sizeof f, "tensors[%d].name", i);
+            return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                               "%s; tensor '%s' is none of A, B, C, D", expect, n);
+        }
+    }
+    pg_gemm_tensors g;
+    pg_task_gemm_tensors(t, &g);
+    int a = g.a, b = g.b, c = pg_task_find_tensor(t, "C"), dd = pg_task_find_tensor(t, "D");
+    if (a < 0 || b < 0)
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "tensors", "%s; no tensor '%s'", expect,
+                           a < 0 ? "A" : "B");
+    if (c < 0 && dd < 0)
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "tensors",
+                           "%s; no output tensor (C or D)", expect);
+    pg_status st = gemm_role(t, a, false, "", expect, d);
+    if (st == PG_OK)
+        st = gemm_role(t, b, false, "", expect, d);
+    if (st == PG_OK && dd >= 0)
+        st = gemm_role(t, dd, true, "", expect, d);
+    if (st == PG_OK && dd >= 0 && c >= 0)
+        st = gemm_role(t, c, false, " when D is the output", expect, d);
+    if (st == PG_OK && dd < 0)
+        st = gemm_role(t, c, true, " when there is no D", expect, d);
+    if (st != PG_OK)
+        return st;
+    /* beta != 0 exactly when C is read */
+    bool c_input = g.c >= 0;
+    if (t->beta != 0.0 && !c_input)
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "parameters.beta",
+                           "%s; parameters.beta is %g, which reads C: the task needs a tensor C "
+                           "with role input and the output D", expect, t->beta);
+    if (c_input && t->beta == 0.0) {
+        snprintf(f, sizeof f, "tensors[%d].role", c);
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                           "%s; tensor 'C' is an input, but parameters.beta is 0 (the default "
+                           "when absent), so C would never be read: give parameters.beta a "
+                           "non-zero value, or drop the input C", expect);
+    }
+    st = check_gemm_dims(t, a, "M", "K", expect, d);
+    if (st == PG_OK)
+        st = check_gemm_dims(t, b, "K", "N", expect, d);
+    if (st == PG_OK && c_input)
+        st = check_gemm_dims(t, g.c, "M", "N", expect, d);
+    if (st == PG_OK)
+        st = check_gemm_dims(t, g.out, "M", "N", expect, d);
+    if (st != PG_OK)
+        return st;
+    const int order[] = {a, b, g.c, g.out};
+    for (int i = 0; i < 4; i++) {
+        int k = order[i];
+        if (k < 0)
+            continue;
+        const pg_tensor_spec *ts = &t->tensors[k];
+        snprintf(f, sizeof f, "tensors[%d].dtype", k);
+        if (!gemm_dtype_ok(ts->dtype))
+            return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                               "%s; tensor '%s' is %s, which a GEMM task does not accept (yet): "
+                               "accepted: %s", expect, ts->name, pg_dtype_name(ts->dtype),
+                               pg_gemm_dtypes_accepted());
+    }
+    if (t->tensors[b].dtype != t->tensors[a].dtype) {
+        snprintf(f, sizeof f, "tensors[%d].dtype", b);
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                           "%s; tensor 'B' is %s, tensor 'A' %s (A and B share one dtype)",
+                           expect, pg_dtype_name(t->tensors[b].dtype),
+                           pg_dtype_name(t->tensors[a].dtype));
+    }
+    if (c_input && t->tensors[g.c].dtype != t->tensors[g.out].dtype) {
+        snprintf(f, sizeof f, "tensors[%d].dtype", g.c);
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                           "%s; tensor 'C' is %s, the output D %s (C has the output's dtype)",
+                           expect, pg_dtype_name(t->tensors[g.c].dtype),
+                           pg_dtype_name(t->tensors[g.out].dtype));
+    }
+    return PG_OK;
+}
+
+void pg_task_gemm_tensors(const pg_task *t, pg_gemm_tensors *out)
+{
+    out->a = pg_task_find_tensor(t, "A");
+    out->b = pg_task_find_tensor(t, "B");
+    out->c = -1;
+    out->out = -1;
+    int c = pg_task_find_tensor(t, "C"), dd = pg_task_find_tensor(t, "D");
+    if (dd >= 0 && t->tensors[dd].is_output) {
+        out->out = dd;
+        if (c >= 0 && !t->tensors[c].is_output)
+            out->c = c;
+    } else if (c >= 0 && t->tensors[c].is_output) {
+        out->out = c;
+    }
 }
 
 #define BHSD {"B", "H", "S", "D"}
@@ -151,7 +354,7 @@ static pg_status check_mha(const pg_task *t, pg_diag *d)
 
 pg_status pg_task_check_operation(const pg_task *t, pg_diag *d)
 {
-    return pg_operation_is_attention(t->op) ? check_mha(t, d) : check_gemm_nt(t, d);
+    return pg_operation_is_attention(t->op) ? check_mha(t, d) : check_gemm(t, d);
 }
 
 pg_status pg_task_check_workload_op(const pg_task *t, int wi, pg_diag *d)

@@ -9,35 +9,58 @@
 #include "../base/diag.h"
 #include "task.h"
 
-/* Parse an operation name ("gemm_nt", "mha_fwd", "mha_bwd"); false for any other. */
+/* Parse an operation name ("gemm", "gemm_nt", "mha_fwd", "mha_bwd"); false for any other.
+ * "gemm_nt" is the older name of "gemm": both give PG_OP_GEMM (pg_task.operation keeps the name
+ * as written). */
 bool pg_operation_parse(const char *name, pg_operation *out);
-/* The operation's name. Static storage. */
+/* The operation's name ("gemm" for PG_OP_GEMM). Static storage. */
 const char *pg_operation_name(pg_operation op);
-/* "gemm_nt, mha_fwd, mha_bwd", for messages. */
+/* "gemm, gemm_nt (the same operation), mha_fwd, mha_bwd", for messages. */
 const char *pg_operation_accepted(void);
-/* The vendor library the operation is timed against: "cublaslt" (gemm_nt) or "cudnn"
+/* The vendor library the operation is timed against: "cublaslt" (gemm) or "cudnn"
  * (attention). Static storage. */
 const char *pg_operation_baseline(pg_operation op);
 /* True for mha_fwd and mha_bwd. */
 bool pg_operation_is_attention(pg_operation op);
+/* "fp32, bf16 or fp16": the element types a gemm task accepts for A and B (one of them for
+ * both) and for C and the output (C has the output's dtype), for messages. e4m3 and e5m2 are
+ * refused for now. Static storage. */
+const char *pg_gemm_dtypes_accepted(void);
 
-/* Check t's symbols and tensors against the contract of t->op:
- *  gemm_nt: symbols M, N, K; exactly A [M,K], B [N,K] (inputs of one dtype) and C [M,N]
- *           (output).
+/* Check t's symbols, tensors and (gemm) parameters against the contract of t->op:
+ *  gemm (and gemm_nt): symbols M, N, K and optionally batch; tensors A [M,K] or [K,M]
+ *           (input), B [K,N] or [N,K] (input, A's dtype), and either the output C or D
+ *           [M,N] or [N,M] (t->beta == 0) or C [M,N] or [N,M] (input) and the output D
+ *           [M,N] or [N,M] of C's dtype (t->beta != 0: then C is required, and an input C
+ *           without it is an error); with the symbol batch every tensor has batch as its
+ *           outermost dim ([batch, ...]), and batch nowhere else. Dims are compared in
+ *           storage order (pg_tensor_spec; col_major was swapped when loading). A and B fp32,
+ *           bf16 or fp16; C and the output fp32, bf16 or fp16. Fields: "symbols", "tensors",
+ *           "tensors[i].name", "tensors[i].role", "tensors[i].dims", "tensors[i].dims[j]"
+ *           (batch not outermost; j as written), "tensors[i].dtype", "parameters.beta" (beta
+ *           != 0 without a C input).
  *  mha_fwd: symbols B, H, S, D; exactly Q, K, V [B,H,S,D] (inputs) and O [B,H,S,D] (output),
  *           all of one dtype, bf16 or fp16, and LSE [B,H,S] (output, fp32).
  *  mha_bwd: symbols B, H, S, D; exactly Q, K, V, O, dO [B,H,S,D] and LSE [B,H,S] fp32 (inputs),
  *           dQ, dK, dV [B,H,S,D] (outputs); the [B,H,S,D] tensors of one dtype, bf16 or fp16.
- * Tensors may appear in any order. Errors: PG_ERR_INPUT with file = t->file and field
- * "symbols", "tensors" or "tensors[i]"; the message states the whole contract and what
- * differs. */
+ * Tensors may appear in any order. Errors: PG_ERR_INPUT with file = t->file and the field
+ * above ("symbols", "tensors" or "tensors[i]" for attention); the message states the whole
+ * contract and what differs. */
 pg_status pg_task_check_operation(const pg_task *t, pg_diag *d);
 
 /* The operation's rules for workload index wi (field "workloads[wi].symbols.<X>"):
  * attention: D a multiple of 8, so that rows of Q, K, V, O are a multiple of 16 bytes (TMA
- * global strides and cuDNN's attention both require it). gemm_nt: no rule. Errors:
+ * global strides and cuDNN's attention both require it). gemm: no rule. Errors:
  * PG_ERR_INPUT naming the workload and the value. */
 pg_status pg_task_check_workload_op(const pg_task *t, int wi, pg_diag *d);
+
+/* Tensor indices of a gemm task, by name and role: a and b the inputs A and B; out the output
+ * (D when the task has an output D, else C); c the input C read with beta (-1 when the task has
+ * none). -1 for any the task lacks (never, for a loaded gemm task's a, b and out). */
+typedef struct {
+    int a, b, c, out;
+} pg_gemm_tensors;
+void pg_task_gemm_tensors(const pg_task *t, pg_gemm_tensors *out);
 
 /* Tensor indices of an attention task, by name; -1 for a tensor the task lacks (O and LSE are
  * outputs of mha_fwd and inputs of mha_bwd; dO, dQ, dK, dV exist in mha_bwd only). */
