@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/gemm_blas.h"
 #include "pipeline/blocks.h"       /* the gate's block protocol and heat soak */
 #include "pipeline/results_json.h" /* pg_now_s */
 #include "stats/binom.h"
@@ -132,7 +133,9 @@ int main(int argc, char **argv)
         die(&d);
     pg_blaslt_gemm *gemm;
     pg_blaslt_choice choice;
-    if (pg_blaslt_gemm_prepare(dev, PG_DTYPE_BF16, M, N, K, A, B, C, 8, &gemm, &choice, &d))
+    pg_gemm_problem p;
+    pg_gemm_problem_nt(&p, PG_DTYPE_BF16, PG_DTYPE_BF16, M, N, K);
+    if (pg_blaslt_gemm_prepare(dev, &p, A, B, NULL, C, 8, &gemm, &choice, &d))
         die(&d);
     gemm_arm plain = {gemm, dev, 0}, slow = {gemm, dev, 0};
     pg_arm a_plain = {.enqueue = enqueue_gemm, .ctx = &plain},

@@ -7,7 +7,8 @@
 #                                                   folder build/gpu, see below)
 #        scripts/gpu-suite.sh [--part P[,P...]] [--build DIR] [--fresh] [OUT_DIR]
 #   --part    parts to run, in the order given; "all" (the default) = every part in this order:
-#               device      device layer programs: smoke, fault, hang, timing, range profiler
+#               device      device layer programs: smoke, fault, hang, timing, generalized GEMM
+#                           (reference vs CPU, cuBLASLt vs reference), range profiler
 #                           (calibration and under Nsight Compute), TMA probe
 #               examples    tests/gpu/test_examples_gpu.sh, test_modes_gpu.sh, test_launch_limit_gpu.sh
 #               baseline    tests/gpu/test_baseline_gpu.sh
@@ -56,12 +57,13 @@ all_parts=(device examples interfaces baseline attention adversarial shard insta
 if [[ "${1:-}" == --prepare ]]; then
   set -e
   scripts/build.sh
-  cmake --build build -j "$(nproc)" --target device_smoke timing_smoke rangeprof_calibration \
-    tma_smoke attention_baseline ptxgate_bench
+  cmake --build build -j "$(nproc)" --target device_smoke timing_smoke gemm_general \
+    rangeprof_calibration tma_smoke attention_baseline ptxgate_bench
   rm -rf build/gpu && mkdir -p build/gpu/tests build/gpu/package
   cp build/ptxgate build/ptxgate_bench build/gpu/
   printf '%s\n' "$root" >build/gpu/ptxgate-source-root
-  for p in device_smoke timing_smoke rangeprof_calibration tma_smoke attention_baseline tma_probe.cubin; do
+  for p in device_smoke timing_smoke gemm_general rangeprof_calibration tma_smoke attention_baseline \
+    tma_probe.cubin; do
     cp "build/tests/$p" build/gpu/tests/
   done
   (cd build && cpack -G TGZ -B "$root/build/gpu/package" >/dev/null)
@@ -125,6 +127,7 @@ part_device() {
   step device device_fault "$build/tests/device_smoke" fault
   step device device_hang "$build/tests/device_smoke" hang
   step device timing_smoke "$build/tests/timing_smoke"
+  step device gemm_general "$build/tests/gemm_general"
   PTXGATE_METRICS_DATA="$root/data/metrics" step device rangeprof_calibration "$build/tests/rangeprof_calibration"
   PTXGATE_METRICS_DATA="$root/data/metrics" step device rangeprof_unavailable \
     tests/gpu/rangeprof_unavailable.sh "$build/tests/rangeprof_calibration"

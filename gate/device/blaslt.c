@@ -1,6 +1,7 @@
-/* The cuBLASLt baseline GEMM: descriptors for row-major C = A · Bᵀ, the heuristic's candidates
- * timed on the device and the fastest kept (or a stored algorithm re-created from its
- * configuration attributes), then enqueued on the device stream. */
+/* The cuBLASLt baseline GEMM: descriptors for a pg_gemm_problem in cuBLASLt's column-major
+ * form (gemm_blas.h), the heuristic's candidates timed on the device and the fastest kept (or a
+ * stored algorithm re-created from its configuration attributes), then enqueued on the device
+ * stream. */
 #include "device_internal.h"
 
 #include <cublasLt.h>
@@ -8,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../model/gemm_blas.h"
 
 /* Workspace handed to cuBLASLt; the heuristic only proposes algorithms that fit. */
 #define PG_BLASLT_WORKSPACE ((size_t)64 << 20)
@@ -22,13 +25,19 @@
 struct pg_blaslt_gemm {
     pg_device *dev;
     cublasLtMatmulDesc_t op;
-    cublasLtMatrixLayout_t a_layout, b_layout, c_layout;
+    /* cuBLASLt's A, B, C and D (gemm_blas.h: its A is our B buffer when swapped); c_layout is
+     * NULL without a C input, and C is then D's buffer and layout with beta 0. */
+    cublasLtMatrixLayout_t a_layout, b_layout, c_layout, d_layout;
     cublasLtMatmulAlgo_t algo;
-    CUdeviceptr a, b, c; /* see the layout comment in pg_blaslt_gemm_prepare */
-    size_t a_bytes, b_bytes, c_bytes;
+    pg_gemm_blas blas;
+    CUdeviceptr a, b, c, d; /* our A, B, C (0 without C input) and D buffers */
+    size_t a_bytes, b_bytes, c_bytes, d_bytes;
     CUdeviceptr workspace;
     size_t workspace_bytes;
-    cudaDataType_t type;
+    cublasComputeType_t compute;
+    cudaDataType_t ta, tb, tc, td; /* types of cuBLASLt's A, B, C, D */
+    int64_t M, N, K, batch;        /* for messages */
+    pg_dtype in_dtype;
     float alpha, beta; /* read by cublasLtMatmul at call time (host pointer mode) */
 };
 
@@ -61,23 +70,27 @@ void pg_blaslt_release(pg_device *dev)
 }
 
 static pg_status matmul_on(pg_blaslt_gemm *g, const cublasLtMatmulAlgo_t *algo, CUdeviceptr a,
-                           CUdeviceptr b, CUdeviceptr c, pg_diag *d)
+                           CUdeviceptr b, CUdeviceptr c, CUdeviceptr dd, pg_diag *d)
 {
     pg_status st = pg_dev_enter(g->dev, d);
     if (st != PG_OK)
         return st;
-    /* Matrix "A" of cuBLASLt is our B buffer and its "B" our A buffer (see prepare). */
+    /* Swapped (row-major D): cuBLASLt's "A" is our B buffer and its "B" our A buffer. Without
+     * a C input, C is D's buffer and layout (beta is 0 then, so it is not read). */
+    CUdeviceptr la = g->blas.swapped ? b : a, lb = g->blas.swapped ? a : b;
+    CUdeviceptr lc = g->c_layout ? c : dd;
+    cublasLtMatrixLayout_t c_layout = g->c_layout ? g->c_layout : g->d_layout;
     cublasStatus_t s = cublasLtMatmul(
-        g->dev->blaslt, g->op, &g->alpha, (const void *)(uintptr_t)b, g->a_layout,
-        (const void *)(uintptr_t)a, g->b_layout, &g->beta, (const void *)(uintptr_t)c,
-        g->c_layout, (void *)(uintptr_t)c, g->c_layout, algo, (void *)(uintptr_t)g->workspace,
+        g->dev->blaslt, g->op, &g->alpha, (const void *)(uintptr_t)la, g->a_layout,
+        (const void *)(uintptr_t)lb, g->b_layout, &g->beta, (const void *)(uintptr_t)lc,
+        c_layout, (void *)(uintptr_t)dd, g->d_layout, algo, (void *)(uintptr_t)g->workspace,
         g->workspace_bytes, (cudaStream_t)g->dev->stream);
     return lt_check(s, "cublasLtMatmul", d);
 }
 
 static pg_status matmul(pg_blaslt_gemm *g, const cublasLtMatmulAlgo_t *algo, pg_diag *d)
 {
-    return matmul_on(g, algo, g->a, g->b, g->c, d);
+    return matmul_on(g, algo, g->a, g->b, g->c, g->d, d);
 }
 
 pg_status pg_blaslt_gemm_enqueue(pg_blaslt_gemm *g, pg_diag *d)
@@ -86,14 +99,17 @@ pg_status pg_blaslt_gemm_enqueue(pg_blaslt_gemm *g, pg_diag *d)
 }
 
 pg_status pg_blaslt_gemm_enqueue_on(pg_blaslt_gemm *g, const pg_buffer *A, const pg_buffer *B,
-                                    pg_buffer *C, pg_diag *d)
+                                    const pg_buffer *C, pg_buffer *D, pg_diag *d)
 {
-    if (!A || !B || !C || pg_buffer_bytes(A) < g->a_bytes || pg_buffer_bytes(B) < g->b_bytes ||
-        pg_buffer_bytes(C) < g->c_bytes)
+    bool has_c = g->c_layout != NULL;
+    if (!A || !B || !D || (has_c && !C) || pg_buffer_bytes(A) < g->a_bytes ||
+        pg_buffer_bytes(B) < g->b_bytes || pg_buffer_bytes(D) < g->d_bytes ||
+        (has_c && pg_buffer_bytes(C) < g->c_bytes))
         return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
-                           "cuBLASLt GEMM: the buffers given are smaller than the prepared ones");
+                           "cuBLASLt GEMM: the buffers given are smaller than the prepared ones%s",
+                           has_c && !C ? " (no C input given)" : "");
     return matmul_on(g, &g->algo, pg_buffer_address(A), pg_buffer_address(B),
-                     pg_buffer_address(C), d);
+                     has_c ? pg_buffer_address(C) : 0, pg_buffer_address(D), d);
 }
 
 void pg_blaslt_gemm_free(pg_blaslt_gemm *g)
@@ -102,34 +118,57 @@ void pg_blaslt_gemm_free(pg_blaslt_gemm *g)
         return;
     if (g->op)
         cublasLtMatmulDescDestroy(g->op);
-    if (g->a_layout)
-        cublasLtMatrixLayoutDestroy(g->a_layout);
-    if (g->b_layout)
-        cublasLtMatrixLayoutDestroy(g->b_layout);
-    if (g->c_layout)
-        cublasLtMatrixLayoutDestroy(g->c_layout);
+    cublasLtMatrixLayout_t layouts[] = {g->a_layout, g->b_layout, g->c_layout, g->d_layout};
+    for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
+        if (layouts[i])
+            cublasLtMatrixLayoutDestroy(layouts[i]);
     if (g->workspace && !g->dev->hung && g->dev->cu->CtxSetCurrent(g->dev->ctx) == CUDA_SUCCESS)
         g->dev->cu->MemFree(g->workspace);
     free(g);
 }
 
-/* Descriptors for row-major C[M,N] = A[M,K] · B[N,K]ᵀ in cuBLASLt's column-major world.
- *
- * A row-major R x C matrix with leading dimension C is, read column-major, its transpose: a
- * C x R matrix with ld C. So the A buffer is the column-major K x M matrix Aᵀ (ld K), the B
- * buffer the K x N matrix Bᵀ (ld K), and the C buffer the N x M matrix Cᵀ (ld N). Row-major
- * C = A·Bᵀ is therefore Cᵀ = B·Aᵀ in column-major terms: an (N x K)·(K x M) product with
- * m = N, n = M, k = K, where
- *   cuBLASLt "A" = the B buffer, layout K x N, ld K, TRANSA = T  (op gives N x K = B),
- *   cuBLASLt "B" = the A buffer, layout K x M, ld K, TRANSB = N  (K x M = Aᵀ),
- *   cuBLASLt "C" = "D" = the C buffer, layout N x M, ld N.
- * This "TN" form is also the one cuBLASLt supports best for 16-bit inputs. */
-static pg_status describe_problem(pg_blaslt_gemm *g, cudaDataType_t type, int64_t M, int64_t N,
-                                  int64_t K, pg_diag *d)
+/* One matrix layout: column-major rows x cols with its leading dimension; for a batch of more
+ * than one, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT (int32_t) and STRIDED_BATCH_OFFSET (int64_t,
+ * elements) as well. Batch 1 sets neither, as the historic baseline did. */
+static pg_status make_layout(cublasLtMatrixLayout_t *l, cudaDataType_t type,
+                             const pg_gemm_blas_matrix *m, int64_t batch, const char *what,
+                             pg_diag *d)
 {
-    pg_status st = lt_check(cublasLtMatmulDescCreate(&g->op, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+    char call[160];
+    snprintf(call, sizeof call, "cublasLtMatrixLayoutCreate(%s)", what);
+    pg_status st = lt_check(cublasLtMatrixLayoutCreate(l, type, (uint64_t)m->rows,
+                                                       (uint64_t)m->cols, m->ld),
+                            call, d);
+    if (st != PG_OK || batch <= 1)
+        return st;
+    int32_t count = (int32_t)batch;
+    int64_t stride = m->batch_stride;
+    snprintf(call, sizeof call, "cublasLtMatrixLayoutSetAttribute(%s, BATCH_COUNT)", what);
+    st = lt_check(cublasLtMatrixLayoutSetAttribute(*l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count,
+                                                   sizeof count),
+                  call, d);
+    if (st == PG_OK) {
+        snprintf(call, sizeof call, "cublasLtMatrixLayoutSetAttribute(%s, STRIDED_BATCH_OFFSET)",
+                 what);
+        st = lt_check(cublasLtMatrixLayoutSetAttribute(
+                          *l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride),
+                      call, d);
+    }
+    return st;
+}
+
+/* The matmul descriptor and the layouts of g->blas (gemm_blas.h explains the column-major
+ * form). For the historic gemm_nt problem this is, as before the generalized GEMM: compute
+ * CUBLAS_COMPUTE_32F, scale CUDA_R_32F, TRANSA = T, TRANSB = N, cuBLASLt A = the B buffer
+ * K x N ld K, cuBLASLt B = the A buffer K x M ld K, C = D = the output N x M ld N, no batch
+ * attributes. That "TN" form is also the one cuBLASLt supports best for 16-bit inputs. */
+static pg_status describe_problem(pg_blaslt_gemm *g, pg_diag *d)
+{
+    const pg_gemm_blas *bl = &g->blas;
+    pg_status st = lt_check(cublasLtMatmulDescCreate(&g->op, g->compute, CUDA_R_32F),
                             "cublasLtMatmulDescCreate", d);
-    cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    cublasOperation_t ta = bl->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasOperation_t tb = bl->trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
     if (st == PG_OK)
         st = lt_check(cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_TRANSA, &ta,
                                                      sizeof(ta)),
@@ -139,14 +178,16 @@ static pg_status describe_problem(pg_blaslt_gemm *g, cudaDataType_t type, int64_
                                                      sizeof(tb)),
                       "cublasLtMatmulDescSetAttribute(TRANSB)", d);
     if (st == PG_OK)
-        st = lt_check(cublasLtMatrixLayoutCreate(&g->a_layout, type, (uint64_t)K, (uint64_t)N, K),
-                      "cublasLtMatrixLayoutCreate(A = B buffer)", d);
+        st = make_layout(&g->a_layout, g->ta, &bl->a, bl->batch,
+                         bl->swapped ? "A = B buffer" : "A = A buffer", d);
     if (st == PG_OK)
-        st = lt_check(cublasLtMatrixLayoutCreate(&g->b_layout, type, (uint64_t)K, (uint64_t)M, K),
-                      "cublasLtMatrixLayoutCreate(B = A buffer)", d);
+        st = make_layout(&g->b_layout, g->tb, &bl->b, bl->batch,
+                         bl->swapped ? "B = A buffer" : "B = B buffer", d);
+    if (st == PG_OK && bl->has_c)
+        st = make_layout(&g->c_layout, g->tc, &bl->c, bl->batch, "C = C buffer", d);
     if (st == PG_OK)
-        st = lt_check(cublasLtMatrixLayoutCreate(&g->c_layout, type, (uint64_t)N, (uint64_t)M, N),
-                      "cublasLtMatrixLayoutCreate(C = D = C buffer)", d);
+        st = make_layout(&g->d_layout, g->td, &bl->d, bl->batch,
+                         bl->has_c ? "D = D buffer" : "C = D = output buffer", d);
     return st;
 }
 
@@ -183,9 +224,8 @@ static cublasStatus_t build_algo(const pg_blaslt_gemm *g, const pg_blaslt_algo *
 {
     memset(algo, 0, sizeof *algo);
     *failed_call = "cublasLtMatmulAlgoInit";
-    cublasStatus_t s = cublasLtMatmulAlgoInit(g->dev->blaslt, CUBLAS_COMPUTE_32F, CUDA_R_32F,
-                                              g->type, g->type, g->type, g->type, c->algo_id,
-                                              algo);
+    cublasStatus_t s = cublasLtMatmulAlgoInit(g->dev->blaslt, g->compute, CUDA_R_32F, g->ta,
+                                              g->tb, g->tc, g->td, c->algo_id, algo);
     const struct {
         cublasLtMatmulAlgoConfigAttributes_t attr;
         const void *value;
@@ -247,54 +287,165 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static bool cuda_type(pg_dtype t, cudaDataType_t *out)
+{
+    switch (t) {
+    case PG_DTYPE_FP32: *out = CUDA_R_32F; return true;
+    case PG_DTYPE_BF16: *out = CUDA_R_16BF; return true;
+    case PG_DTYPE_FP16: *out = CUDA_R_16F; return true;
+    default: return false;
+    }
+}
+
+/* "1000x513 ld 1000" */
+static int matrix_text(char *buf, size_t n, const pg_gemm_blas_matrix *m)
+{
+    return snprintf(buf, n, "%s %lldx%lld ld %lld", pg_dtype_name(m->dtype), (long long)m->rows,
+                    (long long)m->cols, (long long)m->ld);
+}
+
+/* choice->compute, ->layouts and ->plain_nt of g's problem (pg_blaslt_choice). */
+static void describe_text(const pg_blaslt_gemm *g, const pg_gemm_problem *p,
+                          pg_blaslt_choice *choice)
+{
+    const pg_gemm_blas *bl = &g->blas;
+    char a[96], b[96], c[96], dd[96];
+    matrix_text(a, sizeof a, &bl->a);
+    matrix_text(b, sizeof b, &bl->b);
+    matrix_text(c, sizeof c, &bl->c);
+    matrix_text(dd, sizeof dd, &bl->d);
+    choice->plain_nt = pg_gemm_problem_is_plain_nt(p);
+    snprintf(choice->compute, sizeof choice->compute, "%s",
+             p->compute == PG_GEMM_COMPUTE_TF32 ? "tf32" : "fp32");
+    int used = snprintf(choice->layouts, sizeof choice->layouts,
+                        "m=%lld n=%lld k=%lld, column-major: A = our %s %s op %s; B = our %s %s "
+                        "op %s; C = our %s %s; D = our D %s",
+                        (long long)bl->m, (long long)bl->n, (long long)bl->k,
+                        bl->swapped ? "B" : "A", a, bl->trans_a ? "T" : "N",
+                        bl->swapped ? "A" : "B", b, bl->trans_b ? "T" : "N",
+                        bl->has_c ? "C" : "D", c, dd);
+    if (bl->batch > 1 && used > 0 && (size_t)used < sizeof choice->layouts)
+        snprintf(choice->layouts + used, sizeof choice->layouts - (size_t)used,
+                 "; batch %lld, batch strides A %lld B %lld C %lld D %lld", (long long)bl->batch,
+                 (long long)bl->a.batch_stride, (long long)bl->b.batch_stride,
+                 (long long)bl->c.batch_stride, (long long)bl->d.batch_stride);
+}
+
+/* PG_ERR_INPUT unless buffer buf (named what) holds operand x's span (gemm_blas.h). */
+static pg_status check_span(const pg_gemm_operand *x, int64_t batch, int64_t rows, int64_t cols,
+                            const pg_buffer *buf, const char *what, pg_diag *d)
+{
+    int64_t elements = 0;
+    size_t esz = pg_dtype_size(x->dtype);
+    if (!buf)
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL, "cuBLASLt baseline: no %s buffer",
+                           what);
+    if (!pg_gemm_operand_span(x, batch, rows, cols, &elements) ||
+        (uint64_t)elements > pg_buffer_bytes(buf) / esz)
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                           "cuBLASLt baseline: %s (%lld x %lld, batch %lld, strides %lld/%lld/%lld "
+                           "elements) needs %lld %s elements; the buffer holds %zu bytes",
+                           what, (long long)rows, (long long)cols, (long long)batch,
+                           (long long)x->row_stride, (long long)x->col_stride,
+                           (long long)x->batch_stride, (long long)elements,
+                           pg_dtype_name(x->dtype), pg_buffer_bytes(buf));
+    return PG_OK;
+}
+
+/* The problem checks of pg_blaslt_choice's contract: types cuBLASLt's cublasLtMatmul table
+ * lists for 32-bit compute and scale, and tf32 only for fp32 inputs. */
+static pg_status check_types(const pg_gemm_problem *p, pg_diag *d)
+{
+    pg_dtype in = p->a.dtype, out = p->d.dtype;
+    cudaDataType_t t;
+    const char *accepted = "A = B bf16 with C = D bf16 or fp32, A = B fp16 with C = D fp16 or "
+                           "fp32, A = B fp32 with C = D fp32";
+    if (!cuda_type(in, &t) || !cuda_type(p->b.dtype, &t) || !cuda_type(out, &t) ||
+        (p->has_c && !cuda_type(p->c.dtype, &t)))
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                           "cuBLASLt baseline takes fp32, bf16 or fp16 operands, not A %s, B %s, "
+                           "C %s, D %s",
+                           pg_dtype_name(in), pg_dtype_name(p->b.dtype),
+                           p->has_c ? pg_dtype_name(p->c.dtype) : "none", pg_dtype_name(out));
+    bool ok = p->b.dtype == in && (!p->has_c || p->c.dtype == out) &&
+              (out == in || out == PG_DTYPE_FP32);
+    if (!ok)
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                           "cuBLASLt baseline: A %s, B %s, C %s, D %s is not a combination "
+                           "cublasLtMatmul supports with fp32 compute (%s)",
+                           pg_dtype_name(in), pg_dtype_name(p->b.dtype),
+                           p->has_c ? pg_dtype_name(p->c.dtype) : "none", pg_dtype_name(out),
+                           accepted);
+    if (p->compute == PG_GEMM_COMPUTE_TF32 && in != PG_DTYPE_FP32)
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                           "cuBLASLt baseline: tf32 compute (CUBLAS_COMPUTE_32F_FAST_TF32) takes "
+                           "fp32 A and B, not %s", pg_dtype_name(in));
+    if (p->batch > INT32_MAX)
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                           "cuBLASLt baseline: a batch of %lld is above cuBLASLt's int32 batch "
+                           "count", (long long)p->batch);
+    return PG_OK;
+}
+
 /* Checks, the handle, the workspace and the descriptors shared by both ways of preparing. */
-static pg_status setup(pg_device *dev, pg_dtype dtype, int64_t M, int64_t N, int64_t K,
-                       const pg_buffer *A, const pg_buffer *B, pg_buffer *C,
+static pg_status setup(pg_device *dev, const pg_gemm_problem *p, const pg_buffer *A,
+                       const pg_buffer *B, const pg_buffer *C, pg_buffer *D,
                        size_t workspace_bytes, pg_blaslt_gemm **out, pg_diag *d)
 {
     *out = NULL;
     pg_status st = pg_dev_enter(dev, d);
     if (st != PG_OK)
         return st;
-    cudaDataType_t type;
-    if (dtype == PG_DTYPE_BF16)
-        type = CUDA_R_16BF;
-    else if (dtype == PG_DTYPE_FP16)
-        type = CUDA_R_16F;
-    else
+    pg_gemm_blas bl;
+    st = check_types(p, d);
+    if (st == PG_OK)
+        st = pg_gemm_blas_of(p, &bl, d);
+    if (st == PG_OK)
+        st = check_span(&p->a, p->batch, p->M, p->K, A, "A", d);
+    if (st == PG_OK)
+        st = check_span(&p->b, p->batch, p->K, p->N, B, "B", d);
+    if (st == PG_OK && p->has_c)
+        st = check_span(&p->c, p->batch, p->M, p->N, C, "C", d);
+    if (st == PG_OK)
+        st = check_span(&p->d, p->batch, p->M, p->N, D, "D", d);
+    if (st != PG_OK)
+        return st;
+    if (p->has_c && pg_buffer_address(C) == pg_buffer_address(D))
         return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
-                           "cuBLASLt baseline takes bf16 or fp16, not %s", pg_dtype_name(dtype));
-    if (M <= 0 || N <= 0 || K <= 0)
-        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
-                           "cuBLASLt baseline: M=%lld N=%lld K=%lld must be positive",
-                           (long long)M, (long long)N, (long long)K);
-    unsigned long long esz = pg_dtype_size(dtype);
-    if ((unsigned long long)M * (unsigned long long)K * esz > pg_buffer_bytes(A) ||
-        (unsigned long long)N * (unsigned long long)K * esz > pg_buffer_bytes(B) ||
-        (unsigned long long)M * (unsigned long long)N * esz > pg_buffer_bytes(C))
-        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
-                           "cuBLASLt baseline %lldx%lldx%lld: a buffer is too small",
-                           (long long)M, (long long)N, (long long)K);
+                           "cuBLASLt baseline: C and D must be distinct buffers");
     pg_blaslt_gemm *g = calloc(1, sizeof(*g));
     if (!g)
         return pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL, "out of host memory");
     g->dev = dev;
-    g->type = type;
+    g->blas = bl;
+    g->compute = p->compute == PG_GEMM_COMPUTE_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                                    : CUBLAS_COMPUTE_32F;
+    cuda_type(bl.a.dtype, &g->ta);
+    cuda_type(bl.b.dtype, &g->tb);
+    cuda_type(bl.c.dtype, &g->tc);
+    cuda_type(bl.d.dtype, &g->td);
+    g->M = p->M;
+    g->N = p->N;
+    g->K = p->K;
+    g->batch = p->batch;
+    g->in_dtype = p->a.dtype;
     g->a = (CUdeviceptr)pg_buffer_address(A);
     g->b = (CUdeviceptr)pg_buffer_address(B);
-    g->c = (CUdeviceptr)pg_buffer_address(C);
+    g->c = p->has_c ? (CUdeviceptr)pg_buffer_address(C) : 0;
+    g->d = (CUdeviceptr)pg_buffer_address(D);
     g->a_bytes = pg_buffer_bytes(A);
     g->b_bytes = pg_buffer_bytes(B);
-    g->c_bytes = pg_buffer_bytes(C);
-    g->alpha = 1.0f;
-    g->beta = 0.0f;
+    g->c_bytes = p->has_c ? pg_buffer_bytes(C) : 0;
+    g->d_bytes = pg_buffer_bytes(D);
+    g->alpha = p->alpha;
+    g->beta = p->has_c ? p->beta : 0.0f;
     g->workspace_bytes = workspace_bytes;
     st = handle(dev, d);
     if (st == PG_OK && workspace_bytes > 0)
         st = pg_dev_check(dev, dev->cu->MemAlloc(&g->workspace, workspace_bytes), PG_ERR_INFRA,
                           "cuMemAlloc(cuBLASLt workspace)", d);
     if (st == PG_OK)
-        st = describe_problem(g, type, M, N, K, d);
+        st = describe_problem(g, d);
     if (st != PG_OK) {
         pg_blaslt_gemm_free(g);
         return st;
@@ -303,10 +454,19 @@ static pg_status setup(pg_device *dev, pg_dtype dtype, int64_t M, int64_t N, int
     return PG_OK;
 }
 
-pg_status pg_blaslt_gemm_prepare(pg_device *dev, pg_dtype dtype, int64_t M, int64_t N, int64_t K,
-                                 const pg_buffer *A, const pg_buffer *B, pg_buffer *C,
-                                 int max_candidates, pg_blaslt_gemm **out, pg_blaslt_choice *choice,
-                                 pg_diag *d)
+/* "257x513x1000 bf16" (+ " batch 3" when batched), for messages. */
+static void problem_text(const pg_blaslt_gemm *g, char *buf, size_t n)
+{
+    int used = snprintf(buf, n, "%lldx%lldx%lld %s", (long long)g->M, (long long)g->N,
+                        (long long)g->K, pg_dtype_name(g->in_dtype));
+    if (g->batch > 1 && used > 0 && (size_t)used < n)
+        snprintf(buf + used, n - (size_t)used, " batch %lld", (long long)g->batch);
+}
+
+pg_status pg_blaslt_gemm_prepare(pg_device *dev, const pg_gemm_problem *p, const pg_buffer *A,
+                                 const pg_buffer *B, const pg_buffer *C, pg_buffer *D,
+                                 int max_candidates, pg_blaslt_gemm **out,
+                                 pg_blaslt_choice *choice, pg_diag *d)
 {
     *out = NULL;
     memset(choice, 0, sizeof(*choice));
@@ -320,9 +480,10 @@ pg_status pg_blaslt_gemm_prepare(pg_device *dev, pg_dtype dtype, int64_t M, int6
     cublasLtMatmulHeuristicResult_t results[PG_BLASLT_MAX_CANDIDATES];
     double times[PG_BLASLT_REPS];
     pg_blaslt_gemm *g = NULL;
-    pg_status st = setup(dev, dtype, M, N, K, A, B, C, PG_BLASLT_WORKSPACE, &g, d);
+    pg_status st = setup(dev, p, A, B, C, D, PG_BLASLT_WORKSPACE, &g, d);
     if (st != PG_OK)
         return st;
+    describe_text(g, p, choice);
     st = lt_check(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate", d);
     uint64_t ws = PG_BLASLT_WORKSPACE;
     if (st == PG_OK)
@@ -331,9 +492,10 @@ pg_status pg_blaslt_gemm_prepare(pg_device *dev, pg_dtype dtype, int64_t M, int6
                       "cublasLtMatmulPreferenceSetAttribute(MAX_WORKSPACE_BYTES)", d);
     int returned = 0;
     if (st == PG_OK)
-        st = lt_check(cublasLtMatmulAlgoGetHeuristic(dev->blaslt, g->op, g->a_layout, g->b_layout,
-                                                     g->c_layout, g->c_layout, pref,
-                                                     max_candidates, results, &returned),
+        st = lt_check(cublasLtMatmulAlgoGetHeuristic(
+                          dev->blaslt, g->op, g->a_layout, g->b_layout,
+                          g->c_layout ? g->c_layout : g->d_layout, g->d_layout, pref,
+                          max_candidates, results, &returned),
                       "cublasLtMatmulAlgoGetHeuristic", d);
     if (st != PG_OK)
         goto done;
@@ -372,10 +534,11 @@ pg_status pg_blaslt_gemm_prepare(pg_device *dev, pg_dtype dtype, int64_t M, int6
         }
     }
     if (choice->chosen_index < 0) {
+        char what[128];
+        problem_text(g, what, sizeof what);
         st = pg_diag_set(d, PG_ERR_INFRA, NULL, 0, NULL,
-                         "cuBLASLt: none of %d heuristic candidates for %lldx%lldx%lld %s ran%s%s",
-                         returned, (long long)M, (long long)N, (long long)K, pg_dtype_name(dtype),
-                         first_error[0] ? "; " : "", first_error);
+                         "cuBLASLt: none of %d heuristic candidates for %s ran%s%s", returned,
+                         what, first_error[0] ? "; " : "", first_error);
         goto done;
     }
     g->algo = results[choice->chosen_index].algo;
@@ -390,11 +553,12 @@ done:
     return st;
 }
 
-pg_status pg_blaslt_gemm_prepare_pinned(pg_device *dev, pg_dtype dtype, int64_t M, int64_t N,
-                                        int64_t K, const pg_buffer *A, const pg_buffer *B,
-                                        pg_buffer *C, const pg_blaslt_algo *algo,
-                                        size_t workspace_bytes, pg_blaslt_gemm **out,
-                                        pg_blaslt_choice *choice, pg_diag *d)
+pg_status pg_blaslt_gemm_prepare_pinned(pg_device *dev, const pg_gemm_problem *p,
+                                        const pg_buffer *A, const pg_buffer *B,
+                                        const pg_buffer *C, pg_buffer *D,
+                                        const pg_blaslt_algo *algo, size_t workspace_bytes,
+                                        pg_blaslt_gemm **out, pg_blaslt_choice *choice,
+                                        pg_diag *d)
 {
     *out = NULL;
     memset(choice, 0, sizeof(*choice));
@@ -407,27 +571,29 @@ pg_status pg_blaslt_gemm_prepare_pinned(pg_device *dev, pg_dtype dtype, int64_t 
                            "pinned cuBLASLt algorithm: a workspace of %zu bytes is above the "
                            "%zu-byte limit", workspace_bytes, PG_BLASLT_MAX_PINNED_WORKSPACE);
     pg_blaslt_gemm *g = NULL;
-    pg_status st = setup(dev, dtype, M, N, K, A, B, C, workspace_bytes, &g, d);
+    pg_status st = setup(dev, p, A, B, C, D, workspace_bytes, &g, d);
     if (st != PG_OK)
         return st;
+    describe_text(g, p, choice);
     const char *call = "";
     cublasStatus_t s = build_algo(g, algo, &g->algo, &call);
     cublasLtMatmulHeuristicResult_t check;
     memset(&check, 0, sizeof check);
     if (s == CUBLAS_STATUS_SUCCESS) {
         call = "cublasLtMatmulAlgoCheck";
-        s = cublasLtMatmulAlgoCheck(dev->blaslt, g->op, g->a_layout, g->b_layout, g->c_layout,
-                                    g->c_layout, &g->algo, &check);
+        s = cublasLtMatmulAlgoCheck(dev->blaslt, g->op, g->a_layout, g->b_layout,
+                                    g->c_layout ? g->c_layout : g->d_layout, g->d_layout,
+                                    &g->algo, &check);
     }
     if (s != CUBLAS_STATUS_SUCCESS) {
         /* Refusals of the configuration are the baseline's problem, not the device's. */
         bool refused = s == CUBLAS_STATUS_NOT_SUPPORTED || s == CUBLAS_STATUS_INVALID_VALUE ||
                        s == CUBLAS_STATUS_ARCH_MISMATCH;
+        char what[128];
+        problem_text(g, what, sizeof what);
         st = pg_diag_set(d, refused ? PG_ERR_INPUT : PG_ERR_INFRA, NULL, 0, NULL,
-                         "cuBLASLt refuses the pinned algorithm (%s) for %lldx%lldx%lld %s: %s: "
-                         "%s (%s)",
-                         text, (long long)M, (long long)N, (long long)K, pg_dtype_name(dtype),
-                         call, cublasLtGetStatusName(s), cublasLtGetStatusString(s));
+                         "cuBLASLt refuses the pinned algorithm (%s) for %s: %s: %s (%s)", text,
+                         what, call, cublasLtGetStatusName(s), cublasLtGetStatusString(s));
     } else if (check.workspaceSize > workspace_bytes) {
         st = pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
                          "the pinned cuBLASLt algorithm (%s) needs %zu bytes of workspace, the "

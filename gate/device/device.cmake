@@ -45,6 +45,7 @@ add_custom_command(
           -o ${PG_DEVICE_GEN}/reference.fatbin
           ${PG_DEVICE_DIR}/kernels/reference.cu
   DEPENDS ${PG_DEVICE_DIR}/kernels/reference.cu ${PG_DEVICE_DIR}/kernels/attention.cuh
+          ${PG_DEVICE_DIR}/kernels/gemm_params.h
           ${PG_DEVICE_DIR}/kernels/checks.cuh
   COMMENT "nvcc: reference and fill kernels -> fatbin"
   VERBATIM)

@@ -23,6 +23,7 @@
 #include "../model/blaslt_algo.h"
 #include "../model/cudnn_config.h"
 #include "../model/dtype.h"
+#include "../model/gemm_problem.h"
 #include "../model/tensor_map.h"
 #include "../stats/accuracy.h"
 
@@ -213,9 +214,29 @@ pg_status pg_kernel_max_active_clusters(pg_kernel *k, const unsigned block[3],
  * CUDA error name; a timeout is PG_FAIL_KERNEL "TIMEOUT: ..." and marks the device broken. */
 pg_status pg_device_sync(pg_device *dev, double timeout_s, pg_diag *d);
 
-/* Reference: C[M,N] (fp32, row-major) = A[M,K] · B[N,K]ᵀ with A, B row-major of in_dtype
- * (bf16 or fp16), fp32 accumulation, by ptxgate's own CUDA kernel (gate/device/reference.cu),
- * independent of cuBLAS. Enqueued; call pg_device_sync. C must hold M*N*4 bytes. */
+/* Reference GEMM (docs/correctness.md), ptxgate's own CUDA kernel (kernels/reference.cu),
+ * independent of cuBLAS: for every batch b < p->batch, row i < M and column j < N
+ *   ref[b·d.batch_stride + i·d.row_stride + j·d.col_stride] =
+ *       fl(alpha · acc) (no C), or fmaf(beta, C(b, i, j), fl(alpha · acc)) (p->has_c),
+ *   acc = the fp32 chain acc ← fmaf(A(b, i, k), B(b, k, j), acc) for k = 0, 1, ..., K-1 from 0,
+ * with every operand element X(b, r, c) at b·x.batch_stride + r·x.row_stride + c·x.col_stride
+ * of its buffer (gemm_problem.h) and converted exactly to fp32 (A, B and C each fp32, bf16 or
+ * fp16, A and B may differ; never tf32: p->compute concerns the vendor baseline only). The
+ * result is fp32, written with the strides of operand d (its dtype is not used), so it lies
+ * element for element where the output tensor's elements lie; other elements of ref are not
+ * written. One FMA per product in k order: the summation order (and so every bit) of the
+ * historic gemm_nt reference. A and B must be given; C only when p->has_c (else ignored, may
+ * be NULL). Enqueued; call pg_device_sync. Errors: PG_ERR_INPUT for a dtype outside fp32,
+ * bf16, fp16, sizes outside 0..2^31-1, a batch above the device's grid z limit, negative
+ * strides, an A or B with neither stride 1 (C and D may have any strides), or a buffer
+ * smaller than its operand's span (gemm_blas.h pg_gemm_operand_span; the
+ * message names the operand); PG_ERR_INFRA when the launch is refused. */
+pg_status pg_reference_gemm(pg_device *dev, const pg_gemm_problem *p, const pg_buffer *A,
+                            const pg_buffer *B, const pg_buffer *C, pg_buffer *ref, pg_diag *d);
+
+/* The historic form: C[M,N] (fp32, row-major) = A[M,K] · B[N,K]ᵀ with A, B row-major of
+ * in_dtype (bf16 or fp16): pg_reference_gemm of pg_gemm_problem_nt (gemm_blas.h). C must hold
+ * M*N*4 bytes. Errors as pg_reference_gemm, and PG_ERR_INPUT for another in_dtype. */
 pg_status pg_reference_gemm_nt(pg_device *dev, pg_dtype in_dtype, const pg_buffer *A,
                                const pg_buffer *B, pg_buffer *C, int64_t M, int64_t N, int64_t K,
                                pg_diag *d);
@@ -320,10 +341,21 @@ void pg_cudnn_sdpa_free(pg_cudnn_sdpa *p);
  * with the reason in *reason (may be NULL) of n bytes. */
 long pg_cudnn_version(char *reason, size_t n);
 
-/* cuBLASLt baseline for C[M,N] (out_dtype, row-major) = A[M,K] · B[N,K]ᵀ (row-major), fp32
- * compute. prepare asks the heuristic for up to max_candidates algorithms, times each (a few
- * launches each, median, L2 flushed) and keeps the fastest; prepare_pinned re-creates a stored
- * algorithm instead (docs/baselines.md). */
+/* cuBLASLt baseline for a GEMM problem p (gemm_problem.h): D = alpha·A·B + beta·C (C only
+ * when p->has_c, a buffer distinct from D), batched when p->batch > 1. Descriptors
+ * (gemm_blas.h pg_gemm_blas_of): column-major layouts with transposes matching every operand's
+ * strides, A/B/C/D types CUDA_R_32F / CUDA_R_16BF / CUDA_R_16F of their dtypes, compute
+ * CUBLAS_COMPUTE_32F (p->compute fp32) or CUBLAS_COMPUTE_32F_FAST_TF32 (tf32: fp32 A and B
+ * only), scale type CUDA_R_32F with host alpha and beta, strided batch
+ * (CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, STRIDED_BATCH_OFFSET) set only when batch > 1. A
+ * gemm_nt problem (pg_gemm_problem_nt) gets exactly the descriptors of the historic baseline.
+ * prepare asks the heuristic for up to max_candidates algorithms, times each (a few launches
+ * each, median, L2 flushed) and keeps the fastest; prepare_pinned re-creates a stored
+ * algorithm instead (docs/baselines.md). Type combinations are those of cuBLASLt's
+ * cublasLtMatmul table for 32-bit compute and scale (cuBLAS documentation, "cublasLtMatmul"):
+ * A = B bf16 with C = D bf16 or fp32; A = B fp16 with C = D fp16 or fp32; A = B fp32 with
+ * C = D fp32 (also for tf32); another is PG_ERR_INPUT, as are strides cuBLASLt cannot
+ * describe (pg_gemm_blas_of) and buffers smaller than their operand's span. */
 typedef struct pg_blaslt_gemm pg_blaslt_gemm;
 typedef struct {
     int candidates_returned; /* by the heuristic (0 when pinned) */
@@ -340,30 +372,41 @@ typedef struct {
                                 so the stored form is complete; pinned: cuBLASLt kept every
                                 attribute as it was set */
     size_t workspace_bytes;
+    /* The problem as cuBLASLt was given it. */
+    bool plain_nt;           /* pg_gemm_problem_is_plain_nt: the historic gemm_nt descriptors */
+    char compute[32];        /* "fp32" (CUBLAS_COMPUTE_32F) or "tf32" (..._32F_FAST_TF32) */
+    char layouts[512];       /* "m=513 n=257 k=1000, column-major: A = our B bf16 1000x513 ld
+                                1000 op T; B = our A bf16 1000x257 ld 1000 op N; C = our D ...;
+                                D = our D bf16 513x257 ld 513" (+ "; batch 3, batch strides A ..
+                                B .. C .. D .." when batched) */
 } pg_blaslt_choice;
-pg_status pg_blaslt_gemm_prepare(pg_device *dev, pg_dtype dtype, int64_t M, int64_t N, int64_t K,
-                                 const pg_buffer *A, const pg_buffer *B, pg_buffer *C,
-                                 int max_candidates, pg_blaslt_gemm **out, pg_blaslt_choice *choice,
-                                 pg_diag *d);
-/* The same GEMM with a stored algorithm: cublasLtMatmulAlgoInit(algo->algo_id) for these types,
- * every other attribute of algo set with cublasLtMatmulAlgoConfigSetAttribute, then
- * cublasLtMatmulAlgoCheck on this problem; workspace_bytes (at most 4 GiB) of workspace are
- * allocated and handed to cuBLASLt, as when it was stored. Nothing is timed; choice->pinned.
- * Errors: PG_ERR_INPUT when cuBLASLt refuses the configuration for this problem and device
- * (the message names the call and the cuBLASLt status; the caller may search instead), or when
- * it needs more workspace than workspace_bytes; PG_ERR_INFRA for device and library failures. */
-pg_status pg_blaslt_gemm_prepare_pinned(pg_device *dev, pg_dtype dtype, int64_t M, int64_t N,
-                                        int64_t K, const pg_buffer *A, const pg_buffer *B,
-                                        pg_buffer *C, const pg_blaslt_algo *algo,
-                                        size_t workspace_bytes, pg_blaslt_gemm **out,
-                                        pg_blaslt_choice *choice, pg_diag *d);
+pg_status pg_blaslt_gemm_prepare(pg_device *dev, const pg_gemm_problem *p, const pg_buffer *A,
+                                 const pg_buffer *B, const pg_buffer *C, pg_buffer *D,
+                                 int max_candidates, pg_blaslt_gemm **out,
+                                 pg_blaslt_choice *choice, pg_diag *d);
+/* The same GEMM with a stored algorithm: cublasLtMatmulAlgoInit(algo->algo_id) for this
+ * problem's compute and types, every other attribute of algo set with
+ * cublasLtMatmulAlgoConfigSetAttribute, then cublasLtMatmulAlgoCheck on this problem;
+ * workspace_bytes (at most 4 GiB) of workspace are allocated and handed to cuBLASLt, as when it
+ * was stored. Nothing is timed; choice->pinned. Errors: PG_ERR_INPUT when cuBLASLt refuses the
+ * configuration for this problem and device (the message names the call and the cuBLASLt
+ * status; the caller may search instead), or when it needs more workspace than
+ * workspace_bytes, or for a problem prepare refuses; PG_ERR_INFRA for device and library
+ * failures. */
+pg_status pg_blaslt_gemm_prepare_pinned(pg_device *dev, const pg_gemm_problem *p,
+                                        const pg_buffer *A, const pg_buffer *B,
+                                        const pg_buffer *C, pg_buffer *D,
+                                        const pg_blaslt_algo *algo, size_t workspace_bytes,
+                                        pg_blaslt_gemm **out, pg_blaslt_choice *choice,
+                                        pg_diag *d);
 /* Enqueue one matmul with the chosen algorithm. */
 pg_status pg_blaslt_gemm_enqueue(pg_blaslt_gemm *g, pg_diag *d);
 /* The same matmul (same algorithm and workspace) on other buffers of at least the prepared
- * sizes: sustained mode's rotated input copies. Buffers from pg_buffer_alloc keep the 256-byte
- * alignment the algorithm was chosen for. PG_ERR_INPUT for a buffer smaller than prepared. */
+ * sizes: sustained mode's rotated input copies. C is read only when the problem has a C (it
+ * may be NULL otherwise). Buffers from pg_buffer_alloc keep the 256-byte alignment the
+ * algorithm was chosen for. PG_ERR_INPUT for a buffer smaller than prepared or a missing C. */
 pg_status pg_blaslt_gemm_enqueue_on(pg_blaslt_gemm *g, const pg_buffer *A, const pg_buffer *B,
-                                    pg_buffer *C, pg_diag *d);
+                                    const pg_buffer *C, pg_buffer *D, pg_diag *d);
 void pg_blaslt_gemm_free(pg_blaslt_gemm *g);
 
 /* Enqueue a one-warp kernel that waits `ns` nanoseconds of the GPU's global timer: a calibrated

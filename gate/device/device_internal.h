@@ -106,8 +106,11 @@ enum {
     PG_REF_FILL_FP32,
     PG_REF_FILL_E4M3,
     PG_REF_FILL_E5M2,
-    PG_REF_GEMM_NT_BF16,
-    PG_REF_GEMM_NT_FP16,
+    /* the reference GEMM by operand contiguity: A's k or m, B's k or n (reference.cu) */
+    PG_REF_GEMM_AK_BK,
+    PG_REF_GEMM_AK_BN,
+    PG_REF_GEMM_AM_BK,
+    PG_REF_GEMM_AM_BN,
     PG_REF_SPIN,
     /* attention reference (kernels/attention.cuh, driven by reference_mha.c) */
     PG_REF_BGEMM_BF16_KK,

@@ -395,10 +395,9 @@ static pg_status prepare_vendor(pg_wctx *c, stored_choice *sc, vendor_prepare_fn
 
 typedef struct {
     pg_device *dev;
-    pg_dtype dtype;
-    int64_t M, N, K;
-    const pg_buffer *A, *B;
-    pg_buffer *C;
+    const pg_gemm_problem *p;
+    const pg_buffer *A, *B, *C;
+    pg_buffer *D;
     int max_candidates;
     pg_blaslt_gemm **out;
     pg_blaslt_choice *choice;
@@ -408,20 +407,20 @@ static pg_status prepare_gemm(void *ctx, const stored_choice *sc, bool pinned, p
 {
     gemm_prep *g = ctx;
     if (pinned)
-        return pg_blaslt_gemm_prepare_pinned(g->dev, g->dtype, g->M, g->N, g->K, g->A, g->B,
-                                             g->C, &sc->w->algorithm,
+        return pg_blaslt_gemm_prepare_pinned(g->dev, g->p, g->A, g->B, g->C, g->D,
+                                             &sc->w->algorithm,
                                              (size_t)sc->w->workspace_bytes, g->out, g->choice,
                                              d);
-    return pg_blaslt_gemm_prepare(g->dev, g->dtype, g->M, g->N, g->K, g->A, g->B, g->C,
-                                  g->max_candidates, g->out, g->choice, d);
+    return pg_blaslt_gemm_prepare(g->dev, g->p, g->A, g->B, g->C, g->D, g->max_candidates,
+                                  g->out, g->choice, d);
 }
 
-pg_status pg_baseline_prepare_gemm(pg_wctx *c, pg_dtype dtype, int64_t M, int64_t N, int64_t K,
-                                   const pg_buffer *A, const pg_buffer *B, pg_buffer *C,
+pg_status pg_baseline_prepare_gemm(pg_wctx *c, const pg_gemm_problem *p, const pg_buffer *A,
+                                   const pg_buffer *B, const pg_buffer *C, pg_buffer *D,
                                    int max_candidates, pg_blaslt_gemm **out,
                                    pg_blaslt_choice *choice, pg_diag *d)
 {
-    gemm_prep g = {c->run->dev, dtype, M, N, K, A, B, C, max_candidates, out, choice};
+    gemm_prep g = {c->run->dev, p, A, B, C, D, max_candidates, out, choice};
     stored_choice sc;
     pg_status st = prepare_vendor(c, &sc, prepare_gemm, &g, d);
     if (st == PG_OK)

@@ -23,8 +23,9 @@
  * Without a GPU and without --gpu-key nothing is looked up.
  * refuses: true (with the reason) when --on-missing-baseline=fail and workload c has no usable
  * stored entry: the performance stage is then recorded as an infrastructure error, not run.
- * prepare_gemm: the performance stage's cuBLASLt preparation (perf_arms.c): the stored
- * algorithm pinned when the stored and live cuBLASLt versions match and the entry describes
+ * prepare_gemm: the performance stage's cuBLASLt preparation (vendor_arm.c) of problem p (the
+ * workload's; pg_blaslt_gemm_prepare: A, B and C, NULL without a C input, read; D written):
+ * the stored algorithm pinned when the stored and live cuBLASLt versions match and the entry describes
  * c's workload, else the heuristic search (also when cuBLASLt refuses the pinned algorithm);
  * how it went is written to the current performance stage's details.stored_baseline.
  * prepare_sdpa: the same for cuDNN's attention graphs (vendor_arm.c): args->pin set to the
@@ -36,8 +37,8 @@
  * json: the run's "baselines" section (docs/results.md). */
 pg_status pg_baselines_resolve(pg_run *run, pg_submission *subs, size_t n, pg_diag *d);
 bool pg_baseline_refuses(pg_wctx *c, char *why, size_t n);
-pg_status pg_baseline_prepare_gemm(pg_wctx *c, pg_dtype dtype, int64_t M, int64_t N, int64_t K,
-                                   const pg_buffer *A, const pg_buffer *B, pg_buffer *C,
+pg_status pg_baseline_prepare_gemm(pg_wctx *c, const pg_gemm_problem *p, const pg_buffer *A,
+                                   const pg_buffer *B, const pg_buffer *C, pg_buffer *D,
                                    int max_candidates, pg_blaslt_gemm **out,
                                    pg_blaslt_choice *choice, pg_diag *d);
 pg_status pg_baseline_prepare_sdpa(pg_wctx *c, pg_sdpa_args *args, pg_cudnn_sdpa **out,

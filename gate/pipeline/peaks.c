@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "model/gemm_blas.h"
 #include "run.h"
 
 /* 8192³ bf16 keeps the GEMM compute-bound and long enough (~1.4 ms on the H200) to time. */
@@ -54,9 +55,10 @@ pg_status pg_run_measure_peaks(pg_run *run, pg_diag *d)
         st = pg_buffer_fill_normal(a, PG_DTYPE_BF16, (size_t)n * (size_t)n, 11, d);
     if (st == PG_OK)
         st = pg_buffer_fill_normal(b, PG_DTYPE_BF16, (size_t)n * (size_t)n, 12, d);
+    pg_gemm_problem p;
+    pg_gemm_problem_nt(&p, PG_DTYPE_BF16, PG_DTYPE_BF16, n, n, n);
     if (st == PG_OK)
-        st = pg_blaslt_gemm_prepare(run->dev, PG_DTYPE_BF16, n, n, n, a, b, c, 16, &gemm, &choice,
-                                    d);
+        st = pg_blaslt_gemm_prepare(run->dev, &p, a, b, NULL, c, 16, &gemm, &choice, d);
     if (st == PG_OK) {
         pg_arm arm = {.enqueue = enqueue_gemm, .ctx = gemm};
         double ms = best_ms(run->dev, &arm, d, &st);

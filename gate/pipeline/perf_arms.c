@@ -53,8 +53,12 @@ static pg_status rot_baseline(void *ctx, int rotation, pg_diag *d)
         pg_arm arm = pg_vendor_arm(p->baseline);
         return arm.enqueue(arm.ctx, d);
     }
+    /* Copy k's own inputs (its C input too, when the GEMM reads one) and the baseline's own
+     * output of that copy. */
     const pg_wctx *w = cand_copy(p, k);
-    return pg_blaslt_gemm_enqueue_on(gemm, w->tensors[w->a], w->tensors[w->b], p->base_out[k], d);
+    return pg_blaslt_gemm_enqueue_on(gemm, w->tensors[w->a], w->tensors[w->b],
+                                     w->c_in >= 0 ? w->tensors[w->c_in] : NULL, p->base_out[k],
+                                     d);
 }
 
 static size_t set_bytes(const pg_wctx *c)
@@ -82,7 +86,7 @@ static pg_status setup_copy(pg_perf_arms *p, int k, uint64_t seed, pg_diag *d)
     pg_wctx *w = &p->cand[k];
     const pg_wctx *c = p->c;
     *w = (pg_wctx){.run = c->run, .s = c->s, .index = c->index, .w = c->w, .plan = c->plan,
-                   .kernels = c->kernels, .a = c->a, .b = c->b, .c = c->c};
+                   .kernels = c->kernels};
     pg_status st = pg_wctx_setup(w, d);
     /* The correctness stage's input generation (consistent O and LSE for a backward). */
     if (st == PG_OK)
@@ -98,8 +102,7 @@ static pg_status setup_accepted(pg_perf_arms *p, int k, pg_diag *d)
     pg_wctx *w = &p->acc[k];
     *w = (pg_wctx){.run = p->c->run, .s = (pg_submission *)a, .index = p->c->index,
                    .w = p->c->w, .plan = pg_accepted_plan(p->c->s, p->c->index),
-                   .kernels = p->c->s->accepted.kernels, .a = p->c->a, .b = p->c->b,
-                   .c = p->c->c, .inputs_from = cand_copy(p, k)};
+                   .kernels = p->c->s->accepted.kernels, .inputs_from = cand_copy(p, k)};
     pg_status st = pg_wctx_setup(w, d);
     if (st == PG_OK)
         st = pg_wctx_init_workspaces(w, d);
@@ -123,9 +126,10 @@ pg_status pg_perf_arms_setup(pg_perf_arms *p, pg_wctx *c, bool sustained, bool w
         st = setup_copy(p, k, c->run->o->seed ^ 0x5157A1ull, d);
         p->n_cand = k + 1;
     }
-    bool gemm = pg_workload_symbol(t, c->w, "M") > 0 && c->c >= 0;
-    size_t out_bytes =
-        gemm ? (size_t)c->plan->tensor_elements[c->c] * pg_dtype_size(t->tensors[c->c].dtype) : 0;
+    bool gemm = c->is_gemm && c->d_out >= 0;
+    size_t out_bytes = gemm ? (size_t)c->plan->tensor_elements[c->d_out] *
+                                  pg_dtype_size(t->tensors[c->d_out].dtype)
+                            : 0;
     for (int k = 1; st == PG_OK && gemm && k < p->copies; k++)
         st = pg_buffer_alloc(dev, out_bytes, &p->base_out[k], d);
     if (st == PG_OK)

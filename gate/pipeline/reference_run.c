@@ -92,11 +92,11 @@ pg_status pg_refrun_outputs(pg_wctx *c, pg_buffer *const *refs, pg_diag *d)
     pg_device *dev = c->run->dev;
     double timeout = c->run->o->timeout_s;
     pg_status st;
-    if (t->op == PG_OP_GEMM_NT) {
-        int64_t M = pg_workload_symbol(t, c->w, "M"), N = pg_workload_symbol(t, c->w, "N"),
-                K = pg_workload_symbol(t, c->w, "K");
-        st = pg_reference_gemm_nt(dev, t->tensors[c->a].dtype, c->tensors[c->a],
-                                  c->tensors[c->b], refs[c->c], M, N, K, d);
+    if (c->is_gemm) {
+        /* The fp32 result at the output's own strides, so that it compares element for
+         * element with the output tensor. */
+        st = pg_reference_gemm(dev, &c->gemm, c->tensors[c->a], c->tensors[c->b],
+                               c->c_in >= 0 ? c->tensors[c->c_in] : NULL, refs[c->d_out], d);
         return st == PG_OK ? pg_device_sync(dev, timeout, d) : st;
     }
     pg_mha_tensors m;

@@ -18,13 +18,15 @@
 pg_status pg_refrun_fill_inputs(pg_wctx *c, uint64_t seed, pg_diag *d);
 /* True for the inputs a timed launch may get anew without the reference forward: those
  * pg_refrun_fill_inputs draws at random and no other input is derived from. Every input of
- * gemm_nt and mha_fwd; of mha_bwd only dO (Q, K, V stay, so O and LSE stay consistent). */
+ * GEMM tasks (C too) and mha_fwd; of mha_bwd only dO (Q, K, V stay, so O and LSE stay consistent). */
 bool pg_refrun_refillable(const pg_task *t, int tensor);
 /* Enqueue N(0,1) fills (seed + i for tensor i, as pg_refrun_fill_inputs) of the refillable
  * inputs only; no wait. */
 pg_status pg_refrun_refill(pg_wctx *c, uint64_t seed, pg_diag *d);
 /* ptxgate's fp32 reference of every output tensor i into refs[i] (tensor_elements[i] floats;
- * NULL entries for inputs), from the current inputs; returns after the GPU finished. */
+ * NULL entries for inputs), from the current inputs; returns after the GPU finished. GEMM
+ * tasks: pg_reference_gemm of c->gemm, the result at the output's own strides (its storage
+ * order), so it compares element for element with the output. */
 pg_status pg_refrun_outputs(pg_wctx *c, pg_buffer *const *refs, pg_diag *d);
 
 #endif

@@ -12,6 +12,7 @@
 #include "base/diag.h"
 #include "device/device.h"
 #include "model/binding.h"
+#include "model/gemm_problem.h"
 #include "model/plan.h"
 #include "model/task.h"
 #include "stats/accuracy.h"
@@ -61,7 +62,12 @@ struct pg_wctx {
     const char *dstruct_field[PG_MAX_DEVICE_STRUCTS];
     int n_dstruct;
     pg_launch *launches;
-    int a, b, c;              /* gemm_nt operand tensor indices */
+    /* GEMM tasks (set by pg_wctx_setup from pg_gemm_problem_of): the workload's problem and
+     * its operand tensors, A, B, the C input (-1 when the GEMM reads none) and the output D
+     * (the tensor named C of a gemm_nt task). is_gemm false and all four -1 otherwise. */
+    bool is_gemm;
+    pg_gemm_problem gemm;
+    int a, b, c_in, d_out;
     json_t *json;             /* write-only: the workload's results object (wl->json) */
     pg_wl_state *wl;          /* the workload's typed state; NULL (and json NULL) for the
                                  performance stage's arm copies */
@@ -88,7 +94,8 @@ json_t *pg_phases_json(const pg_wctx *c);
 /* Value of symbol `name` in workload w; 0 when the task has no such symbol. */
 int64_t pg_workload_symbol(const pg_task *t, const pg_workload *w, const char *name);
 /* Allocate the tensors (borrowing inputs from c->inputs_from when set), workspaces and argument
- * blocks of c; pg_wctx_release frees what setup allocated, never borrowed tensors. */
+ * blocks of c, after setting its GEMM fields (is_gemm, gemm, a, b, c_in, d_out);
+ * pg_wctx_release frees what setup allocated, never borrowed tensors. */
 pg_status pg_wctx_setup(pg_wctx *c, pg_diag *d);
 void pg_wctx_release(pg_wctx *c);
 /* Re-initialise workspaces (zero or poison, per manifest). */

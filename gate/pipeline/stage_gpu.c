@@ -209,9 +209,7 @@ static pg_status phase_open(pg_run *run, pg_submission *s, int i, loaded_module 
 {
     const pg_task *t = s->task;
     *c = (pg_wctx){.run = run, .s = s, .index = i, .w = &t->workloads[s->workloads[i]],
-                   .plan = &s->plans[i], .json = s->wl[i].json, .wl = &s->wl[i],
-                   .a = pg_task_find_tensor(t, "A"), .b = pg_task_find_tensor(t, "B"),
-                   .c = pg_task_find_tensor(t, "C")};
+                   .plan = &s->plans[i], .json = s->wl[i].json, .wl = &s->wl[i]};
     pg_status st = module_load(run, s, m, NULL, 0, d);
     c->kernels = m->kernels;
     if (st == PG_OK)

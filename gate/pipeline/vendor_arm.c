@@ -7,6 +7,7 @@
 
 #include "model/task_ops.h"
 #include "baseline_check.h"
+#include "results_json.h"
 #include "stage.h"
 #include "vendor_arm.h"
 
@@ -40,16 +41,19 @@ static pg_status alloc_output(pg_wctx *c, pg_vendor *b, int tensor, pg_diag *d)
 static pg_status prepare_gemm(pg_wctx *c, pg_vendor *b, pg_diag *d)
 {
     const pg_task *t = c->s->task;
-    pg_status st = alloc_output(c, b, c->c, d);
+    if (!c->is_gemm || c->d_out < 0)
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "operation",
+                           "operation %s has no cuBLASLt baseline", t->operation);
+    pg_status st = alloc_output(c, b, c->d_out, d);
     if (st != PG_OK)
         return st;
-    /* The stored baseline's pinned algorithm when there is one (baseline_check.c). */
-    return pg_baseline_prepare_gemm(c, t->tensors[c->a].dtype,
-                                  pg_workload_symbol(t, c->w, "M"),
-                                  pg_workload_symbol(t, c->w, "N"),
-                                  pg_workload_symbol(t, c->w, "K"), c->tensors[c->a],
-                                  c->tensors[c->b], b->out[c->c], t->baseline_max_candidates,
-                                  &b->gemm, &b->choice, d);
+    /* The workload's problem (layouts, batch, alpha/beta, C input, compute) on the workload's
+     * inputs, into the baseline's own output; the stored baseline's pinned algorithm when there
+     * is one (baseline_check.c). */
+    return pg_baseline_prepare_gemm(c, &c->gemm, c->tensors[c->a], c->tensors[c->b],
+                                    c->c_in >= 0 ? c->tensors[c->c_in] : NULL,
+                                    b->out[c->d_out], t->baseline_max_candidates, &b->gemm,
+                                    &b->choice, d);
 }
 
 static pg_status prepare_sdpa(pg_wctx *c, pg_vendor *b, pg_diag *d)
@@ -144,6 +148,12 @@ void pg_vendor_describe(const pg_vendor *b, json_t *obj)
         json_object_set_new(obj, "candidates_timed", json_integer(ch->candidates_timed));
         json_object_set_new(obj, "chosen_rank", json_integer(ch->chosen_index));
         json_object_set_new(obj, "workspace_bytes", json_integer((json_int_t)ch->workspace_bytes));
+        /* The problem as cuBLASLt was given it, for every problem but the historic gemm_nt one
+         * (whose reports stay as they were: fp32 compute, the "TN" layouts). */
+        if (!ch->plain_nt) {
+            json_object_set_new(obj, "compute", json_string(ch->compute));
+            json_object_set_new(obj, "layouts", pg_jstr(ch->layouts));
+        }
         return;
     }
     const pg_cudnn_sdpa_info *i = &b->info;

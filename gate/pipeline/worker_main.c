@@ -14,6 +14,7 @@
 #include "base/jsonget.h"
 #include "baseline_check.h"
 #include "executor.h"
+#include "model/gemm_blas.h"
 #include "results_json.h"
 #include "run.h"
 #include "submission.h"
@@ -192,8 +193,10 @@ static void heat(worker *w, pg_device *dev)
         st = pg_buffer_fill_normal(a, PG_DTYPE_BF16, (size_t)n * (size_t)n, 21, &d);
     if (st == PG_OK)
         st = pg_buffer_fill_normal(b, PG_DTYPE_BF16, (size_t)n * (size_t)n, 22, &d);
+    pg_gemm_problem p;
+    pg_gemm_problem_nt(&p, PG_DTYPE_BF16, PG_DTYPE_BF16, n, n, n);
     if (st == PG_OK)
-        st = pg_blaslt_gemm_prepare(dev, PG_DTYPE_BF16, n, n, n, a, b, c, 1, &gemm, &choice, &d);
+        st = pg_blaslt_gemm_prepare(dev, &p, a, b, NULL, c, 1, &gemm, &choice, &d);
     if (st == PG_OK)
         emit_reason(w, PG_WEV_HEATING, NULL);
     else

@@ -163,11 +163,24 @@ static pg_status kernel_grid(pg_wctx *c, int l, unsigned grid[3], pg_diag *d)
     return PG_OK;
 }
 
+/* c's GEMM fields: the problem of its workload when the task is a GEMM. */
+static void gemm_fields(pg_wctx *c)
+{
+    pg_diag ignored;
+    pg_diag_clear(&ignored);
+    c->is_gemm = pg_gemm_problem_of(c->s->task, c->w, &c->gemm, &ignored) == PG_OK;
+    c->a = c->is_gemm ? c->gemm.a.tensor : -1;
+    c->b = c->is_gemm ? c->gemm.b.tensor : -1;
+    c->c_in = c->is_gemm && c->gemm.has_c ? c->gemm.c.tensor : -1;
+    c->d_out = c->is_gemm ? c->gemm.d.tensor : -1;
+}
+
 pg_status pg_wctx_setup(pg_wctx *c, pg_diag *d)
 {
     const pg_task *t = c->s->task;
     const pg_manifest *m = c->s->manifest;
     pg_status st;
+    gemm_fields(c);
     for (int i = 0; i < t->n_tensors; i++) {
         if (c->inputs_from && !t->tensors[i].is_output) {
             c->tensors[i] = c->inputs_from->tensors[i];

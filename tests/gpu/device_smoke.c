@@ -6,6 +6,7 @@
  *   device_smoke hang    a kernel that never ends: TIMEOUT after 1 s, broken
  * Exit 0 pass, 1 failure, 77 skipped (no GPU: "SKIP: <reason>"). */
 #include "device/device.h"
+#include "model/gemm_blas.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -372,7 +373,9 @@ static void check_blaslt(int64_t M, int64_t N, int64_t K, bool time_it)
     ok(pg_buffer_fill_normal(B, t, (size_t)(N * K), 22, &g_d), "fill B");
     pg_blaslt_gemm *g = NULL;
     pg_blaslt_choice choice;
-    ok(pg_blaslt_gemm_prepare(g_dev, t, M, N, K, A, B, C, 8, &g, &choice, &g_d),
+    pg_gemm_problem p;
+    pg_gemm_problem_nt(&p, t, t, M, N, K);
+    ok(pg_blaslt_gemm_prepare(g_dev, &p, A, B, NULL, C, 8, &g, &choice, &g_d),
        "cuBLASLt prepare");
     printf("cuBLASLt %lldx%lldx%lld: %d candidates, %d timed, chose #%d (%.4f ms): %s\n",
            (long long)M, (long long)N, (long long)K, choice.candidates_returned,

@@ -13,7 +13,14 @@ add_executable(timing_smoke ${CMAKE_CURRENT_LIST_DIR}/timing_smoke.c)
 target_link_libraries(timing_smoke PRIVATE ptxgate_device ptxgate m)
 
 add_test(NAME gpu.timing_smoke COMMAND timing_smoke)
-set_tests_properties(gpu.device_smoke gpu.device_fault gpu.device_hang gpu.timing_smoke PROPERTIES
+# gemm_general: the generalized GEMM (layouts, batch, alpha/beta with C, fp32/bf16/fp16, tf32):
+# the reference against the CPU (bitwise replay and an fp64 bound), cuBLASLt against the
+# reference, the pinned and rotated-copies paths; one table.
+add_executable(gemm_general ${CMAKE_CURRENT_LIST_DIR}/gemm_general.c)
+target_link_libraries(gemm_general PRIVATE ptxgate_device ptxgate m)
+add_test(NAME gpu.gemm_general COMMAND gemm_general)
+set_tests_properties(gpu.device_smoke gpu.device_fault gpu.device_hang gpu.timing_smoke
+  gpu.gemm_general PROPERTIES
   SKIP_RETURN_CODE 77
   TIMEOUT 900)
 # rangeprof_calibration: kernels of known instruction counts (rangeprof_kernels.cu, nvcc for

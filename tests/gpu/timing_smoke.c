@@ -3,6 +3,7 @@
  * 4096^3 bf16 cuBLASLt GEMM and a ~40 us memory-bound copy kernel. Prints one table.
  * Exit 0 pass, 1 failure, 77 skipped (no GPU: "SKIP: <reason>"). */
 #include "device/device.h"
+#include "model/gemm_blas.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -250,7 +251,9 @@ int main(void)
     ok(pg_buffer_fill_normal(B, PG_DTYPE_BF16, (size_t)(N * K), 2, &g_d), "fill B");
     pg_blaslt_gemm *gemm = NULL;
     pg_blaslt_choice choice;
-    ok(pg_blaslt_gemm_prepare(g_dev, PG_DTYPE_BF16, M, N, K, A, B, C, 8, &gemm, &choice, &g_d),
+    pg_gemm_problem p;
+    pg_gemm_problem_nt(&p, PG_DTYPE_BF16, PG_DTYPE_BF16, M, N, K);
+    ok(pg_blaslt_gemm_prepare(g_dev, &p, A, B, NULL, C, 8, &gemm, &choice, &g_d),
        "cuBLASLt prepare");
     printf("cuBLASLt 4096^3 bf16: %s\n", choice.algorithm);
     ok(pg_device_sync(g_dev, 60.0, &g_d), "sync after setup");

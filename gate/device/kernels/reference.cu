@@ -1,11 +1,13 @@
-// ptxgate's own GPU kernels: N(0,1) fills, the reference GEMM every submission is checked
-// against, and the attention reference's building blocks (attention.cuh). Compiled at build time to a fatbin (sm_80, sm_90, sm_100 SASS + compute_90 PTX) and
+// ptxgate's own GPU kernels: N(0,1) fills, the reference GEMM every GEMM submission is
+// checked against, and the attention reference's building blocks (attention.cuh). Compiled at build time to a fatbin (sm_80, sm_90, sm_100 SASS + compute_90 PTX) and
 // embedded in the binary (see gate/device/device.cmake); loaded by reference.c. Every entry is
 // extern "C" so reference.c finds it by its plain name.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 #include <stdint.h>
+
+#include "gemm_params.h"
 
 // ---------------------------------------------------------------------------------------------
 // Fills. Sample i is a pure function of (seed, i): pair p = i / 2 takes two splitmix64 outputs
@@ -98,44 +100,113 @@ PG_FILL_ENTRY(fill_normal_e4m3, pg_fp8<__NV_E4M3>)
 PG_FILL_ENTRY(fill_normal_e5m2, pg_fp8<__NV_E5M2>)
 
 // ---------------------------------------------------------------------------------------------
-// Reference GEMM: C[M,N] (fp32, row-major) = A[M,K] · B[N,K]ᵀ, A and B row-major (both
-// K-contiguous), fp32 accumulation in k order, one FMA per product. Plain FMA on CUDA cores, no
-// tensor cores: independent of cuBLAS and of the hardware paths submissions use.
+// Reference GEMM (gemm_params.h, gate/device/device.h pg_reference_gemm): for batch b =
+// blockIdx.z, every row i < M and column j < N,
+//   D(b, i, j) = fl(alpha · acc), or fmaf(beta, C(b, i, j), fl(alpha · acc)) with a C input,
+//   acc = fp32 chain from 0 of acc = fmaf(A(b, i, k), B(b, k, j), acc) for k = 0, 1, ..., K-1,
+// every element of A, B and C converted exactly to fp32 from fp32, bf16 or fp16 (a type code
+// per operand, read at run time), X(b, r, c) at X[b·s[0] + r·s[1] + c·s[2]], D fp32 at its own
+// strides. One FMA per product in k order on CUDA cores, no tensor cores and no tf32:
+// independent of cuBLAS and of the hardware paths submissions use. With alpha = 1 and no C,
+// fl(1 · acc) = acc: the bits of the historic gemm_nt reference, whose per-element arithmetic
+// was exactly this chain (tiles of 16 k beyond K padded with zeros add +0, here as there).
 //
-// A block computes a 128x128 tile of C with 256 threads, each an 8x8 sub-tile: rows
+// A block computes a 128x128 tile of D with 256 threads, each an 8x8 sub-tile: rows
 // ty*4 + {0..3} and 64 + ty*4 + {0..3}, columns likewise with tx (the two halves keep the
 // float4 reads of shared memory free of bank conflicts). K advances 16 at a time through
 // shared memory, converted to fp32 on the way in; the next step's global loads are issued
 // before the current step's FMAs so their latency hides behind them. Every global load is
 // bounds-checked (out-of-range elements read as 0, which adds nothing), every store too, so any
-// M, N, K works. Grid: x = ceil(N/128), y = ceil(M/128).
+// M, N, K works. Which index of A and B is contiguous is a template parameter so that the loads
+// coalesce (A_KF: A's k; B_KF: B's k; otherwise the row index m of A or column index n of B);
+// the result does not depend on it. Grid: x = ceil(N/128), y = ceil(M/128), z = batch.
 #define PG_BM 128
 #define PG_BN 128
 #define PG_BK 16
 #define PG_THREADS 256
 
-template <typename T> __device__ __forceinline__ float pg_to_float(T v);
-template <> __device__ __forceinline__ float pg_to_float<__nv_bfloat16>(__nv_bfloat16 v)
+// A 16-bit element (bf16 when bf16, else fp16) or an fp32 element as fp32, exactly. The two
+// 16-bit types share one load path (the type is a run-time flag; one select per element), so
+// the GEMM keeps two load paths instead of three and stays within its registers.
+struct pg_ref_16 {
+    unsigned short bits;
+};
+__device__ __forceinline__ float pg_ref_cvt(pg_ref_16 v, bool bf16)
 {
-    return __bfloat162float(v);
+    const float from_bf16 = __uint_as_float((unsigned)v.bits << 16);
+    const float from_fp16 = __half2float(__ushort_as_half(v.bits));
+    return bf16 ? from_bf16 : from_fp16;
 }
-template <> __device__ __forceinline__ float pg_to_float<__half>(__half v)
+__device__ __forceinline__ float pg_ref_cvt(float v, bool)
 {
-    return __half2float(v);
+    return v;
 }
 
-// Loader mapping: thread t reads k = t % 16 of rows t / 16 + 16 * p, p = 0..7, so a warp reads
-// two rows of 16 consecutive elements (two 32-byte sectors) per load.
-template <typename T>
-__device__ __forceinline__ void pg_load_tile(const T *__restrict__ X, long long rows, long long K,
-                                             long long row0, long long k0, float (&reg)[8])
+// One element of type code `type` at element index i of the buffer at base, as fp32.
+__device__ __forceinline__ float pg_ref_elem(unsigned long long base, long long i, int type)
 {
-    const int lk = threadIdx.x & 15, lr = threadIdx.x >> 4;
-    const long long k = k0 + lk;
+    if (type == PG_REF_ELEM_FP32)
+        return ((const float *)base)[i];
+    return pg_ref_cvt(((const pg_ref_16 *)base)[i], type == PG_REF_ELEM_BF16);
+}
+
+// Read the 128 x 16 tile X(r0 + 0..127, k0 + 0..15) (row r, depth k, of type T) into reg[8] as
+// fp32, 0 outside rows x K. K_FAST: k is contiguous, the element at off + r·ld + k; thread t
+// reads k = t % 16 of rows t / 16 + 16p (a warp reads 16 consecutive k of two rows). Row-fast:
+// r is contiguous, the element at off + r + k·ld; thread t reads row t % 128 at k = t / 128 + 2p
+// (a warp reads 32 consecutive rows of one k).
+template <typename T, bool K_FAST>
+__device__ __forceinline__ void pg_ref_load_t(const T *__restrict__ X, bool bf16, long long off,
+                                              long long rows, long long K, long long ld,
+                                              long long r0, long long k0, float (&reg)[8])
+{
+    if (K_FAST) {
+        const int lk = threadIdx.x & 15, lr = threadIdx.x >> 4;
+        const long long k = k0 + lk;
 #pragma unroll
-    for (int p = 0; p < 8; p++) {
-        const long long row = row0 + lr + 16 * p;
-        reg[p] = (row < rows && k < K) ? pg_to_float(X[row * K + k]) : 0.0f;
+        for (int p = 0; p < 8; p++) {
+            const long long r = r0 + lr + 16 * p;
+            reg[p] = (r < rows && k < K) ? pg_ref_cvt(X[off + r * ld + k], bf16) : 0.0f;
+        }
+    } else {
+        const int lr = threadIdx.x & 127, lk = threadIdx.x >> 7;
+        const long long r = r0 + lr;
+#pragma unroll
+        for (int p = 0; p < 8; p++) {
+            const long long k = k0 + lk + 2 * p;
+            reg[p] = (r < rows && k < K) ? pg_ref_cvt(X[off + r + k * ld], bf16) : 0.0f;
+        }
+    }
+}
+
+// The tile load with the element type read at run time (one branch per tile between the
+// 16-bit and the fp32 path).
+template <bool K_FAST>
+__device__ __forceinline__ void pg_ref_load(unsigned long long X, int type, long long off,
+                                            long long rows, long long K, long long ld,
+                                            long long r0, long long k0, float (&reg)[8])
+{
+    if (type == PG_REF_ELEM_FP32)
+        pg_ref_load_t<float, K_FAST>((const float *)X, false, off, rows, K, ld, r0, k0, reg);
+    else
+        pg_ref_load_t<pg_ref_16, K_FAST>((const pg_ref_16 *)X, type == PG_REF_ELEM_BF16, off,
+                                         rows, K, ld, r0, k0, reg);
+}
+
+// Store a tile read by pg_ref_load into Xs[k][row] (the layout PG_TILE_FMA reads).
+template <bool K_FAST>
+__device__ __forceinline__ void pg_ref_stage(float (*Xs)[PG_BM + 4], const float (&reg)[8])
+{
+    if (K_FAST) {
+        const int lk = threadIdx.x & 15, lr = threadIdx.x >> 4;
+#pragma unroll
+        for (int p = 0; p < 8; p++)
+            Xs[lk][lr + 16 * p] = reg[p];
+    } else {
+        const int lr = threadIdx.x & 127, lk = threadIdx.x >> 7;
+#pragma unroll
+        for (int p = 0; p < 8; p++)
+            Xs[lk + 2 * p][lr] = reg[p];
     }
 }
 
@@ -162,8 +233,9 @@ __device__ __forceinline__ void pg_load_tile(const T *__restrict__ X, long long 
     }
 
 // PG_TILE_STORE: thread (tx, ty)'s sub-tile (the layout above) into C[m * ldc + n] for rows
-// m0 + .. < M and columns n0 + .. < N, each value written as value(acc[i][j]) (acc[i][j] itself,
-// or alpha * acc[i][j]). Every argument is a plain name.
+// m0 + .. < M and columns n0 + .. < N, each value written as value(acc[i][j]) (e.g.
+// alpha * acc[i][j]). Every argument is a plain name. (The attention reference's store; the
+// GEMM reference below writes at arbitrary strides with the same element mapping.)
 #define PG_TILE_STORE(C, ldc, M, N, m0, n0, tx, ty, value)                                        \
     _Pragma("unroll") for (int i = 0; i < 8; i++)                                                 \
     {                                                                                             \
@@ -177,21 +249,20 @@ __device__ __forceinline__ void pg_load_tile(const T *__restrict__ X, long long 
                 C[m * ldc + n] = value(acc[i][j]);                                                \
         }                                                                                         \
     }
-#define PG_TILE_AS_IS(x) (x)
 
-template <typename T>
-__device__ __forceinline__ void pg_gemm_nt(const T *__restrict__ A, const T *__restrict__ B,
-                                           float *__restrict__ C, long long M, long long N,
-                                           long long K)
+template <bool A_KF, bool B_KF>
+__device__ __forceinline__ void pg_gemm_ref(const pg_ref_gemm_params &p)
 {
     // +4 keeps rows 16-byte aligned for float4 reads.
     __shared__ __align__(16) float As[PG_BK][PG_BM + 4];
     __shared__ __align__(16) float Bs[PG_BK][PG_BN + 4];
 
+    const long long batch = blockIdx.z;
+    const long long a_off = batch * p.sa[0], b_off = batch * p.sb[0];
     const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;
-    const int lk = threadIdx.x & 15, lr = threadIdx.x >> 4;
     const long long m0 = (long long)blockIdx.y * PG_BM;
     const long long n0 = (long long)blockIdx.x * PG_BN;
+    const long long M = p.M, N = p.N, K = p.K;
 
     float acc[8][8];
 #pragma unroll
@@ -200,35 +271,56 @@ __device__ __forceinline__ void pg_gemm_nt(const T *__restrict__ A, const T *__r
         for (int j = 0; j < 8; j++)
             acc[i][j] = 0.0f;
 
+    // A read as (row m, depth k), B as (row n, depth k): B(k, n) at k·sb[1] + n·sb[2]. The
+    // launcher picks A_KF when A's k stride sa[2] is 1 (else its m stride sa[1] is 1) and B_KF
+    // when B's k stride sb[1] is 1 (else its n stride sb[2] is 1): the other stride is the ld.
+    const long long lda = A_KF ? p.sa[1] : p.sa[2], ldb = B_KF ? p.sb[2] : p.sb[1];
     float ra[8], rb[8];
-    pg_load_tile(A, M, K, m0, 0, ra);
-    pg_load_tile(B, N, K, n0, 0, rb);
+    pg_ref_load<A_KF>(p.a, p.ta, a_off, M, K, lda, m0, 0, ra);
+    pg_ref_load<B_KF>(p.b, p.tb, b_off, N, K, ldb, n0, 0, rb);
     for (long long k0 = 0; k0 < K; k0 += PG_BK) {
-#pragma unroll
-        for (int p = 0; p < 8; p++) {
-            As[lk][lr + 16 * p] = ra[p];
-            Bs[lk][lr + 16 * p] = rb[p];
-        }
+        pg_ref_stage<A_KF>(As, ra);
+        pg_ref_stage<B_KF>(Bs, rb);
         __syncthreads();
         if (k0 + PG_BK < K) {
-            pg_load_tile(A, M, K, m0, k0 + PG_BK, ra);
-            pg_load_tile(B, N, K, n0, k0 + PG_BK, rb);
+            pg_ref_load<A_KF>(p.a, p.ta, a_off, M, K, lda, m0, k0 + PG_BK, ra);
+            pg_ref_load<B_KF>(p.b, p.tb, b_off, N, K, ldb, n0, k0 + PG_BK, rb);
         }
         PG_TILE_FMA(As, Bs, tx, ty, acc);
         __syncthreads();
     }
 
-    PG_TILE_STORE(C, N, M, N, m0, n0, tx, ty, PG_TILE_AS_IS);
+    float *D = (float *)p.d;
+    const long long c_off = batch * p.sc[0], d_off = batch * p.sd[0];
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        const long long m = m0 + (i < 4 ? ty * 4 + i : 64 + ty * 4 + (i - 4));
+        if (m >= M)
+            continue;
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            const long long n = n0 + (j < 4 ? tx * 4 + j : 64 + tx * 4 + (j - 4));
+            if (n >= N)
+                continue;
+            float v = p.alpha * acc[i][j];
+            if (p.has_c)
+                v = fmaf(p.beta, pg_ref_elem(p.c, c_off + m * p.sc[1] + n * p.sc[2], p.tc), v);
+            D[d_off + m * p.sd[1] + n * p.sd[2]] = v;
+        }
+    }
 }
 
-#define PG_GEMM_NT_ENTRY(name, T)                                                                  \
-    extern "C" __global__ void __launch_bounds__(PG_THREADS, 2)                                    \
-        name(const T *A, const T *B, float *C, long long M, long long N, long long K)             \
+// ak / am: A's k or m index contiguous; bk / bn: B's k or n index contiguous. The historic
+// gemm_nt problem (A [M,K], B [N,K]) is ak_bk.
+#define PG_GEMM_REF_ENTRY(name, AKF, BKF)                                                          \
+    extern "C" __global__ void __launch_bounds__(PG_THREADS, 2) name(const pg_ref_gemm_params p) \
     {                                                                                              \
-        pg_gemm_nt(A, B, C, M, N, K);                                                              \
+        pg_gemm_ref<AKF, BKF>(p);                                                                  \
     }
-PG_GEMM_NT_ENTRY(reference_gemm_nt_bf16, __nv_bfloat16)
-PG_GEMM_NT_ENTRY(reference_gemm_nt_fp16, __half)
+PG_GEMM_REF_ENTRY(reference_gemm_ak_bk, true, true)
+PG_GEMM_REF_ENTRY(reference_gemm_ak_bn, true, false)
+PG_GEMM_REF_ENTRY(reference_gemm_am_bk, false, true)
+PG_GEMM_REF_ENTRY(reference_gemm_am_bn, false, false)
 
 // A calibrated delay for the timing benchmark (bench/): one warp waits until `ns` nanoseconds
 // of %globaltimer have passed. Used to inject a known slowdown, never in a check.
