@@ -56,8 +56,9 @@ template <typename T> struct KMajorLoader {
     static constexpr uint32_t kChunkElems = 16u / sizeof(T);   // 8 bf16 or 4 fp32
     static constexpr uint32_t kTileK = kRowBytes / sizeof(T);  // 64 bf16 or 32 fp32
 
-    const T *row_src[4];   // start of this thread's rows (the base for rows outside X)
-    bool row_ok[4];
+    const T *row0;         // start of this thread's first row (X itself when outside X)
+    uint32_t row_stride;   // 32·K elements: from one of this thread's rows to the next
+    uint32_t rows_ok;      // bit i: row row + 32·i lies inside X
     uint32_t chunk;        // 0..7
     uint32_t row;          // 0..31: rows row + 32·i of the tile
 
@@ -66,25 +67,27 @@ template <typename T> struct KMajorLoader {
     {
         chunk = tid & 7u;
         row = tid >> 3;
+        row_stride = 32u * K;
+        rows_ok = 0;
 #pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            const uint32_t g = r0 + row + 32u * i;
-            row_ok[i] = g < rows;
-            row_src[i] = X + (size_t)(row_ok[i] ? g : 0u) * K;
-        }
+        for (uint32_t i = 0; i < 4; ++i)
+            rows_ok |= (r0 + row + 32u * i < rows ? 1u : 0u) << i;
+        row0 = (rows_ok & 1u) ? X + (size_t)(r0 + row) * K : X;
     }
 
     // Issue the copies of K tile kt (K indices kt·kTileK ..) into the tile at shared address
-    // `tile` (no commit).
+    // `tile` (no commit). Row i's address row0 + i·32·K is formed only when that row is inside
+    // X (then so is row 0, and row0 is its start).
     __device__ __forceinline__ void issue(uint32_t tile, const T *X, uint32_t K, uint32_t kt) const
     {
         const uint32_t k = kt * kTileK + chunk * kChunkElems;   // first K index of the chunk
         const bool k_ok = k < K;
 #pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            const bool ok = row_ok[i] && k_ok;
+        for (uint32_t i = 0; i < 4; ++i) {
+            const bool ok = ((rows_ok >> i) & 1u) && k_ok;
             msp::cp_async_16(tile + swz(row + 32u * i, chunk),
-                             ok ? (const void *)(row_src[i] + k) : (const void *)X, ok ? 16u : 0u);
+                             ok ? (const void *)(row0 + (size_t)row_stride * i + k) : (const void *)X,
+                             ok ? 16u : 0u);
         }
     }
 };
