@@ -15,6 +15,9 @@
 #               attention   tests/gpu/test_attention_baseline.sh
 #               adversarial tests/gpu/test_adversarial_gpu.sh
 #               shard       tests/gpu/test_shard_merge_gpu.sh
+#               gemm        tests/gpu/test_gemm_tasks_gpu.sh: the four "gemm" tasks' examples on
+#                           every workload, with their errors and speedups against the tasks'
+#                           tolerances and min_speedup
 #               interfaces  tests/gpu/test_interfaces_gpu.sh, then one check of the launch-interface
 #                           examples (issue 15) on every workload, with the per-workload table
 #               installed   the release tarball (build/gpu/package) unpacked into a temporary
@@ -39,7 +42,8 @@
 #             a machine that keeps ignored files; copy it out, e.g. to $OUT, to keep it)
 # Suggested calls of at most 10 minutes each (H200, 2026-12-02: 506 s, 459 s, 437 s):
 # --part device,examples,interfaces; --part baseline,attention,adversarial,shard,installed;
-# --part main1,main2.
+# --part main1,main2. The gemm part (added after those timings, not yet run) in a call of its
+# own; the main job's shards now also hold the four gemm tasks' 16 workloads.
 #
 # A GPU machine without the -dev packages runs binaries built elsewhere: --prepare builds here
 # and copies what the parts need into build/gpu (ptxgate, the source-root file, the device test
@@ -52,7 +56,7 @@ root=$PWD
 cuda="${CUDA_HOME:-/usr/local/cuda}"
 export PATH="$cuda/bin:$PATH"
 export LD_LIBRARY_PATH="$cuda/targets/x86_64-linux/lib:${LD_LIBRARY_PATH:-}"
-all_parts=(device examples interfaces baseline attention adversarial shard installed main1 main2)
+all_parts=(device examples interfaces baseline attention adversarial shard gemm installed main1 main2)
 
 if [[ "${1:-}" == --prepare ]]; then
   set -e
@@ -142,6 +146,7 @@ part_baseline() { gpu_test baseline test_baseline_gpu; }
 part_attention() { gpu_test attention test_attention_baseline; }
 part_adversarial() { gpu_test adversarial test_adversarial_gpu; }
 part_shard() { gpu_test shard test_shard_merge_gpu; }
+part_gemm() { gpu_test gemm test_gemm_tasks_gpu; }
 
 # The installed package, as a user installs it (issue 20).
 installed_unpack() {
