@@ -42,7 +42,7 @@
 #             a machine that keeps ignored files; copy it out, e.g. to $OUT, to keep it)
 # Suggested calls of at most 10 minutes each (H200, 2026-12-02: 506 s, 459 s, 437 s):
 # --part device,examples,interfaces; --part baseline,attention,adversarial,shard,installed;
-# --part main1,main2. The gemm part (added after those timings, not yet run) in a call of its
+# --part main1,main2 (459 s on 2026-12-03 with the gemm tasks). The gemm part (60 s) in a call of its
 # own; the main job's shards now also hold the four gemm tasks' 16 workloads.
 #
 # A GPU machine without the -dev packages runs binaries built elsewhere: --prepare builds here
