@@ -39,6 +39,11 @@ struct pg_blaslt_gemm {
     int64_t M, N, K, batch;        /* for messages */
     pg_dtype in_dtype;
     float alpha, beta; /* read by cublasLtMatmul at call time (host pointer mode) */
+    /* fp8 with per-tensor scales: our scale_A and scale_B (device fp32), set on the matmul
+     * descriptor before every call (pg_blaslt_gemm_set_scales); 0 until set, which cuBLASLt
+     * reads as scale 1 (the algorithm search runs so). */
+    bool scaled;
+    CUdeviceptr scale_a, scale_b;
 };
 
 static pg_status lt_check(cublasStatus_t s, const char *what, pg_diag *d)
@@ -69,6 +74,24 @@ void pg_blaslt_release(pg_device *dev)
     dev->blaslt = NULL;
 }
 
+/* Point the descriptor's A and B scales at our scale_A and scale_B (swapped: cuBLASLt's A is
+ * our B, so its A scale is our scale_B). */
+static pg_status set_scale_pointers(pg_blaslt_gemm *g, CUdeviceptr sa, CUdeviceptr sb,
+                                    pg_diag *d)
+{
+    const void *la = (const void *)(uintptr_t)(g->blas.swapped ? sb : sa);
+    const void *lb = (const void *)(uintptr_t)(g->blas.swapped ? sa : sb);
+    pg_status st = lt_check(cublasLtMatmulDescSetAttribute(g->op,
+                                                           CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+                                                           &la, sizeof la),
+                            "cublasLtMatmulDescSetAttribute(A_SCALE_POINTER)", d);
+    if (st == PG_OK)
+        st = lt_check(cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+                                                     &lb, sizeof lb),
+                      "cublasLtMatmulDescSetAttribute(B_SCALE_POINTER)", d);
+    return st;
+}
+
 static pg_status matmul_on(pg_blaslt_gemm *g, const cublasLtMatmulAlgo_t *algo, CUdeviceptr a,
                            CUdeviceptr b, CUdeviceptr c, CUdeviceptr dd, pg_diag *d)
 {
@@ -90,7 +113,8 @@ static pg_status matmul_on(pg_blaslt_gemm *g, const cublasLtMatmulAlgo_t *algo, 
 
 static pg_status matmul(pg_blaslt_gemm *g, const cublasLtMatmulAlgo_t *algo, pg_diag *d)
 {
-    return matmul_on(g, algo, g->a, g->b, g->c, g->d, d);
+    pg_status st = g->scaled ? set_scale_pointers(g, g->scale_a, g->scale_b, d) : PG_OK;
+    return st == PG_OK ? matmul_on(g, algo, g->a, g->b, g->c, g->d, d) : st;
 }
 
 pg_status pg_blaslt_gemm_enqueue(pg_blaslt_gemm *g, pg_diag *d)
@@ -98,8 +122,38 @@ pg_status pg_blaslt_gemm_enqueue(pg_blaslt_gemm *g, pg_diag *d)
     return matmul(g, &g->algo, d);
 }
 
+/* The scale pointers of s (NULL: none) as device addresses; PG_ERR_INPUT for a buffer below 4
+ * bytes or only one of the two. */
+static pg_status scale_addresses(const pg_gemm_scales *s, CUdeviceptr *sa, CUdeviceptr *sb,
+                                 pg_diag *d)
+{
+    *sa = *sb = 0;
+    if (!s || (!s->a && !s->b))
+        return PG_OK;
+    if (!s->a || !s->b || pg_buffer_bytes(s->a) < sizeof(float) ||
+        pg_buffer_bytes(s->b) < sizeof(float))
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                           "cuBLASLt GEMM: per-tensor scales come in pairs of fp32 buffers of at "
+                           "least 4 bytes");
+    *sa = (CUdeviceptr)pg_buffer_address(s->a);
+    *sb = (CUdeviceptr)pg_buffer_address(s->b);
+    return PG_OK;
+}
+
+pg_status pg_blaslt_gemm_set_scales(pg_blaslt_gemm *g, const pg_gemm_scales *s, pg_diag *d)
+{
+    if (!pg_dtype_is_fp8(g->in_dtype))
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                           "cuBLASLt GEMM: per-tensor scales need fp8 A and B, not %s",
+                           pg_dtype_name(g->in_dtype));
+    pg_status st = scale_addresses(s, &g->scale_a, &g->scale_b, d);
+    g->scaled = st == PG_OK && g->scale_a != 0;
+    return st;
+}
+
 pg_status pg_blaslt_gemm_enqueue_on(pg_blaslt_gemm *g, const pg_buffer *A, const pg_buffer *B,
-                                    const pg_buffer *C, pg_buffer *D, pg_diag *d)
+                                    const pg_buffer *C, const pg_gemm_scales *scales,
+                                    pg_buffer *D, pg_diag *d)
 {
     bool has_c = g->c_layout != NULL;
     if (!A || !B || !D || (has_c && !C) || pg_buffer_bytes(A) < g->a_bytes ||
@@ -108,8 +162,17 @@ pg_status pg_blaslt_gemm_enqueue_on(pg_blaslt_gemm *g, const pg_buffer *A, const
         return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
                            "cuBLASLt GEMM: the buffers given are smaller than the prepared ones%s",
                            has_c && !C ? " (no C input given)" : "");
-    return matmul_on(g, &g->algo, pg_buffer_address(A), pg_buffer_address(B),
-                     has_c ? pg_buffer_address(C) : 0, pg_buffer_address(D), d);
+    CUdeviceptr sa = 0, sb = 0;
+    pg_status st = scales ? scale_addresses(scales, &sa, &sb, d) : PG_OK;
+    /* this call's scales, then the stored ones back for pg_blaslt_gemm_enqueue */
+    if (st == PG_OK && sa)
+        st = set_scale_pointers(g, sa, sb, d);
+    if (st == PG_OK)
+        st = matmul_on(g, &g->algo, pg_buffer_address(A), pg_buffer_address(B),
+                       has_c ? pg_buffer_address(C) : 0, pg_buffer_address(D), d);
+    if (st == PG_OK && sa)
+        st = set_scale_pointers(g, g->scale_a, g->scale_b, d);
+    return st;
 }
 
 void pg_blaslt_gemm_free(pg_blaslt_gemm *g)
@@ -293,6 +356,8 @@ static bool cuda_type(pg_dtype t, cudaDataType_t *out)
     case PG_DTYPE_FP32: *out = CUDA_R_32F; return true;
     case PG_DTYPE_BF16: *out = CUDA_R_16BF; return true;
     case PG_DTYPE_FP16: *out = CUDA_R_16F; return true;
+    case PG_DTYPE_E4M3: *out = CUDA_R_8F_E4M3; return true;
+    case PG_DTYPE_E5M2: *out = CUDA_R_8F_E5M2; return true;
     default: return false;
     }
 }
@@ -359,16 +424,20 @@ static pg_status check_types(const pg_gemm_problem *p, pg_diag *d)
     pg_dtype in = p->a.dtype, out = p->d.dtype;
     cudaDataType_t t;
     const char *accepted = "A = B bf16 with C = D bf16 or fp32, A = B fp16 with C = D fp16 or "
-                           "fp32, A = B fp32 with C = D fp32";
+                           "fp32, A = B fp32 with C = D fp32, A and B fp8 (not both e5m2) with "
+                           "C = D bf16, fp16 or fp32";
     if (!cuda_type(in, &t) || !cuda_type(p->b.dtype, &t) || !cuda_type(out, &t) ||
         (p->has_c && !cuda_type(p->c.dtype, &t)))
         return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
-                           "cuBLASLt baseline takes fp32, bf16 or fp16 operands, not A %s, B %s, "
-                           "C %s, D %s",
+                           "cuBLASLt baseline takes fp32, bf16, fp16 or fp8 operands, not A %s, "
+                           "B %s, C %s, D %s",
                            pg_dtype_name(in), pg_dtype_name(p->b.dtype),
                            p->has_c ? pg_dtype_name(p->c.dtype) : "none", pg_dtype_name(out));
-    bool ok = p->b.dtype == in && (!p->has_c || p->c.dtype == out) &&
-              (out == in || out == PG_DTYPE_FP32);
+    bool fp8 = pg_dtype_is_fp8(in) && pg_dtype_is_fp8(p->b.dtype);
+    bool ok = (!p->has_c || p->c.dtype == out) &&
+              (fp8 ? !(in == PG_DTYPE_E5M2 && p->b.dtype == PG_DTYPE_E5M2) &&
+                         !pg_dtype_is_fp8(out)
+                   : p->b.dtype == in && (out == in || out == PG_DTYPE_FP32));
     if (!ok)
         return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
                            "cuBLASLt baseline: A %s, B %s, C %s, D %s is not a combination "

@@ -95,6 +95,9 @@ size_t pg_buffer_bytes(const pg_buffer *b);
  * (seed, index)) rounded to the dtype; deterministic for a seed on any GPU. Never zeros. */
 pg_status pg_buffer_fill_normal(pg_buffer *b, pg_dtype dtype, size_t count, uint64_t seed,
                                 pg_diag *d);
+/* Fill `count` fp32 elements with positive scales 0.25 + |N(0,1)|/2 (the samples of
+ * pg_buffer_fill_normal's fp32 fill, folded): the per-tensor scales of an fp8 GEMM. */
+pg_status pg_buffer_fill_scale(pg_buffer *b, size_t count, uint64_t seed, pg_diag *d);
 /* Fill every byte of the buffer with the poison pattern 0xFF (a NaN in bf16, fp16 and fp32), so
  * elements a kernel never wrote are found as NaN with the exact pattern. */
 pg_status pg_buffer_fill_poison(pg_buffer *b, pg_diag *d);
@@ -214,6 +217,12 @@ pg_status pg_kernel_max_active_clusters(pg_kernel *k, const unsigned block[3],
  * CUDA error name; a timeout is PG_FAIL_KERNEL "TIMEOUT: ..." and marks the device broken. */
 pg_status pg_device_sync(pg_device *dev, double timeout_s, pg_diag *d);
 
+/* The per-tensor scales of an fp8 GEMM (gemm_problem.h PG_GEMM_SCALE_TENSOR): one fp32 each,
+ * in device memory; borrowed. */
+typedef struct {
+    const pg_buffer *a, *b; /* scale_A, scale_B */
+} pg_gemm_scales;
+
 /* Reference GEMM (docs/correctness.md), ptxgate's own CUDA kernel (kernels/reference.cu),
  * independent of cuBLAS: for every batch b < p->batch, row i < M and column j < N
  *   ref[b·d.batch_stride + i·d.row_stride + j·d.col_stride] =
@@ -230,9 +239,16 @@ pg_status pg_device_sync(pg_device *dev, double timeout_s, pg_diag *d);
  * bf16, fp16, sizes outside 0..2^31-1, a batch above the device's grid z limit, negative
  * strides, an A or B with neither stride 1 (C and D may have any strides), or a buffer
  * smaller than its operand's span (gemm_blas.h pg_gemm_operand_span; the
- * message names the operand); PG_ERR_INFRA when the launch is refused. */
+ * message names the operand); PG_ERR_INFRA when the launch is refused.
+ * fp8 A or B (e4m3, e5m2): each fp8 operand is first dequantized into an fp32 copy (exact
+ * conversion, times its per-tensor scale when p->scale.mode is PG_GEMM_SCALE_TENSOR: one
+ * rounding), then multiplied as above; the copies are freed after a device synchronization
+ * (at most 120 s), so this call returns with the work done. scales: the
+ * scale_A and scale_B buffers (at least 4 bytes each) when p->scale.mode is TENSOR, else
+ * NULL; a missing one is PG_ERR_INPUT. */
 pg_status pg_reference_gemm(pg_device *dev, const pg_gemm_problem *p, const pg_buffer *A,
-                            const pg_buffer *B, const pg_buffer *C, pg_buffer *ref, pg_diag *d);
+                            const pg_buffer *B, const pg_buffer *C, const pg_gemm_scales *scales,
+                            pg_buffer *ref, pg_diag *d);
 
 /* The historic form: C[M,N] (fp32, row-major) = A[M,K] · B[N,K]ᵀ with A, B row-major of
  * in_dtype (bf16 or fp16): pg_reference_gemm of pg_gemm_problem_nt (gemm_blas.h). C must hold
@@ -399,14 +415,23 @@ pg_status pg_blaslt_gemm_prepare_pinned(pg_device *dev, const pg_gemm_problem *p
                                         const pg_blaslt_algo *algo, size_t workspace_bytes,
                                         pg_blaslt_gemm **out, pg_blaslt_choice *choice,
                                         pg_diag *d);
+/* The per-tensor scales of an fp8 problem (PG_GEMM_SCALE_TENSOR) for every later matmul of g
+ * (CUBLASLT_MATMUL_DESC_A_SCALE_POINTER and _B_SCALE_POINTER, cuBLASLt's D = alpha·scale_A·
+ * scale_B·A·B + beta·C); until set, cuBLASLt multiplies with scale 1 (prepare's search does).
+ * s->a and s->b borrowed: keep them alive while g is used. PG_ERR_INPUT when g's A and B are
+ * not fp8, or for only one buffer or one below 4 bytes. */
+pg_status pg_blaslt_gemm_set_scales(pg_blaslt_gemm *g, const pg_gemm_scales *s, pg_diag *d);
 /* Enqueue one matmul with the chosen algorithm. */
 pg_status pg_blaslt_gemm_enqueue(pg_blaslt_gemm *g, pg_diag *d);
 /* The same matmul (same algorithm and workspace) on other buffers of at least the prepared
  * sizes: sustained mode's rotated input copies. C is read only when the problem has a C (it
- * may be NULL otherwise). Buffers from pg_buffer_alloc keep the 256-byte alignment the
- * algorithm was chosen for. PG_ERR_INPUT for a buffer smaller than prepared or a missing C. */
+ * may be NULL otherwise); scales (NULL: those of pg_blaslt_gemm_set_scales) are this call's
+ * per-tensor scales of an fp8 problem. Buffers from pg_buffer_alloc keep the 256-byte alignment
+ * the algorithm was chosen for. PG_ERR_INPUT for a buffer smaller than prepared, a missing C
+ * or a bad pair of scales. */
 pg_status pg_blaslt_gemm_enqueue_on(pg_blaslt_gemm *g, const pg_buffer *A, const pg_buffer *B,
-                                    const pg_buffer *C, pg_buffer *D, pg_diag *d);
+                                    const pg_buffer *C, const pg_gemm_scales *scales,
+                                    pg_buffer *D, pg_diag *d);
 void pg_blaslt_gemm_free(pg_blaslt_gemm *g);
 
 /* Enqueue a one-warp kernel that waits `ns` nanoseconds of the GPU's global timer: a calibrated

@@ -106,6 +106,8 @@ enum {
     PG_REF_FILL_FP32,
     PG_REF_FILL_E4M3,
     PG_REF_FILL_E5M2,
+    PG_REF_FILL_SCALE,
+    PG_REF_DEQUANT_FP8,
     /* the reference GEMM by operand contiguity: A's k or m, B's k or n (reference.cu) */
     PG_REF_GEMM_AK_BK,
     PG_REF_GEMM_AK_BN,

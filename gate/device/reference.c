@@ -19,6 +19,8 @@ static const char *const k_names[PG_REF_COUNT] = {
     [PG_REF_FILL_FP32] = "fill_normal_fp32",
     [PG_REF_FILL_E4M3] = "fill_normal_e4m3",
     [PG_REF_FILL_E5M2] = "fill_normal_e5m2",
+    [PG_REF_FILL_SCALE] = "fill_scale_fp32",
+    [PG_REF_DEQUANT_FP8] = "ref_dequant_fp8",
     [PG_REF_GEMM_AK_BK] = "reference_gemm_ak_bk",
     [PG_REF_GEMM_AK_BN] = "reference_gemm_ak_bn",
     [PG_REF_GEMM_AM_BK] = "reference_gemm_am_bk",
@@ -45,6 +47,9 @@ static const char *const k_names[PG_REF_COUNT] = {
 #define PG_REF_FILL_THREADS 256
 #define PG_REF_GEMM_TILE 128
 #define PG_REF_GEMM_THREADS 256
+/* How long the fp8 reference waits for its GEMM before freeing the fp32 copies: far above the
+ * ~1 s the largest shipped workload takes on an H200. */
+#define PG_REF_SYNC_TIMEOUT_S 120.0
 
 pg_status pg_ref_load(pg_device *dev, pg_diag *d)
 {
@@ -95,11 +100,32 @@ static pg_status launch(pg_device *dev, int which, unsigned gx, unsigned gy, uns
     return pg_ref_launch(dev, which, gx, gy, 1, threads, args, d);
 }
 
+/* Launch fill kernel `which` over count elements of size bytes at b (grid-stride loop: enough
+ * blocks to fill every SM several times over, fewer for small counts). */
+static pg_status fill(pg_buffer *b, int which, const char *what, size_t size, size_t count,
+                      uint64_t seed, pg_diag *d)
+{
+    pg_device *dev = pg_buffer_device(b);
+    if (count > pg_buffer_bytes(b) / size)
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                           "fill of %zu %s elements (%zu bytes each) does not fit a buffer of "
+                           "%zu bytes",
+                           count, what, size, pg_buffer_bytes(b));
+    if (count == 0)
+        return PG_OK;
+    unsigned long long blocks = (count + PG_REF_FILL_THREADS - 1) / PG_REF_FILL_THREADS;
+    unsigned long long cap = (unsigned long long)dev->info.sm_count * 16;
+    if (blocks > cap)
+        blocks = cap;
+    unsigned long long out = pg_buffer_address(b), n = count, s = seed;
+    void *args[] = {&out, &n, &s};
+    return launch(dev, which, (unsigned)blocks, 1, PG_REF_FILL_THREADS, args, d);
+}
+
 pg_status pg_buffer_fill_normal(pg_buffer *b, pg_dtype dtype, size_t count, uint64_t seed,
                                 pg_diag *d)
 {
-    pg_device *dev = pg_buffer_device(b);
-    pg_status st = pg_dev_enter(dev, d);
+    pg_status st = pg_dev_enter(pg_buffer_device(b), d);
     if (st != PG_OK)
         return st;
     int which;
@@ -113,23 +139,15 @@ pg_status pg_buffer_fill_normal(pg_buffer *b, pg_dtype dtype, size_t count, uint
         return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL, "no N(0,1) fill for dtype %s",
                            pg_dtype_name(dtype));
     }
-    size_t size = pg_dtype_size(dtype);
-    if (count > pg_buffer_bytes(b) / size)
-        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
-                           "fill of %zu %s elements (%zu bytes each) does not fit a buffer of "
-                           "%zu bytes",
-                           count, pg_dtype_name(dtype), size, pg_buffer_bytes(b));
-    if (count == 0)
-        return PG_OK;
-    /* Grid-stride loop: enough blocks to fill every SM several times over, fewer for small
-     * counts. */
-    unsigned long long blocks = (count + PG_REF_FILL_THREADS - 1) / PG_REF_FILL_THREADS;
-    unsigned long long cap = (unsigned long long)dev->info.sm_count * 16;
-    if (blocks > cap)
-        blocks = cap;
-    unsigned long long out = pg_buffer_address(b), n = count, s = seed;
-    void *args[] = {&out, &n, &s};
-    return launch(dev, which, (unsigned)blocks, 1, PG_REF_FILL_THREADS, args, d);
+    return fill(b, which, pg_dtype_name(dtype), pg_dtype_size(dtype), count, seed, d);
+}
+
+pg_status pg_buffer_fill_scale(pg_buffer *b, size_t count, uint64_t seed, pg_diag *d)
+{
+    pg_status st = pg_dev_enter(pg_buffer_device(b), d);
+    if (st != PG_OK)
+        return st;
+    return fill(b, PG_REF_FILL_SCALE, "fp32 scale", sizeof(float), count, seed, d);
 }
 
 /* PG_REF_ELEM_* of an input dtype of the reference GEMM; -1 for another. */
@@ -164,17 +182,81 @@ static pg_status check_operand(const pg_gemm_operand *x, int64_t batch, int64_t 
     return PG_OK;
 }
 
+/* fp8 operand x (rows x cols per batch) of buffer src as an fp32 copy *out (owned by the
+ * caller), times the scale at `scale` when given. */
+static pg_status dequantize(pg_device *dev, const pg_gemm_operand *x, int64_t batch, int64_t rows,
+                            int64_t cols, const pg_buffer *src, const pg_buffer *scale,
+                            const char *what, pg_buffer **out, pg_diag *d)
+{
+    *out = NULL;
+    pg_status st = check_operand(x, batch, rows, cols, 1, src, what, d);
+    int64_t n = 0;
+    if (st == PG_OK)
+        pg_gemm_operand_span(x, batch, rows, cols, &n);
+    if (st == PG_OK)
+        st = pg_buffer_alloc(dev, n > 0 ? (size_t)n * sizeof(float) : sizeof(float), out, d);
+    if (st != PG_OK || n == 0)
+        return st;
+    unsigned long long o = pg_buffer_address(*out), in = pg_buffer_address(src);
+    unsigned long long count = (unsigned long long)n;
+    unsigned long long sp = scale ? pg_buffer_address(scale) : 0;
+    int e5m2 = x->dtype == PG_DTYPE_E5M2;
+    unsigned long long blocks = (count + PG_REF_FILL_THREADS - 1) / PG_REF_FILL_THREADS;
+    unsigned long long cap = (unsigned long long)dev->info.sm_count * 16;
+    void *args[] = {&o, &in, &count, &e5m2, &sp};
+    return launch(dev, PG_REF_DEQUANT_FP8, (unsigned)(blocks < cap ? blocks : cap), 1,
+                  PG_REF_FILL_THREADS, args, d);
+}
+
+/* pg_reference_gemm with fp8 A and B: both dequantized into fp32 copies, then the fp32 GEMM. */
+static pg_status reference_gemm_fp8(pg_device *dev, const pg_gemm_problem *p, const pg_buffer *A,
+                                    const pg_buffer *B, const pg_buffer *C,
+                                    const pg_gemm_scales *scales, pg_buffer *ref, pg_diag *d)
+{
+    bool scaled = p->scale.mode == PG_GEMM_SCALE_TENSOR;
+    if (!pg_dtype_is_fp8(p->a.dtype) || !pg_dtype_is_fp8(p->b.dtype))
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                           "reference GEMM: A %s and B %s: fp8 operands come in pairs",
+                           pg_dtype_name(p->a.dtype), pg_dtype_name(p->b.dtype));
+    if (!A || !B || (scaled && (!scales || !scales->a || !scales->b ||
+                                pg_buffer_bytes(scales->a) < sizeof(float) ||
+                                pg_buffer_bytes(scales->b) < sizeof(float))))
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                           "reference GEMM: fp8 %s missing or smaller than 4 bytes",
+                           !A || !B ? "A or B" : "scale_A or scale_B");
+    pg_buffer *a32 = NULL, *b32 = NULL;
+    pg_status st = dequantize(dev, &p->a, p->batch, p->M, p->K, A, scaled ? scales->a : NULL,
+                              "A", &a32, d);
+    if (st == PG_OK)
+        st = dequantize(dev, &p->b, p->batch, p->K, p->N, B, scaled ? scales->b : NULL, "B",
+                        &b32, d);
+    pg_gemm_problem q = *p;
+    q.a.dtype = q.b.dtype = PG_DTYPE_FP32;
+    q.scale = (pg_gemm_scaling){.mode = PG_GEMM_SCALE_NONE, .a = -1, .b = -1};
+    if (st == PG_OK)
+        st = pg_reference_gemm(dev, &q, a32, b32, C, NULL, ref, d);
+    /* the copies are in use until the GEMM has run */
+    if (st == PG_OK)
+        st = pg_device_sync(dev, PG_REF_SYNC_TIMEOUT_S, d);
+    pg_buffer_free(a32);
+    pg_buffer_free(b32);
+    return st;
+}
+
 pg_status pg_reference_gemm(pg_device *dev, const pg_gemm_problem *p, const pg_buffer *A,
-                            const pg_buffer *B, const pg_buffer *C, pg_buffer *ref, pg_diag *d)
+                            const pg_buffer *B, const pg_buffer *C, const pg_gemm_scales *scales,
+                            pg_buffer *ref, pg_diag *d)
 {
     pg_status st = pg_dev_enter(dev, d);
     if (st != PG_OK)
         return st;
+    if (pg_dtype_is_fp8(p->a.dtype) || pg_dtype_is_fp8(p->b.dtype))
+        return reference_gemm_fp8(dev, p, A, B, C, scales, ref, d);
     int ta = elem_code(p->a.dtype), tb = elem_code(p->b.dtype);
     int tc = p->has_c ? elem_code(p->c.dtype) : PG_REF_ELEM_FP32;
     if (ta < 0 || tb < 0 || tc < 0)
         return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
-                           "reference GEMM takes fp32, bf16 or fp16 operands, not A %s, B %s, "
+                           "reference GEMM takes fp32, bf16, fp16 or fp8 operands, not A %s, B %s, "
                            "C %s",
                            pg_dtype_name(p->a.dtype), pg_dtype_name(p->b.dtype),
                            p->has_c ? pg_dtype_name(p->c.dtype) : "none");
@@ -270,7 +352,7 @@ pg_status pg_reference_gemm_nt(pg_device *dev, pg_dtype in_dtype, const pg_buffe
                            pg_dtype_name(in_dtype));
     pg_gemm_problem p;
     pg_gemm_problem_nt(&p, in_dtype, PG_DTYPE_FP32, M, N, K);
-    return pg_reference_gemm(dev, &p, A, B, NULL, C, d);
+    return pg_reference_gemm(dev, &p, A, B, NULL, NULL, C, d);
 }
 
 pg_status pg_device_spin(pg_device *dev, uint64_t ns, pg_diag *d)

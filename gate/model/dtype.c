@@ -40,3 +40,8 @@ const char *pg_dtype_accepted(void)
 {
     return "bf16, fp16, fp32, e4m3, e5m2";
 }
+
+bool pg_dtype_is_fp8(pg_dtype t)
+{
+    return t == PG_DTYPE_E4M3 || t == PG_DTYPE_E5M2;
+}

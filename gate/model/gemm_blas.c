@@ -92,6 +92,12 @@ pg_status pg_gemm_blas_of(const pg_gemm_problem *p, pg_gemm_blas *out, pg_diag *
         factor(&p->a, a_col, lda, false, M, K, p->batch, &out->a, &out->trans_a);
         factor(&p->b, b_col, ldb, false, K, N, p->batch, &out->b, &out->trans_b);
     }
+    /* cuBLASLt multiplies fp8 only as "TN": its A transposed, its B not (both K-major). */
+    if ((pg_dtype_is_fp8(p->a.dtype) || pg_dtype_is_fp8(p->b.dtype)) &&
+        (!out->trans_a || out->trans_b))
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                           "fp8 GEMM: A and B must both be stored with K contiguous (A [M,K], B "
+                           "[N,K]): cuBLASLt's fp8 kernels take only that layout (TN)");
     out->d.rows = out->m;
     out->d.cols = out->n;
     out->d.ld = ldd;

@@ -44,7 +44,9 @@ typedef struct {
  * with a leading dimension at least its contiguous extent, or a C stored in another order than
  * D (the library's C and D layouts describe one orientation), is PG_ERR_INPUT naming the
  * operand and its strides. Orientation ties (a matrix of one row or one column) are broken as
- * the historic gemm_nt mapping does: A and D row-major, B column-major ([N,K]). */
+ * the historic gemm_nt mapping does: A and D row-major, B column-major ([N,K]). fp8 A or B
+ * not both stored with K contiguous (the library's op pair not T, N) is PG_ERR_INPUT too:
+ * cuBLASLt's fp8 GEMMs take only that layout. */
 pg_status pg_gemm_blas_of(const pg_gemm_problem *p, pg_gemm_blas *out, pg_diag *d);
 
 /* The historic gemm_nt problem: D[M,N] (out, row-major) = A[M,K] · B[N,K]ᵀ, A and B row-major

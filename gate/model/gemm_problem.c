@@ -53,6 +53,7 @@ pg_status pg_gemm_problem_of(const pg_task *t, const pg_workload *w, pg_gemm_pro
 {
     memset(out, 0, sizeof *out);
     out->a.tensor = out->b.tensor = out->c.tensor = out->d.tensor = -1;
+    out->scale = (pg_gemm_scaling){.mode = PG_GEMM_SCALE_NONE, .a = -1, .b = -1};
     if (t->op != PG_OP_GEMM)
         return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "operation",
                            "operation %s is not a GEMM (accepted: gemm, gemm_nt)", t->operation);
@@ -76,6 +77,9 @@ pg_status pg_gemm_problem_of(const pg_task *t, const pg_workload *w, pg_gemm_pro
     out->beta = (float)t->beta;
     out->compute = strcmp(t->baseline_compute, "tf32") == 0 ? PG_GEMM_COMPUTE_TF32
                                                              : PG_GEMM_COMPUTE_FP32;
+    if (g.scale_a >= 0 && g.scale_b >= 0)
+        out->scale = (pg_gemm_scaling){.mode = PG_GEMM_SCALE_TENSOR, .a = g.scale_a,
+                                       .b = g.scale_b};
     return PG_OK;
 }
 

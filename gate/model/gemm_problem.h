@@ -41,19 +41,35 @@ typedef struct {
     bool col_major;
 } pg_gemm_operand;
 
+/* How A and B are scaled (fp8 A and B only): not at all, or by one fp32 scale each, read from
+ * the task's scalar input tensors scale_A and scale_B ("dims": []), D = alpha·(scale_A·A)·
+ * (scale_B·B) + beta·C: cuBLASLt's per-tensor scaling (CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F,
+ * CUBLASLT_MATMUL_DESC_A_SCALE_POINTER and _B_SCALE_POINTER). */
+typedef enum {
+    PG_GEMM_SCALE_NONE = 0,
+    PG_GEMM_SCALE_TENSOR
+} pg_gemm_scale_mode;
+
+typedef struct {
+    pg_gemm_scale_mode mode;
+    int a, b; /* tensor indices of scale_A and scale_B; -1 with PG_GEMM_SCALE_NONE */
+} pg_gemm_scaling;
+
 typedef struct {
     int64_t batch, M, N, K;      /* batch >= 1; M, N, K >= 1 */
     pg_gemm_operand a, b, c, d;  /* c.tensor == -1 when !has_c */
     bool has_c;                  /* beta != 0: C is read */
     float alpha, beta;           /* the task's parameters (default 1 and 0) */
     pg_gemm_compute compute;
+    pg_gemm_scaling scale;       /* PG_GEMM_SCALE_NONE unless A and B are fp8 with scales */
 } pg_gemm_problem;
 
 /* The GEMM of workload w (one of t's) of a loaded gemm task t (pg_task_load; the contract of
  * task_ops.h holds). Strides follow from each tensor's dims in storage order (the last
  * contiguous) and which of them are M, N, K and batch; a, b, d are the tensors A, B and the
  * output (C or D), c the input C when has_c (t->beta != 0), else c.tensor -1; alpha and beta
- * are t's, rounded to fp32; compute is TF32 when baseline.compute is "tf32". *out is zeroed
+ * are t's, rounded to fp32; compute is TF32 when baseline.compute is "tf32"; scale is
+ * PG_GEMM_SCALE_TENSOR with the indices of scale_A and scale_B when t has them. *out is zeroed
  * first (tensor indices -1) and filled on success.
  * Errors: PG_ERR_INPUT (file = t->file) with field "operation" when t is not a gemm task, or
  * "tensors" when it lacks A, B or an output (a task that skipped validation). */

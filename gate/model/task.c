@@ -189,7 +189,8 @@ static pg_status parse_tensor(pg_task *t, pg_tensor_spec *ts, const json_t *obj,
                            "tensor name '%s' is a dtype name (%s); tolerances are keyed by both, "
                            "so choose another name", ts->name, pg_dtype_accepted());
     json_t *dims;
-    st = get_array(obj, ctx, "dims", 1, PG_MAX_DIMS, &dims, d);
+    /* [] is a scalar (one element), e.g. the per-tensor scale of an fp8 GEMM */
+    st = get_array(obj, ctx, "dims", 0, PG_MAX_DIMS, &dims, d);
     if (st != PG_OK)
         return st;
     pg_jctx dc = pg_jctx_member(ctx, "dims");

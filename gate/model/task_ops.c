@@ -3,6 +3,7 @@
 #include "task_ops.h"
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -109,16 +110,18 @@ static void gemm_expect(const pg_task *t, char *buf, size_t n)
     snprintf(buf, n,
              "operation %s expects symbols M, N, K (and optionally batch, then the outermost dim "
              "of every tensor) and the tensors A [M,K] or [K,M] (input), B [K,N] or [N,K] "
-             "(input, A's dtype) and either the output C or D [M,N] or [N,M] (parameters.beta "
+             "(input) and either the output C or D [M,N] or [N,M] (parameters.beta "
              "0, the default) or, with parameters.beta != 0, C [M,N] or [N,M] (input) and the "
              "output D [M,N] or [N,M] (C's dtype); dims in storage order (layout row_major) or "
-             "logical order (layout col_major); A and B %s, C and the output %s",
-             t->operation, pg_gemm_dtypes_accepted(), pg_gemm_dtypes_accepted());
+             "logical order (layout col_major); A and B %s; C and the output %s; with fp8 A "
+             "and B: both stored with K contiguous (A [M,K], B [N,K]), optionally the scalar "
+             "fp32 inputs scale_A and scale_B (dims [], both or neither)",
+             t->operation, pg_gemm_dtypes_accepted(), "fp32, bf16 or fp16");
 }
 
 const char *pg_gemm_dtypes_accepted(void)
 {
-    return "fp32, bf16 or fp16";
+    return "both fp32, both bf16, both fp16, or fp8 (e4m3 x e4m3, e4m3 x e5m2, e5m2 x e4m3)";
 }
 
 /* The JSON index of storage dim j of ts (col_major swaps the last two back). */
@@ -160,6 +163,64 @@ static void dims_text(const pg_tensor_spec *ts, char *buf, size_t n)
 static bool gemm_dtype_ok(pg_dtype dt)
 {
     return dt == PG_DTYPE_FP32 || dt == PG_DTYPE_BF16 || dt == PG_DTYPE_FP16;
+}
+
+/* True when dims[last] of tensor k (storage order) is the symbol sym. */
+static bool contiguous_dim_is(const pg_task *t, int k, const char *sym)
+{
+    const pg_tensor_spec *ts = &t->tensors[k];
+    return ts->ndims >= 1 && strcmp(ts->dims[ts->ndims - 1], sym) == 0;
+}
+
+/* fp8 A and B: the pairs cuBLASLt runs (no e5m2 x e5m2), K contiguous in both (the only
+ * operand layout of fp8 wgmma and of cuBLASLt's fp8 kernels: "TN"), and the optional scalar
+ * scales scale_A and scale_B (both or neither: inputs, fp32, dims []). */
+static pg_status check_gemm_fp8(const pg_task *t, const pg_gemm_tensors *g, const char *expect,
+                                pg_diag *d)
+{
+    char f[64], dims[256];
+    const pg_tensor_spec *a = &t->tensors[g->a], *b = &t->tensors[g->b];
+    if (a->dtype == PG_DTYPE_E5M2 && b->dtype == PG_DTYPE_E5M2) {
+        snprintf(f, sizeof f, "tensors[%d].dtype", g->b);
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                           "%s; A and B are both e5m2, which cuBLASLt (the baseline) does not "
+                           "multiply: use e4m3 for one of them", expect);
+    }
+    const int ops[2] = {g->a, g->b};
+    for (int i = 0; i < 2; i++) {
+        if (contiguous_dim_is(t, ops[i], "K"))
+            continue;
+        const pg_tensor_spec *ts = &t->tensors[ops[i]];
+        dims_text(ts, dims, sizeof dims);
+        snprintf(f, sizeof f, "tensors[%d].dims", ops[i]);
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                           "%s; tensor '%s' is %s with dims %s, so K is not its contiguous dim: "
+                           "fp8 GEMMs read A and B with K contiguous (A [M,K], B [N,K], "
+                           "row_major), the only layout of fp8 wgmma and of cuBLASLt's fp8 "
+                           "kernels", expect, ts->name, pg_dtype_name(ts->dtype), dims);
+    }
+    if ((g->scale_a >= 0) != (g->scale_b >= 0))
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "tensors",
+                           "%s; tensor '%s' without '%s': give both per-tensor scales or "
+                           "neither", expect, g->scale_a >= 0 ? "scale_A" : "scale_B",
+                           g->scale_a >= 0 ? "scale_B" : "scale_A");
+    const int scales[2] = {g->scale_a, g->scale_b};
+    for (int i = 0; i < 2; i++) {
+        int k = scales[i];
+        if (k < 0)
+            continue;
+        const pg_tensor_spec *ts = &t->tensors[k];
+        if (ts->is_output || ts->dtype != PG_DTYPE_FP32 || ts->ndims != 0) {
+            snprintf(f, sizeof f, "tensors[%d]", k);
+            dims_text(ts, dims, sizeof dims);
+            return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                               "%s; tensor '%s' is %s %s with dims %s, expected an fp32 input "
+                               "with dims [] (one per-tensor scale)", expect, ts->name,
+                               ts->is_output ? "an output" : "an input",
+                               pg_dtype_name(ts->dtype), dims);
+        }
+    }
+    return PG_OK;
 }
 
 /* Tensor index k of t: dims [batch?, r, c] or [batch?, c, r] (storage order). */
@@ -218,10 +279,11 @@ static pg_status check_gemm(const pg_task *t, pg_diag *d)
     for (int i = 0; i < t->n_tensors; i++) {
         const char *n = t->tensors[i].name;
         if (strcmp(n, "A") != 0 && strcmp(n, "B") != 0 && strcmp(n, "C") != 0 &&
-            strcmp(n, "D") != 0) {
+            strcmp(n, "D") != 0 && strcmp(n, "scale_A") != 0 && strcmp(n, "scale_B") != 0) {
             snprintf(f, sizeof f, "tensors[%d].name", i);
             return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
-                               "%s; tensor '%s' is none of A, B, C, D", expect, n);
+                               "%s; tensor '%s' is none of A, B, C, D, scale_A, scale_B", expect,
+                               n);
         }
     }
     pg_gemm_tensors g;
@@ -266,25 +328,27 @@ static pg_status check_gemm(const pg_task *t, pg_diag *d)
         st = check_gemm_dims(t, g.out, "M", "N", expect, d);
     if (st != PG_OK)
         return st;
-    const int order[] = {a, b, g.c, g.out};
-    for (int i = 0; i < 4; i++) {
-        int k = order[i];
+    pg_dtype da = t->tensors[a].dtype, db = t->tensors[b].dtype;
+    bool fp8 = pg_dtype_is_fp8(da) && pg_dtype_is_fp8(db);
+    if (!fp8 && da != db) {
+        snprintf(f, sizeof f, "tensors[%d].dtype", b);
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                           "%s; tensor 'B' is %s, tensor 'A' %s (A and B share one dtype, "
+                           "unless both are fp8)", expect, pg_dtype_name(db), pg_dtype_name(da));
+    }
+    /* A and B are fine now (every dtype is one of the accepted ones); C and the output: */
+    const int outs[] = {g.c, g.out};
+    for (int i = 0; i < 2; i++) {
+        int k = outs[i];
         if (k < 0)
             continue;
         const pg_tensor_spec *ts = &t->tensors[k];
         snprintf(f, sizeof f, "tensors[%d].dtype", k);
         if (!gemm_dtype_ok(ts->dtype))
             return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
-                               "%s; tensor '%s' is %s, which a GEMM task does not accept (yet): "
-                               "accepted: %s", expect, ts->name, pg_dtype_name(ts->dtype),
-                               pg_gemm_dtypes_accepted());
-    }
-    if (t->tensors[b].dtype != t->tensors[a].dtype) {
-        snprintf(f, sizeof f, "tensors[%d].dtype", b);
-        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
-                           "%s; tensor 'B' is %s, tensor 'A' %s (A and B share one dtype)",
-                           expect, pg_dtype_name(t->tensors[b].dtype),
-                           pg_dtype_name(t->tensors[a].dtype));
+                               "%s; tensor '%s' is %s, which a GEMM task does not accept here "
+                               "(A and B: %s; C and the output: fp32, bf16 or fp16)", expect,
+                               ts->name, pg_dtype_name(ts->dtype), pg_gemm_dtypes_accepted());
     }
     if (c_input && t->tensors[g.c].dtype != t->tensors[g.out].dtype) {
         snprintf(f, sizeof f, "tensors[%d].dtype", g.c);
@@ -293,6 +357,15 @@ static pg_status check_gemm(const pg_task *t, pg_diag *d)
                            expect, pg_dtype_name(t->tensors[g.c].dtype),
                            pg_dtype_name(t->tensors[g.out].dtype));
     }
+    if (fp8)
+        return check_gemm_fp8(t, &g, expect, d);
+    if (g.scale_a >= 0 || g.scale_b >= 0) {
+        int k = g.scale_a >= 0 ? g.scale_a : g.scale_b;
+        snprintf(f, sizeof f, "tensors[%d].name", k);
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                           "%s; tensor '%s' scales an fp8 operand, and A and B are %s and %s",
+                           expect, t->tensors[k].name, pg_dtype_name(da), pg_dtype_name(db));
+    }
     return PG_OK;
 }
 
@@ -300,6 +373,8 @@ void pg_task_gemm_tensors(const pg_task *t, pg_gemm_tensors *out)
 {
     out->a = pg_task_find_tensor(t, "A");
     out->b = pg_task_find_tensor(t, "B");
+    out->scale_a = pg_task_find_tensor(t, "scale_A");
+    out->scale_b = pg_task_find_tensor(t, "scale_B");
     out->c = -1;
     out->out = -1;
     int c = pg_task_find_tensor(t, "C"), dd = pg_task_find_tensor(t, "D");
@@ -357,10 +432,56 @@ pg_status pg_task_check_operation(const pg_task *t, pg_diag *d)
     return pg_operation_is_attention(t->op) ? check_mha(t, d) : check_gemm(t, d);
 }
 
+/* gemm: the batch count fits cuBLASLt's int32 (CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT); with fp8
+ * A and B, K and the output's (and C's) leading dimension are 16-byte multiples. */
+static pg_status check_gemm_workload(const pg_task *t, int wi, pg_diag *d)
+{
+    const pg_workload *w = &t->workloads[wi];
+    char f[128];
+    int sb = pg_task_find_symbol(t, "batch");
+    if (sb >= 0 && w->values[sb] > INT32_MAX) {
+        snprintf(f, sizeof f, "workloads[%d].symbols.batch", wi);
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                           "workload '%s': batch = %" PRId64 " is above %d, the most cuBLASLt's "
+                           "batch count (int32) holds", w->name, w->values[sb], INT32_MAX);
+    }
+    pg_gemm_tensors g;
+    pg_task_gemm_tensors(t, &g);
+    if (!pg_dtype_is_fp8(t->tensors[g.a].dtype))
+        return PG_OK;
+    int64_t K = w->values[pg_task_find_symbol(t, "K")];
+    if (K % 16 != 0) {
+        snprintf(f, sizeof f, "workloads[%d].symbols.K", wi);
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                           "workload '%s': K = %" PRId64 " is not a multiple of 16; rows of fp8 "
+                           "A and B must be whole 16-byte chunks (cuBLASLt's fp8 GEMMs and TMA "
+                           "require it)", w->name, K);
+    }
+    const int outs[2] = {g.out, g.c};
+    for (int i = 0; i < 2; i++) {
+        if (outs[i] < 0)
+            continue;
+        const pg_tensor_spec *ts = &t->tensors[outs[i]];
+        const char *inner = ts->dims[ts->ndims - 1];
+        int64_t v = w->values[pg_task_find_symbol(t, inner)];
+        size_t bytes = pg_dtype_size(ts->dtype);
+        if (((uint64_t)v * bytes) % 16 != 0) {
+            snprintf(f, sizeof f, "workloads[%d].symbols.%s", wi, inner);
+            return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                               "workload '%s': %s = %" PRId64 " makes a row of %s (%s, %s "
+                               "contiguous) %" PRIu64 " bytes, not a multiple of 16; cuBLASLt's "
+                               "fp8 GEMMs need 16-byte aligned leading dimensions", w->name,
+                               inner, v, ts->name, pg_dtype_name(ts->dtype), inner,
+                               (uint64_t)v * bytes);
+        }
+    }
+    return PG_OK;
+}
+
 pg_status pg_task_check_workload_op(const pg_task *t, int wi, pg_diag *d)
 {
     if (!pg_operation_is_attention(t->op))
-        return PG_OK;
+        return check_gemm_workload(t, wi, d);
     int s = pg_task_find_symbol(t, "D");
     int64_t v = t->workloads[wi].values[s];
     if (v % 8 != 0) {

@@ -22,9 +22,9 @@ const char *pg_operation_accepted(void);
 const char *pg_operation_baseline(pg_operation op);
 /* True for mha_fwd and mha_bwd. */
 bool pg_operation_is_attention(pg_operation op);
-/* "fp32, bf16 or fp16": the element types a gemm task accepts for A and B (one of them for
- * both) and for C and the output (C has the output's dtype), for messages. e4m3 and e5m2 are
- * refused for now. Static storage. */
+/* The element types a gemm task accepts for A and B (both fp32, both bf16, both fp16, or fp8:
+ * e4m3 or e5m2 each, not both e5m2), for messages; C and the output are fp32, bf16 or fp16.
+ * Static storage. */
 const char *pg_gemm_dtypes_accepted(void);
 
 /* Check t's symbols, tensors and (gemm) parameters against the contract of t->op:
@@ -38,7 +38,11 @@ const char *pg_gemm_dtypes_accepted(void);
  *           bf16 or fp16; C and the output fp32, bf16 or fp16. Fields: "symbols", "tensors",
  *           "tensors[i].name", "tensors[i].role", "tensors[i].dims", "tensors[i].dims[j]"
  *           (batch not outermost; j as written), "tensors[i].dtype", "parameters.beta" (beta
- *           != 0 without a C input).
+ *           != 0 without a C input). fp8 A and B (e4m3 x e4m3, e4m3 x e5m2, e5m2 x e4m3, the
+ *           pairs cuBLASLt multiplies) may differ in dtype and must both have K as their
+ *           contiguous dim (A [M,K], B [N,K]: the only fp8 layout of wgmma and cuBLASLt);
+ *           optional scalar inputs scale_A and scale_B (fp32, dims [], both or neither; for
+ *           fp8 A and B only) scale them (gemm_problem.h PG_GEMM_SCALE_TENSOR).
  *  mha_fwd: symbols B, H, S, D; exactly Q, K, V [B,H,S,D] (inputs) and O [B,H,S,D] (output),
  *           all of one dtype, bf16 or fp16, and LSE [B,H,S] (output, fp32).
  *  mha_bwd: symbols B, H, S, D; exactly Q, K, V, O, dO [B,H,S,D] and LSE [B,H,S] fp32 (inputs),
@@ -50,7 +54,10 @@ pg_status pg_task_check_operation(const pg_task *t, pg_diag *d);
 
 /* The operation's rules for workload index wi (field "workloads[wi].symbols.<X>"):
  * attention: D a multiple of 8, so that rows of Q, K, V, O are a multiple of 16 bytes (TMA
- * global strides and cuDNN's attention both require it). gemm: no rule. Errors:
+ * global strides and cuDNN's attention both require it). gemm with fp8 A and B: K a multiple
+ * of 16 and the output's (and C's) contiguous extent a multiple of 16 bytes (cuBLASLt's fp8
+ * kernels need 16-byte aligned leading dimensions). Every gemm task: batch at most INT32_MAX
+ * (cuBLASLt's batch count is an int32). Errors:
  * PG_ERR_INPUT naming the workload and the value. */
 pg_status pg_task_check_workload_op(const pg_task *t, int wi, pg_diag *d);
 
@@ -59,6 +66,7 @@ pg_status pg_task_check_workload_op(const pg_task *t, int wi, pg_diag *d);
  * none). -1 for any the task lacks (never, for a loaded gemm task's a, b and out). */
 typedef struct {
     int a, b, c, out;
+    int scale_a, scale_b; /* the fp8 per-tensor scales scale_A and scale_B; -1 when absent */
 } pg_gemm_tensors;
 void pg_task_gemm_tensors(const pg_task *t, pg_gemm_tensors *out);
 

@@ -56,9 +56,10 @@ static pg_status rot_baseline(void *ctx, int rotation, pg_diag *d)
     /* Copy k's own inputs (its C input too, when the GEMM reads one) and the baseline's own
      * output of that copy. */
     const pg_wctx *w = cand_copy(p, k);
+    pg_gemm_scales scales = pg_wctx_gemm_scales(w);
     return pg_blaslt_gemm_enqueue_on(gemm, w->tensors[w->a], w->tensors[w->b],
-                                     w->c_in >= 0 ? w->tensors[w->c_in] : NULL, p->base_out[k],
-                                     d);
+                                     w->c_in >= 0 ? w->tensors[w->c_in] : NULL,
+                                     scales.a ? &scales : NULL, p->base_out[k], d);
 }
 
 static size_t set_bytes(const pg_wctx *c)

@@ -44,6 +44,18 @@ static pg_status backward_forward_inputs(pg_wctx *c, pg_diag *d)
     return st;
 }
 
+/* Input tensor i of c from seed: the per-tensor scales of an fp8 GEMM positive
+ * (pg_buffer_fill_scale), every other input N(0,1). */
+static pg_status fill_input(pg_wctx *c, int i, uint64_t seed, pg_diag *d)
+{
+    const pg_task *t = c->s->task;
+    size_t count = (size_t)c->plan->tensor_elements[i];
+    bool scale = c->is_gemm && c->gemm.scale.mode == PG_GEMM_SCALE_TENSOR &&
+                 (i == c->gemm.scale.a || i == c->gemm.scale.b);
+    return scale ? pg_buffer_fill_scale(c->tensors[i], count, seed, d)
+                 : pg_buffer_fill_normal(c->tensors[i], t->tensors[i].dtype, count, seed, d);
+}
+
 pg_status pg_refrun_fill_inputs(pg_wctx *c, uint64_t seed, pg_diag *d)
 {
     const pg_task *t = c->s->task;
@@ -55,8 +67,7 @@ pg_status pg_refrun_fill_inputs(pg_wctx *c, uint64_t seed, pg_diag *d)
         const char *name = t->tensors[i].name;
         if (derived_o_lse && (strcmp(name, "O") == 0 || strcmp(name, "LSE") == 0))
             continue;
-        st = pg_buffer_fill_normal(c->tensors[i], t->tensors[i].dtype,
-                                   (size_t)c->plan->tensor_elements[i], seed + (uint64_t)i, d);
+        st = fill_input(c, i, seed + (uint64_t)i, d);
     }
     if (st == PG_OK && derived_o_lse)
         st = backward_forward_inputs(c, d);
@@ -80,9 +91,7 @@ pg_status pg_refrun_refill(pg_wctx *c, uint64_t seed, pg_diag *d)
     pg_status st = PG_OK;
     for (int i = 0; i < t->n_tensors && st == PG_OK; i++)
         if (pg_refrun_refillable(t, i))
-            st = pg_buffer_fill_normal(c->tensors[i], t->tensors[i].dtype,
-                                       (size_t)c->plan->tensor_elements[i], seed + (uint64_t)i,
-                                       d);
+            st = fill_input(c, i, seed + (uint64_t)i, d);
     return st;
 }
 
@@ -95,8 +104,10 @@ pg_status pg_refrun_outputs(pg_wctx *c, pg_buffer *const *refs, pg_diag *d)
     if (c->is_gemm) {
         /* The fp32 result at the output's own strides, so that it compares element for
          * element with the output tensor. */
+        pg_gemm_scales scales = pg_wctx_gemm_scales(c);
         st = pg_reference_gemm(dev, &c->gemm, c->tensors[c->a], c->tensors[c->b],
-                               c->c_in >= 0 ? c->tensors[c->c_in] : NULL, refs[c->d_out], d);
+                               c->c_in >= 0 ? c->tensors[c->c_in] : NULL,
+                               scales.a ? &scales : NULL, refs[c->d_out], d);
         return st == PG_OK ? pg_device_sync(dev, timeout, d) : st;
     }
     pg_mha_tensors m;

@@ -50,10 +50,14 @@ static pg_status prepare_gemm(pg_wctx *c, pg_vendor *b, pg_diag *d)
     /* The workload's problem (layouts, batch, alpha/beta, C input, compute) on the workload's
      * inputs, into the baseline's own output; the stored baseline's pinned algorithm when there
      * is one (baseline_check.c). */
-    return pg_baseline_prepare_gemm(c, &c->gemm, c->tensors[c->a], c->tensors[c->b],
-                                    c->c_in >= 0 ? c->tensors[c->c_in] : NULL,
-                                    b->out[c->d_out], t->baseline_max_candidates, &b->gemm,
-                                    &b->choice, d);
+    st = pg_baseline_prepare_gemm(c, &c->gemm, c->tensors[c->a], c->tensors[c->b],
+                                  c->c_in >= 0 ? c->tensors[c->c_in] : NULL, b->out[c->d_out],
+                                  t->baseline_max_candidates, &b->gemm, &b->choice, d);
+    /* fp8: the workload's scales from here on (the search multiplied with scale 1) */
+    pg_gemm_scales scales = pg_wctx_gemm_scales(c);
+    if (st == PG_OK && scales.a)
+        st = pg_blaslt_gemm_set_scales(b->gemm, &scales, d);
+    return st;
 }
 
 static pg_status prepare_sdpa(pg_wctx *c, pg_vendor *b, pg_diag *d)

@@ -12,6 +12,16 @@
 #include "stage.h"
 #include "submission.h"
 
+pg_gemm_scales pg_wctx_gemm_scales(const pg_wctx *c)
+{
+    pg_gemm_scales s = {NULL, NULL};
+    if (c->is_gemm && c->gemm.scale.mode == PG_GEMM_SCALE_TENSOR) {
+        s.a = c->tensors[c->gemm.scale.a];
+        s.b = c->tensors[c->gemm.scale.b];
+    }
+    return s;
+}
+
 int64_t pg_workload_symbol(const pg_task *t, const pg_workload *w, const char *name)
 {
     for (int i = 0; i < t->n_symbols; i++)

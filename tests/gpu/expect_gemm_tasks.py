@@ -1,4 +1,4 @@
-"""Assert the outcome of the four "gemm" tasks' examples in a results.json from a GPU run, and
+"""Assert the outcome of the "gemm" tasks' examples in a results.json from a GPU run, and
 print per workload the measured errors against the task's tolerance and the speedup against its
 min_speedup (the numbers tasks/<task>/README.md asks to confirm on a GPU).
 
@@ -13,6 +13,7 @@ EXAMPLES = {  # task: (example, its targets on sm_90a, whether they are tensor-c
     "gemm_tf32_tn": ("mma_tf32", ["mma.sync.aligned"], True),
     "gemm_bf16_nn_beta": ("mma_bf16_nn", ["mma.sync.aligned", "ldmatrix.trans"], True),
     "gemm_bf16_nt_batched": ("tiled_mma_batched", ["mma.sync.aligned", "ldmatrix"], True),
+    "gemm_e4m3_tn": ("wgmma_fp8", ["wgmma.mma_async", "cp.async.bulk.tensor"], True),
 }
 
 results = json.load(open(sys.argv[1]))
@@ -49,7 +50,7 @@ for task, (name, targets, tensor) in EXAMPLES.items():
               and all((r.get("executed_count") or 0) > 0 for r in rt.values()),
               f"{task}/{name} {w['name']} instructions pass, executed "
               f"{ {k: r.get('executed_count') for k, r in rt.items()} }: {i and i['message'][:160]}")
-        cov = rt.get("mma.sync.aligned", {}).get("coverage")
+        cov = (rt.get("mma.sync.aligned") or rt.get("wgmma.mma_async") or {}).get("coverage")
         if tensor:
             check(cov is not None and cov >= 0.99, f"{task}/{name} {w['name']} work coverage {cov}")
         check(p is not None and p["status"] == "pass",

@@ -1,5 +1,6 @@
 /* GPU test of the generalized GEMM (D = alpha·A·B + beta·C, any row/column-major layout,
- * strided batch, fp32/bf16/fp16 operands; gate/device/device.h):
+ * strided batch, fp32/bf16/fp16 operands, fp8 e4m3/e5m2 with per-tensor scales;
+ * gate/device/device.h):
  *  1. ptxgate's reference GEMM against the CPU on the same (downloaded) inputs: bitwise
  *     against a CPU replay of its documented fp32 chain (fmaf in k order, fl(alpha·acc), one
  *     fmaf for beta·C), which is also the per-element arithmetic of the historic gemm_nt
@@ -94,11 +95,31 @@ static float fp16_to_float(uint16_t h)
     return sign ? -v : v;
 }
 
+/* An OCP fp8 byte as float: e4m3 (bias 7, no infinities, S.1111.111 NaN) or e5m2 (bias 15,
+ * IEEE-like). */
+static float fp8_to_float(uint8_t v, bool e5m2)
+{
+    int sign = v >> 7, man_bits = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
+    int exp = (v & 0x7f) >> man_bits, man = v & ((1 << man_bits) - 1);
+    float r;
+    if (exp == 0)
+        r = ldexpf((float)man, 1 - bias - man_bits);
+    else if (e5m2 && exp == 31)
+        r = man ? NAN : INFINITY;
+    else if (!e5m2 && exp == 15 && man == 7)
+        r = NAN;
+    else
+        r = ldexpf((float)(man | (1 << man_bits)), exp - bias - man_bits);
+    return sign ? -r : r;
+}
+
 /* Element i of a downloaded buffer of dtype t, as float. */
 static float elem(pg_dtype t, const void *p, int64_t i)
 {
     if (t == PG_DTYPE_FP32)
         return ((const float *)p)[i];
+    if (pg_dtype_is_fp8(t))
+        return fp8_to_float(((const uint8_t *)p)[i], t == PG_DTYPE_E5M2);
     uint16_t h = ((const uint16_t *)p)[i];
     return t == PG_DTYPE_BF16 ? bits_to_float((uint32_t)h << 16) : fp16_to_float(h);
 }
@@ -115,6 +136,7 @@ typedef struct {
     bool has_c;
     float alpha, beta;
     bool tf32;
+    bool scaled;         /* fp8 with per-tensor scales scale_A, scale_B */
     bool blaslt_refuses; /* cuBLASLt must refuse it with PG_ERR_INPUT */
     bool rotate;         /* also: pinned preparation and the rotated-copies enqueue */
     bool expect_plain;   /* the historic gemm_nt problem: its descriptors are checked */
@@ -144,6 +166,8 @@ typedef struct {
     pg_gemm_problem p;
     storage sa, sb, sc, sd;
     pg_buffer *A, *B, *C, *R; /* inputs and the fp32 reference (at D's strides) */
+    pg_buffer *SA, *SB;       /* fp8 per-tensor scales (scaled cases), else NULL */
+    float scale_a, scale_b;   /* their downloaded values (1 when unscaled) */
     void *ha, *hb, *hc;       /* downloaded inputs */
     float *hr;                /* downloaded reference */
     double *exact, *bound;    /* per output element (batch-major, i, j): fp64 value, B_ref */
@@ -174,6 +198,13 @@ static void make_problem(const gcase *c, gset *s)
     p->alpha = c->alpha;
     p->beta = c->has_c ? c->beta : 0.0f;
     p->compute = c->tf32 ? PG_GEMM_COMPUTE_TF32 : PG_GEMM_COMPUTE_FP32;
+    p->scale = (pg_gemm_scaling){.mode = c->scaled ? PG_GEMM_SCALE_TENSOR : PG_GEMM_SCALE_NONE,
+                                 .a = -1, .b = -1};
+}
+
+static pg_gemm_scales set_scales(const gset *s)
+{
+    return (pg_gemm_scales){s->SA, s->SB};
 }
 
 /* Inputs filled (N(0,1), padding too), the reference computed into a poisoned buffer,
@@ -198,7 +229,18 @@ static void run_reference(gset *s, uint64_t seed, long long *mismatch, double *w
         ok(pg_buffer_fill_normal(s->C, p->c.dtype, (size_t)s->sc.elements, seed + 3, &g_d),
            "fill C");
     ok(pg_buffer_fill_poison(s->R, &g_d), "poison the reference");
-    ok(pg_reference_gemm(g_dev, p, s->A, s->B, s->C, s->R, &g_d), "pg_reference_gemm");
+    s->scale_a = s->scale_b = 1.0f;
+    if (p->scale.mode == PG_GEMM_SCALE_TENSOR) {
+        s->SA = alloc(4);
+        s->SB = alloc(4);
+        ok(pg_buffer_fill_scale(s->SA, 1, seed + 4, &g_d), "fill scale_A");
+        ok(pg_buffer_fill_scale(s->SB, 1, seed + 5, &g_d), "fill scale_B");
+        ok(pg_buffer_download(s->SA, &s->scale_a, 4, &g_d), "download scale_A");
+        ok(pg_buffer_download(s->SB, &s->scale_b, 4, &g_d), "download scale_B");
+    }
+    pg_gemm_scales scales = set_scales(s);
+    ok(pg_reference_gemm(g_dev, p, s->A, s->B, s->C, s->SA ? &scales : NULL, s->R, &g_d),
+       "pg_reference_gemm");
     ok(pg_device_sync(g_dev, 120.0, &g_d), "sync after the reference");
     s->ha = xmalloc((size_t)s->sa.elements * ea);
     s->hb = xmalloc((size_t)s->sb.elements * eb);
@@ -226,12 +268,15 @@ static void run_reference(gset *s, uint64_t seed, long long *mismatch, double *w
         for (int64_t i = 0; i < p->M; i++)
             for (int64_t j = 0; j < p->N; j++, o++) {
                 for (int64_t k = 0; k < K; k++) {
-                    ak[k] = elem(p->a.dtype, s->ha,
-                                 b * p->a.batch_stride + i * p->a.row_stride +
-                                     k * p->a.col_stride);
-                    bk[k] = elem(p->b.dtype, s->hb,
-                                 b * p->b.batch_stride + k * p->b.row_stride +
-                                     j * p->b.col_stride);
+                    /* fp8: the reference's dequantized value, one fp32 rounding */
+                    volatile float av = elem(p->a.dtype, s->ha,
+                                             b * p->a.batch_stride + i * p->a.row_stride +
+                                                 k * p->a.col_stride) * s->scale_a;
+                    volatile float bv = elem(p->b.dtype, s->hb,
+                                             b * p->b.batch_stride + k * p->b.row_stride +
+                                                 j * p->b.col_stride) * s->scale_b;
+                    ak[k] = av;
+                    bk[k] = bv;
                 }
                 float acc = 0.0f;
                 double sum = 0.0, abs_sum = 0.0;
@@ -284,6 +329,10 @@ static void free_set(gset *s)
     if (s->C)
         pg_buffer_free(s->C);
     pg_buffer_free(s->R);
+    if (s->SA)
+        pg_buffer_free(s->SA);
+    if (s->SB)
+        pg_buffer_free(s->SB);
     free(s->ha);
     free(s->hb);
     free(s->hc);
@@ -316,7 +365,10 @@ static cmp_result compare_blaslt(const gset *s, pg_buffer *D, const pg_blaslt_ch
     size_t ed = pg_dtype_size(p->d.dtype);
     void *hd = xmalloc((size_t)s->sd.elements * ed);
     ok(pg_buffer_download(D, hd, (size_t)s->sd.elements * ed, &g_d), "download D");
-    const double u = 0x1p-24, u2 = 0x1p-23;
+    /* fp8 tensor cores accumulate with fewer bits than fp32 inside a k block (about 14,
+     * DeepSeek-V3 report §3.3.2): a unit roundoff of 2^-13 for their sums. */
+    const bool fp8 = pg_dtype_is_fp8(p->a.dtype);
+    const double u = 0x1p-24, u2 = fp8 ? 0x1p-13 : 0x1p-23;
     const double n = (double)(p->K + 2);
     const double gamma2 = n * u2 / (1.0 - n * u2);
     const double t_in = tf32 ? 2 * 0x1p-10 + 0x1p-20 : 0.0;
@@ -395,7 +447,9 @@ static void check_rotation(const gcase *c, gset *s0, pg_blaslt_gemm *g,
     size_t ed = pg_dtype_size(s1.p.d.dtype);
     pg_buffer *D1 = alloc((size_t)s1.sd.elements * ed);
     ok(pg_buffer_fill_poison(D1, &g_d), "poison D1");
-    ok(pg_blaslt_gemm_enqueue_on(g, s1.A, s1.B, s1.C, D1, &g_d), "enqueue_on (rotated copy)");
+    pg_gemm_scales sc1 = set_scales(&s1);
+    ok(pg_blaslt_gemm_enqueue_on(g, s1.A, s1.B, s1.C, s1.SA ? &sc1 : NULL, D1, &g_d),
+       "enqueue_on (rotated copy)");
     ok(pg_device_sync(g_dev, 60.0, &g_d), "sync after enqueue_on");
     cmp_result r = compare_blaslt(&s1, D1, choice);
     printf("    rotated copy (enqueue_on, other A/B/%sD): rel L2 %.3g, max |err| %.3g, "
@@ -405,10 +459,11 @@ static void check_rotation(const gcase *c, gset *s0, pg_blaslt_gemm *g,
         row_fail(c->name, "rotated copy outside the bound");
     /* Refusals of enqueue_on: a smaller buffer, and a missing C when the problem reads one. */
     pg_buffer *small = alloc(64);
-    pg_status st = pg_blaslt_gemm_enqueue_on(g, small, s1.B, s1.C, D1, &g_d);
+    pg_status st = pg_blaslt_gemm_enqueue_on(g, small, s1.B, s1.C, NULL, D1, &g_d);
     if (st != PG_ERR_INPUT)
         row_fail(c->name, "enqueue_on with a small A buffer was not refused");
-    if (c->has_c && pg_blaslt_gemm_enqueue_on(g, s1.A, s1.B, NULL, D1, &g_d) != PG_ERR_INPUT)
+    if (c->has_c &&
+        pg_blaslt_gemm_enqueue_on(g, s1.A, s1.B, NULL, NULL, D1, &g_d) != PG_ERR_INPUT)
         row_fail(c->name, "enqueue_on without C was not refused");
     pg_buffer_free(small);
 
@@ -424,6 +479,9 @@ static void check_rotation(const gcase *c, gset *s0, pg_blaslt_gemm *g,
         printf("    pinned: %s\n", pg_diag_format(&g_d, buf, sizeof buf));
         row_fail(c->name, "the searched configuration could not be pinned");
     } else {
+        pg_gemm_scales sc0 = set_scales(s0);
+        if (s0->SA)
+            ok(pg_blaslt_gemm_set_scales(pinned, &sc0, &g_d), "pinned set_scales");
         ok(pg_blaslt_gemm_enqueue(pinned, &g_d), "pinned enqueue");
         ok(pg_device_sync(g_dev, 60.0, &g_d), "sync after the pinned enqueue");
         cmp_result rp = compare_blaslt(s0, D2, &pch);
@@ -472,8 +530,12 @@ static void run_case(const gcase *c, int index)
         snprintf(blas, sizeof blas, "prepare failed (status %d)", (int)st);
         printf("    %s: %s\n", c->name, pg_diag_format(&g_d, buf, sizeof buf));
     } else {
-        /* The candidates' timing runs wrote D; one plain run on a freshly poisoned D. */
+        /* The candidates' timing runs wrote D; one plain run on a freshly poisoned D, with
+         * the scales (the search multiplied with scale 1). */
         ok(pg_buffer_fill_poison(D, &g_d), "poison D");
+        pg_gemm_scales sc = set_scales(&s);
+        if (s.SA)
+            ok(pg_blaslt_gemm_set_scales(g, &sc, &g_d), "set_scales");
         ok(pg_blaslt_gemm_enqueue(g, &g_d), "cuBLASLt enqueue");
         ok(pg_device_sync(g_dev, 60.0, &g_d), "sync after cuBLASLt");
         cmp_result r = compare_blaslt(&s, D, &choice);
@@ -600,6 +662,27 @@ int main(void)
     cases[n++] = (gcase){.name = "tf32_bf16", .batch = 1, .M = 37, .N = 53, .K = 29, .ta = BF,
                          .tb = BF, .td = BF, .alpha = 1.0f, .tf32 = true,
                          .blaslt_refuses = true};
+    /* fp8 (K contiguous in A and B: TN), per-tensor scales, the shapes of gemm_e4m3_tn's ragged
+     * workload, a mixed e4m3 x e5m2 with C, and no scales; then what cuBLASLt refuses. */
+    const pg_dtype E4 = PG_DTYPE_E4M3, E5 = PG_DTYPE_E5M2;
+    cases[n++] = (gcase){.name = "e4m3_tn_bf16", .batch = 1, .M = 257, .N = 520, .K = 1024,
+                         .ta = E4, .tb = E4, .td = BF, .b_col = true, .alpha = 1.0f,
+                         .scaled = true, .rotate = true};
+    cases[n++] = (gcase){.name = "e4m3_e5m2_beta", .batch = 2, .M = 64, .N = 48, .K = 96,
+                         .ta = E4, .tb = E5, .tc = F32, .td = F32, .b_col = true,
+                         .has_c = true, .alpha = 1.5f, .beta = -0.5f, .scaled = true,
+                         .rotate = true};
+    cases[n++] = (gcase){.name = "e4m3_unscaled", .batch = 1, .M = 40, .N = 64, .K = 64,
+                         .ta = E4, .tb = E4, .td = FH, .b_col = true, .alpha = 1.0f};
+    cases[n++] = (gcase){.name = "e5m2_e5m2", .batch = 1, .M = 40, .N = 64, .K = 64, .ta = E5,
+                         .tb = E5, .td = BF, .b_col = true, .alpha = 1.0f, .scaled = true,
+                         .blaslt_refuses = true};
+    cases[n++] = (gcase){.name = "e4m3_nn", .batch = 1, .M = 40, .N = 64, .K = 64, .ta = E4,
+                         .tb = E4, .td = BF, .alpha = 1.0f, .scaled = true,
+                         .blaslt_refuses = true};
+    cases[n++] = (gcase){.name = "e4m3_to_e4m3", .batch = 1, .M = 40, .N = 64, .K = 64,
+                         .ta = E4, .tb = E4, .td = E4, .b_col = true, .alpha = 1.0f,
+                         .scaled = true, .blaslt_refuses = true};
 
     printf("\nreference: bitwise = elements unlike the CPU replay of the fp32 chain; |err| and "
            "err/bound against fp64 (bound in the source)\n"

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "model/gemm_blas.h"
 #include "model/gemm_problem.h"
 #include "model/task.h"
 #include "model/task_ops.h"
@@ -488,14 +489,126 @@ static void test_batch_errors(void **state)
              "without the batch dim first");
 }
 
+/* Remove tensor `name` from root's tensors. */
+static void drop_tensor(json_t *root, const char *name)
+{
+    json_t *arr = json_object_get(root, "tensors");
+    size_t i;
+    json_t *ts;
+    json_array_foreach(arr, i, ts)
+        if (strcmp(json_string_value(json_object_get(ts, "name")), name) == 0) {
+            json_array_remove(arr, i);
+            return;
+        }
+    fail_msg("no tensor %s", name);
+}
+
+/* Workload 0 of root := M, N, K. */
+static void set_workload0(json_t *root, json_int_t M, json_int_t N, json_int_t K)
+{
+    json_t *w = json_array_get(json_object_get(root, "workloads"), 0);
+    json_object_set_new(w, "symbols", json_pack("{s:I, s:I, s:I}", "M", M, "N", N, "K", K));
+}
+
+/* The shipped fp8 task: the scales are found, the problem is TN with per-tensor scaling, and
+ * cuBLASLt's form has its A = our B with op T and its B = our A with op N (the fp8 layout). */
+static void test_fp8_problem(void **state)
+{
+    (void)state;
+    pg_task *t = load_ok(load_json(SHIPPED, "gemm_e4m3_tn"), "fp8_shipped");
+    pg_gemm_tensors g;
+    pg_task_gemm_tensors(t, &g);
+    assert_int_equal(g.scale_a, pg_task_find_tensor(t, "scale_A"));
+    assert_int_equal(g.scale_b, pg_task_find_tensor(t, "scale_B"));
+    assert_true(g.scale_a >= 0 && g.scale_b >= 0);
+    uint64_t n = 0;
+    pg_diag d;
+    pg_diag_clear(&d);
+    assert_int_equal(pg_task_tensor_elements(t, g.scale_a, &t->workloads[0], &n, &d), PG_OK);
+    assert_int_equal(n, 1); /* dims []: one element */
+    pg_gemm_problem p;
+    assert_int_equal(pg_gemm_problem_of(t, &t->workloads[0], &p, &d), PG_OK);
+    assert_int_equal(p.scale.mode, PG_GEMM_SCALE_TENSOR);
+    assert_int_equal(p.scale.a, g.scale_a);
+    assert_int_equal(p.scale.b, g.scale_b);
+    assert_int_equal(p.a.dtype, PG_DTYPE_E4M3);
+    assert_int_equal(p.d.dtype, PG_DTYPE_BF16);
+    pg_gemm_blas bl;
+    assert_int_equal(pg_gemm_blas_of(&p, &bl, &d), PG_OK);
+    assert_true(bl.swapped && bl.trans_a && !bl.trans_b);
+    assert_int_equal(bl.a.dtype, PG_DTYPE_E4M3);
+    pg_task_free(t);
+    /* without scales: no scaling */
+    json_t *root = load_json(SHIPPED, "gemm_e4m3_tn");
+    drop_tensor(root, "scale_A");
+    drop_tensor(root, "scale_B");
+    t = load_ok(root, "fp8_unscaled");
+    assert_int_equal(pg_gemm_problem_of(t, &t->workloads[0], &p, &d), PG_OK);
+    assert_int_equal(p.scale.mode, PG_GEMM_SCALE_NONE);
+    assert_int_equal(p.scale.a, -1);
+    pg_task_free(t);
+    /* e4m3 x e5m2 is accepted */
+    root = load_json(SHIPPED, "gemm_e4m3_tn");
+    set_str(tensor(root, "B"), "dtype", "e5m2");
+    pg_task_free(load_ok(root, "fp8_mixed"));
+}
+
+static void test_fp8_errors(void **state)
+{
+    (void)state;
+    json_t *root = load_json(SHIPPED, "gemm_e4m3_tn");
+    set_str(tensor(root, "A"), "dtype", "e5m2");
+    set_str(tensor(root, "B"), "dtype", "e5m2");
+    load_bad(root, "fp8_e5m2_e5m2", "tensors[1].dtype", "both e5m2", "cuBLASLt");
+    root = load_json(SHIPPED, "gemm_e4m3_tn");
+    set_dims(root, "B", 2, "K", "N");
+    load_bad(root, "fp8_b_n_contiguous", "tensors[1].dims", "tensor 'B' is e4m3 with dims [K, N]",
+             "K contiguous");
+    root = load_json(SHIPPED, "gemm_e4m3_tn");
+    set_str(tensor(root, "B"), "dtype", "bf16");
+    load_bad(root, "fp8_with_bf16", "tensors[1].dtype", "tensor 'B' is bf16, tensor 'A' e4m3",
+             "unless both are fp8");
+    root = load_json(SHIPPED, "gemm_e4m3_tn");
+    drop_tensor(root, "scale_B");
+    load_bad(root, "fp8_one_scale", "tensors", "tensor 'scale_A' without 'scale_B'",
+             "both per-tensor scales or neither");
+    root = load_json(SHIPPED, "gemm_e4m3_tn");
+    set_dims(root, "scale_A", 1, "M");
+    load_bad(root, "fp8_scale_dims", "tensors[2]", "tensor 'scale_A' is an input fp32 with dims [M]",
+             "dims [] (one per-tensor scale)");
+    root = load_json(SHIPPED, "gemm_e4m3_tn");
+    set_str(tensor(root, "scale_B"), "dtype", "bf16");
+    load_bad(root, "fp8_scale_dtype", "tensors[3]", "tensor 'scale_B' is an input bf16", NULL);
+    root = load_json(SHIPPED, "gemm_e4m3_tn");
+    set_str(tensor(root, "C"), "dtype", "e4m3");
+    json_object_set_new(json_object_get(root, "tolerances"), "e4m3",
+                        json_pack("{s:f, s:f, s:f}", "atol", 0.1, "rtol", 0.1, "max_rel_l2", 0.1));
+    load_bad(root, "fp8_output", "tensors[4].dtype", "tensor 'C' is e4m3",
+             "C and the output: fp32, bf16 or fp16");
+    root = load_json(GEMM, "gemm_nn_fp32");
+    json_array_append_new(json_object_get(root, "tensors"),
+                          json_pack("{s:s, s:[], s:s, s:s, s:s}", "name", "scale_A", "dims",
+                                    "dtype", "fp32", "layout", "row_major", "role", "input"));
+    load_bad(root, "scale_without_fp8", "tensors[3].name", "tensor 'scale_A' scales an fp8",
+             "fp32 and fp32");
+    root = load_json(SHIPPED, "gemm_e4m3_tn");
+    set_workload0(root, 256, 256, 1000);
+    load_bad(root, "fp8_k_unaligned", "workloads[0].symbols.K", "K = 1000 is not a multiple of 16",
+             "16-byte chunks");
+    root = load_json(SHIPPED, "gemm_e4m3_tn");
+    set_workload0(root, 256, 260, 1024);
+    load_bad(root, "fp8_ld_unaligned", "workloads[0].symbols.N",
+             "N = 260 makes a row of C (bf16, N contiguous) 520 bytes", "16-byte aligned");
+}
+
 static void test_dtype_errors(void **state)
 {
     (void)state;
     json_t *root = load_json(GEMM, "gemm_col_major");
     set_str(tensor(root, "A"), "dtype", "e4m3");
     set_str(tensor(root, "B"), "dtype", "e4m3");
-    load_bad(root, "fp8_inputs", "tensors[0].dtype", "tensor 'A' is e4m3",
-             "does not accept (yet): accepted: fp32, bf16 or fp16");
+    load_bad(root, "fp8_inputs_col_major", "tensors[0].dims", "tensor 'A' is e4m3",
+             "K is not its contiguous dim");
     root = load_json(GEMM, "gemm_nn_fp32");
     set_str(tensor(root, "C"), "dtype", "e5m2");
     json_object_set_new(json_object_get(root, "tolerances"), "e5m2",
@@ -505,7 +618,7 @@ static void test_dtype_errors(void **state)
     root = load_json(GEMM, "gemm_col_major");
     set_str(tensor(root, "B"), "dtype", "fp16");
     load_bad(root, "mixed_inputs", "tensors[1].dtype", "tensor 'B' is fp16, tensor 'A' bf16",
-             "A and B share one dtype");
+             "A and B share one dtype, unless both are fp8");
     root = load_json(GEMM, "gemm_batched_beta");
     set_str(tensor(root, "C"), "dtype", "fp32");
     load_bad(root, "c_dtype", "tensors[2].dtype", "tensor 'C' is fp32, the output D bf16",
@@ -601,7 +714,8 @@ int main(void)
         cmocka_unit_test(test_dims_errors),     cmocka_unit_test(test_batch_errors),
         cmocka_unit_test(test_dtype_errors),    cmocka_unit_test(test_role_errors),
         cmocka_unit_test(test_beta_errors),     cmocka_unit_test(test_parameter_errors),
-        cmocka_unit_test(test_compute_errors),
+        cmocka_unit_test(test_compute_errors),  cmocka_unit_test(test_fp8_problem),
+        cmocka_unit_test(test_fp8_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -99,6 +99,32 @@ PG_FILL_ENTRY(fill_normal_fp32, pg_store<float>)
 PG_FILL_ENTRY(fill_normal_e4m3, pg_fp8<__NV_E4M3>)
 PG_FILL_ENTRY(fill_normal_e5m2, pg_fp8<__NV_E5M2>)
 
+// Positive scales (an fp8 GEMM's scale_A and scale_B): 0.25 + |N(0,1)| / 2, in [0.25, ~2.7):
+// the sample of pg_normal at i, so a seed gives the same bits on every GPU, never 0 or negative
+// (a scale is a magnitude), and not a power of two (a kernel that ignores it is wrong by more
+// than any rounding).
+extern "C" __global__ void fill_scale_fp32(void *out, unsigned long long count,
+                                           unsigned long long seed)
+{
+    uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride)
+        ((float *)out)[i] = 0.25f + 0.5f * fabsf(pg_normal(seed, i));
+}
+
+// The fp8 operands of the reference GEMM as fp32: out[i] = fp32(in[i]) · scale for the count
+// elements of the buffer (fp8 → fp32 is exact; one rounding of the product), scale = *scale_ptr
+// or 1 when scale_ptr is 0. e5m2: 1 for e5m2, 0 for e4m3.
+extern "C" __global__ void ref_dequant_fp8(float *out, const unsigned char *in,
+                                           unsigned long long count, int e5m2,
+                                           unsigned long long scale_ptr)
+{
+    const float scale = scale_ptr ? *(const float *)scale_ptr : 1.0f;
+    const __nv_fp8_interpretation_t kind = e5m2 ? __NV_E5M2 : __NV_E4M3;
+    uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride)
+        out[i] = __half2float(__half(__nv_cvt_fp8_to_halfraw(in[i], kind))) * scale;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Reference GEMM (gemm_params.h, gate/device/device.h pg_reference_gemm): for batch b =
 // blockIdx.z, every row i < M and column j < N,
