@@ -305,6 +305,11 @@ static pg_status parse_parameters(pg_task *t, const json_t *root, const pg_jctx 
             return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, pg_jctx_field(&c, keys[k], f, sizeof f),
                                "expected a finite number within the fp32 range (the GEMM's "
                                "scale type is fp32), found %g", *dst);
+        /* beta != 0 decides that C is read; a value the fp32 GEMM sees as 0 would contradict it */
+        if (st == PG_OK && *dst != 0.0 && (float)*dst == 0.0f)
+            return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, pg_jctx_field(&c, keys[k], f, sizeof f),
+                               "%g rounds to 0 in fp32 (the GEMM's scale type): use 0, or a "
+                               "magnitude of at least %g", *dst, (double)FLT_TRUE_MIN);
     }
     return st;
 }

@@ -678,6 +678,10 @@ static void test_parameter_errors(void **state)
     root = load_json(GEMM, "gemm_nn_fp32");
     set_params(root, "{\"alpha\": 1e39}");
     load_bad(root, "alpha_huge", "parameters.alpha", "within the fp32 range", "1e+39");
+    root = load_json(GEMM, "gemm_batched_beta");
+    set_params(root, "{\"beta\": 1e-50}");
+    load_bad(root, "beta_rounds_to_zero", "parameters.beta", "1e-50 rounds to 0 in fp32",
+             "use 0, or a magnitude of at least 1.4013e-45");
     root = load_json(GEMM, "gemm_nn_fp32");
     set_params(root, "[1, 0]");
     load_bad(root, "parameters_array", "parameters", "expected an object", "found an array");
