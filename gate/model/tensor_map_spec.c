@@ -175,12 +175,25 @@ static int dim_order(const pg_tensor_map_spec *s, const pg_tensor_spec *ts, int 
     return -1;
 }
 
+/* ts's dims in storage order, "[K, M]"; for a tensor declared col_major also how it was
+ * written, "[K, M] (stored order; declared col_major [M, K])", since tensor maps list storage
+ * order. */
 static void dims_list(const pg_tensor_spec *ts, char *buf, size_t n)
 {
-    size_t used = 0;
-    buf[0] = '\0';
+    size_t used = (size_t)snprintf(buf, n, "[");
     for (int i = 0; i < ts->ndims && used < n; i++)
         used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? ", " : "", ts->dims[i]);
+    if (used < n)
+        used += (size_t)snprintf(buf + used, n - used, "]");
+    if (!ts->col_major_declared || ts->ndims < 2 || used >= n)
+        return;
+    used += (size_t)snprintf(buf + used, n - used, " (stored order; declared col_major [");
+    for (int i = 0; i < ts->ndims && used < n; i++) {
+        int k = i < ts->ndims - 2 ? i : i == ts->ndims - 2 ? ts->ndims - 1 : ts->ndims - 2;
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? ", " : "", ts->dims[k]);
+    }
+    if (used < n)
+        snprintf(buf + used, n - used, "])");
 }
 
 /* An expression array of the map (key at field) uses task symbols only. */
@@ -257,12 +270,12 @@ pg_status pg_tensor_map_spec_check(const pg_tensor_map_spec *s, const pg_task *t
     dims_list(ts, dims, sizeof dims);
     if (rank < 1 || rank > PG_TMAP_MAX_RANK)
         return pg_diag_set(d, PG_ERR_INPUT, file, 0, f,
-                           "tensor '%s' has %d dims [%s]; a tensor map has rank 1 to %d",
+                           "tensor '%s' has %d dims %s; a tensor map has rank 1 to %d",
                            s->tensor, rank, dims, PG_TMAP_MAX_RANK);
     if (s->n_box != rank) {
         snprintf(f, sizeof f, "%s.tensor_map.box", field);
         return pg_diag_set(d, PG_ERR_INPUT, file, 0, f,
-                           "expected %d box dimensions (tensor '%s' has dims [%s]; innermost "
+                           "expected %d box dimensions (tensor '%s' has dims %s; innermost "
                            "first), found %d", rank, s->tensor, dims, s->n_box);
     }
     if (s->n_element_strides && s->n_element_strides != rank) {
@@ -276,20 +289,20 @@ pg_status pg_tensor_map_spec_check(const pg_tensor_map_spec *s, const pg_task *t
         snprintf(f, sizeof f, "%s.tensor_map.dims", field);
         if (s->n_dims != rank)
             return pg_diag_set(d, PG_ERR_INPUT, file, 0, f,
-                               "expected all %d dims of tensor '%s' ([%s]) innermost first, "
+                               "expected all %d dims of tensor '%s' (%s) innermost first, "
                                "found %d", rank, s->tensor, dims, s->n_dims);
         int bad = dim_order(s, ts, order);
         if (bad >= 0) {
             snprintf(f, sizeof f, "%s.tensor_map.dims[%d]", field, bad);
             return pg_diag_set(d, PG_ERR_INPUT, file, 0, f,
-                               "'%s' is not a dim of tensor '%s' ([%s]) left unused by the "
+                               "'%s' is not a dim of tensor '%s' (%s) left unused by the "
                                "entries before it", s->dims[bad], s->tensor, dims);
         }
         if (order[0] != rank - 1) {
             snprintf(f, sizeof f, "%s.tensor_map.dims[0]", field);
             return pg_diag_set(d, PG_ERR_INPUT, file, 0, f,
                                "tensor map dimension 0 must be the contiguous one: tensor '%s' "
-                               "is row_major over [%s], so dims[0] must be '%s', found '%s'",
+                               "is stored over %s, so dims[0] must be '%s', found '%s'",
                                s->tensor, dims, ts->dims[rank - 1], s->dims[0]);
         }
     }

@@ -167,6 +167,23 @@ static void test_check(void **state)
                        "unknown symbol 'Q'");
 }
 
+/* A tensor declared col_major: messages list the storage order and say how it was written. */
+static void test_check_col_major(void **state)
+{
+    (void)state;
+    pg_task *t = NULL;
+    pg_diag d;
+    assert_int_equal(pg_task_load(PG_TEST_DATA "/model/gemm_tasks", "gemm_col_major", &t, &d),
+                     PG_OK);
+    pg_tensor_map_spec s;
+    char field[256];
+    assert_int_equal(parse("{\"tensor\": \"A\", \"box\": [64]}", &s, &d), PG_OK);
+    assert_int_equal(pg_tensor_map_spec_check(&s, t, "sub.json", FIELD, &d), PG_ERR_INPUT);
+    snprintf(field, sizeof field, FIELD ".tensor_map.box");
+    has(&d, field, "(tensor 'A' has dims [K, M] (stored order; declared col_major [M, K])");
+    pg_task_free(t);
+}
+
 static void test_build(void **state)
 {
     (void)state;
@@ -334,7 +351,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),       cmocka_unit_test(test_parse_errors),
-        cmocka_unit_test(test_check),       cmocka_unit_test(test_build),
+        cmocka_unit_test(test_check),     cmocka_unit_test(test_check_col_major),
+        cmocka_unit_test(test_build),
         cmocka_unit_test(test_build_errors), cmocka_unit_test(test_view),
         cmocka_unit_test(test_view_errors),
     };
