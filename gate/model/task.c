@@ -117,11 +117,13 @@ static pg_status get_limit(const json_t *obj, const pg_jctx *ctx, const char *ke
     return PG_OK;
 }
 
-static void symbol_list(const pg_task *t, char *buf, size_t n)
+/* The first count symbols of t, "M, N, K" (n_free_symbols: those a workload binds;
+ * n_symbols: with the derived ones). */
+static void symbol_list(const pg_task *t, int count, char *buf, size_t n)
 {
     size_t used = 0;
     buf[0] = '\0';
-    for (int i = 0; i < t->n_symbols && used < n; i++)
+    for (int i = 0; i < count && used < n; i++)
         used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? ", " : "", t->symbols[i]);
 }
 
@@ -164,6 +166,71 @@ static pg_status parse_symbols(pg_task *t, const json_t *root, const pg_jctx *ct
                                    "duplicate symbol '%s' (also symbols[%zu])", s, j);
         t->n_symbols = (int)i + 1;
     }
+    t->n_free_symbols = t->n_symbols;
+    return PG_OK;
+}
+
+/* "derived_symbols": {"KB": "ceil_div(K, 128)", ...}, appended to t->symbols. */
+static pg_status parse_derived(pg_task *t, const json_t *root, const pg_jctx *ctx, pg_diag *d)
+{
+    json_t *obj = NULL;
+    pg_status st = pg_jget_object(root, ctx, "derived_symbols", false, &obj, d);
+    if (st != PG_OK || !obj)
+        return st;
+    pg_jctx oc = pg_jctx_member(ctx, "derived_symbols");
+    const char *names[PG_MAX_SYMBOLS];
+    for (int i = 0; i < t->n_free_symbols; i++)
+        names[i] = t->symbols[i];
+    const char *key;
+    json_t *v;
+    char f[320], err[512];
+    json_object_foreach(obj, key, v) {
+        pg_jctx_field(&oc, key, f, sizeof f);
+        if (!pg_is_identifier(key) || is_function_name(key) || strlen(key) >= sizeof t->symbols[0])
+            return pg_diag_set(d, PG_ERR_INPUT, oc.file, 0, f,
+                               "expected a symbol name ([A-Za-z_][A-Za-z0-9_]*, at most 31 "
+                               "characters, not a function name), found '%s'", key);
+        if (pg_task_find_symbol(t, key) >= 0)
+            return pg_diag_set(d, PG_ERR_INPUT, oc.file, 0, f,
+                               "'%s' is already a symbol; a derived symbol needs a new name", key);
+        if (t->n_symbols >= PG_MAX_SYMBOLS)
+            return pg_diag_set(d, PG_ERR_INPUT, oc.file, 0, f,
+                               "more than %d symbols and derived symbols", PG_MAX_SYMBOLS);
+        int k = t->n_symbols;
+        st = pg_expr_from_json(obj, &oc, key, true, t->derived[k], sizeof t->derived[k], d);
+        if (st != PG_OK)
+            return st;
+        if (pg_expr_check(t->derived[k], names, (size_t)t->n_free_symbols, err, sizeof err) !=
+            PG_OK)
+            return pg_diag_set(d, PG_ERR_INPUT, oc.file, 0, f,
+                               "%s (a derived symbol's expression uses the symbols only, not "
+                               "other derived symbols)", err);
+        snprintf(t->symbols[k], sizeof t->symbols[k], "%s", key);
+        t->n_symbols = k + 1;
+    }
+    return PG_OK;
+}
+
+/* Workload w's derived symbols from its free ones; each must be >= 1. */
+static pg_status eval_derived(const pg_task *t, pg_workload *w, const pg_jctx *sc, pg_diag *d)
+{
+    const char *names[PG_MAX_SYMBOLS];
+    pg_symtab syms;
+    pg_task_symtab(t, w, names, &syms);
+    syms.count = (size_t)t->n_free_symbols;
+    char err[512];
+    for (int i = t->n_free_symbols; i < t->n_symbols; i++) {
+        int64_t v = 0;
+        if (pg_expr_eval(t->derived[i], &syms, &v, err, sizeof err) != PG_OK)
+            return pg_diag_set(d, PG_ERR_INPUT, sc->file, 0, sc->path,
+                               "workload '%s': derived symbol %s = %s cannot be computed: %s",
+                               w->name, t->symbols[i], t->derived[i], err);
+        if (v < 1)
+            return pg_diag_set(d, PG_ERR_INPUT, sc->file, 0, sc->path,
+                               "workload '%s': derived symbol %s = %s is %" PRId64 "; it must be "
+                               "at least 1", w->name, t->symbols[i], t->derived[i], v);
+        w->values[i] = v;
+    }
     return PG_OK;
 }
 
@@ -194,7 +261,7 @@ static pg_status parse_tensor(pg_task *t, pg_tensor_spec *ts, const json_t *obj,
     if (st != PG_OK)
         return st;
     pg_jctx dc = pg_jctx_member(ctx, "dims");
-    symbol_list(t, syms, sizeof syms);
+    symbol_list(t, t->n_symbols, syms, sizeof syms);
     for (size_t i = 0; i < json_array_size(dims); i++) {
         st = get_string_elem(dims, i, &dc, ts->dims[i], sizeof ts->dims[i], d);
         if (st != PG_OK)
@@ -400,15 +467,20 @@ static pg_status parse_workload(pg_task *t, int wi, const json_t *obj, const pg_
     if (st != PG_OK)
         return st;
     pg_jctx sc = pg_jctx_member(ctx, "symbols");
-    symbol_list(t, syms, sizeof syms);
+    symbol_list(t, t->n_free_symbols, syms, sizeof syms);
     const char *key;
     json_t *v;
     json_object_foreach(so, key, v) {
-        if (pg_task_find_symbol(t, key) < 0)
+        int k = pg_task_find_symbol(t, key);
+        if (k < 0)
             return pg_diag_set(d, PG_ERR_INPUT, sc.file, 0, pg_jctx_field(&sc, key, f, sizeof f),
                                "unknown symbol; the task's symbols are %s", syms);
+        if (k >= t->n_free_symbols)
+            return pg_diag_set(d, PG_ERR_INPUT, sc.file, 0, pg_jctx_field(&sc, key, f, sizeof f),
+                               "'%s' is a derived symbol (%s), computed for every workload; "
+                               "bind only %s", key, t->derived[k], syms);
     }
-    for (int i = 0; i < t->n_symbols; i++) {
+    for (int i = 0; i < t->n_free_symbols; i++) {
         pg_jctx_field(&sc, t->symbols[i], f, sizeof f);
         v = json_object_get(so, t->symbols[i]);
         if (!v)
@@ -425,7 +497,7 @@ static pg_status parse_workload(pg_task *t, int wi, const json_t *obj, const pg_
         }
         w->values[i] = (int64_t)json_integer_value(v);
     }
-    return PG_OK;
+    return eval_derived(t, w, &sc, d);
 }
 
 static pg_status parse_workloads(pg_task *t, const json_t *root, const pg_jctx *ctx, pg_diag *d)
@@ -770,7 +842,7 @@ pg_status pg_task_load_file(const char *path, pg_task **out, pg_diag *d)
 {
     static const char *const keys[] = {
         "schema_version", "id",         "description", "operation", "causal",
-        "symbols",        "tensors",    "parameters",  "flops",       "coverage_flops",
+        "symbols",        "derived_symbols", "tensors", "parameters",  "flops",  "coverage_flops",
         "workloads",      "tolerances", "targets",     "baseline",  "gate",
         "default_arch",   NULL};
     json_t *root = NULL;
@@ -789,6 +861,8 @@ pg_status pg_task_load_file(const char *path, pg_task **out, pg_diag *d)
         st = parse_header(t, root, &ctx, d);
     if (st == PG_OK)
         st = parse_symbols(t, root, &ctx, d);
+    if (st == PG_OK)
+        st = parse_derived(t, root, &ctx, d);
     if (st == PG_OK)
         st = parse_tensors(t, root, &ctx, d);
     if (st == PG_OK)

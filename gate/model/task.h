@@ -81,7 +81,13 @@ typedef struct {
                                     absent (model/gemm_problem.h); finite, within fp32 range;
                                     beta != 0 exactly when the task has a C input */
     char symbols[PG_MAX_SYMBOLS][32];
-    int n_symbols;
+    int n_symbols;               /* all symbols: the n_free_symbols a workload binds, then the
+                                    derived ones */
+    int n_free_symbols;
+    /* "derived_symbols": derived[i] (i >= n_free_symbols) is the expression over the free
+     * symbols whose value symbol i takes in every workload, e.g. "ceil_div(K, 128)" (a block
+     * count for a scale tensor's dims); "" for a free symbol. */
+    char derived[PG_MAX_SYMBOLS][128];
     pg_tensor_spec tensors[PG_MAX_TENSORS];
     int n_tensors;
     char flops[256];             /* expression: floating-point operations of one run */
@@ -133,14 +139,17 @@ pg_status pg_task_load(const char *tasks_dir, const char *task_id, pg_task **out
  * Validates everything (each error PG_ERR_INPUT naming path, the JSON path of the field and what
  * was expected): unknown keys; schema_version 1; id equals the folder name; operation
  * (gemm, gemm_nt, mha_fwd, mha_bwd) and causal (a boolean, attention only); symbols
- * (1..PG_MAX_SYMBOLS unique identifiers, not a function name); tensors (unique names that are
+ * (1..PG_MAX_SYMBOLS unique identifiers, not a function name); derived_symbols (optional: an
+ * object of new unique identifiers to expressions over the symbols, at most PG_MAX_SYMBOLS
+ * symbols in all; each workload's value of one is its expression's, which must be >= 1);
+ * tensors (unique names that are
  * not dtype names, 1..PG_MAX_DIMS dims that are declared symbols, dtype, layout "row_major" or,
  * for gemm tensors of 2 or more dims, "col_major" (the last two dims swapped into storage
  * order), role "input"/"output"); parameters (gemm only: an object of finite numbers alpha and
  * beta within fp32 range, defaults 1 and 0); the operation's contract (task_ops.h); flops and
  * coverage_flops
- * expressions over the symbols; workloads (1..PG_MAX_WORKLOADS, every symbol bound to a
- * positive integer and nothing else, names and aliases unique and made of [A-Za-z0-9_.-], and
+ * expressions over the symbols; workloads (1..PG_MAX_WORKLOADS, every symbol that is not
+ * derived bound to a positive integer and nothing else (a derived one is computed), names and aliases unique and made of [A-Za-z0-9_.-], and
  * the operation's per-workload rules); tolerances (keys are dtypes or output tensor names,
  * atol/rtol/max_rel_l2 finite >= 0, a tolerance for every output by name or dtype); targets
  * shape and arch names; baseline (library "cublaslt" for gemm, "cudnn" for attention,

@@ -601,6 +601,44 @@ static void test_fp8_errors(void **state)
              "N = 260 makes a row of C (bf16, N contiguous) 520 bytes", "16-byte aligned");
 }
 
+/* derived_symbols: computed per workload, usable in dims and expressions, never bound. */
+static void test_derived_symbols(void **state)
+{
+    (void)state;
+    json_t *root = load_json(SHIPPED, "gemm_e4m3_tn");
+    json_object_set_new(root, "derived_symbols",
+                        json_pack("{s:s, s:s}", "KB", "ceil_div(K, 128)", "NB", "ceil_div(N, 128)"));
+    pg_task *t = load_ok(json_deep_copy(root), "derived_ok");
+    assert_int_equal(t->n_free_symbols, 3);
+    assert_int_equal(t->n_symbols, 5);
+    int w = pg_task_find_workload(t, "m257_n520_k1024");
+    assert_true(w >= 0);
+    assert_int_equal(t->workloads[w].values[pg_task_find_symbol(t, "KB")], 8);
+    assert_int_equal(t->workloads[w].values[pg_task_find_symbol(t, "NB")], 5);
+    assert_string_equal(t->derived[pg_task_find_symbol(t, "KB")], "ceil_div(K, 128)");
+    assert_string_equal(t->derived[0], "");
+    pg_task_free(t);
+
+    json_t *v = json_deep_copy(root);
+    json_object_set_new(json_object_get(v, "derived_symbols"), "M", json_string("K"));
+    load_bad(v, "derived_clash", "derived_symbols.M", "'M' is already a symbol", NULL);
+    v = json_deep_copy(root);
+    json_object_set_new(json_object_get(v, "derived_symbols"), "X", json_string("KB * 2"));
+    load_bad(v, "derived_of_derived", "derived_symbols.X", "unknown symbol",
+             "not other derived symbols");
+    v = json_deep_copy(root);
+    json_object_set_new(json_object_get(v, "derived_symbols"), "X", json_string("K - 2000"));
+    load_bad(v, "derived_below_one", "workloads[3].symbols",
+             "workload 'm257_n520_k1024': derived symbol X = K - 2000 is -976", "at least 1");
+    v = json_deep_copy(root);
+    json_object_set_new(json_object_get(json_array_get(json_object_get(v, "workloads"), 0),
+                                        "symbols"),
+                        "KB", json_integer(40));
+    load_bad(v, "derived_bound", "workloads[0].symbols.KB", "'KB' is a derived symbol",
+             "bind only M, N, K");
+    json_decref(root);
+}
+
 static void test_dtype_errors(void **state)
 {
     (void)state;
@@ -719,7 +757,7 @@ int main(void)
         cmocka_unit_test(test_dtype_errors),    cmocka_unit_test(test_role_errors),
         cmocka_unit_test(test_beta_errors),     cmocka_unit_test(test_parameter_errors),
         cmocka_unit_test(test_compute_errors),  cmocka_unit_test(test_fp8_problem),
-        cmocka_unit_test(test_fp8_errors),
+        cmocka_unit_test(test_fp8_errors),      cmocka_unit_test(test_derived_symbols),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
