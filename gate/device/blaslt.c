@@ -44,6 +44,11 @@ struct pg_blaslt_gemm {
      * reads as scale 1 (the algorithm search runs so). */
     bool scaled;
     CUdeviceptr scale_a, scale_b;
+    /* block scales (PG_GEMM_SCALE_BLOCK): cuBLASLt reads them in every call, the search's
+     * too, so until pg_blaslt_gemm_set_scales it reads these, owned, all 1.0 */
+    pg_gemm_scale_mode scale_mode;
+    CUdeviceptr ones_a, ones_b;
+    size_t scale_a_floats, scale_b_floats;
 };
 
 static pg_status lt_check(cublasStatus_t s, const char *what, pg_diag *d)
@@ -124,17 +129,19 @@ pg_status pg_blaslt_gemm_enqueue(pg_blaslt_gemm *g, pg_diag *d)
 
 /* The scale pointers of s (NULL: none) as device addresses; PG_ERR_INPUT for a buffer below 4
  * bytes or only one of the two. */
-static pg_status scale_addresses(const pg_gemm_scales *s, CUdeviceptr *sa, CUdeviceptr *sb,
-                                 pg_diag *d)
+static pg_status scale_addresses(const pg_blaslt_gemm *g, const pg_gemm_scales *s,
+                                 CUdeviceptr *sa, CUdeviceptr *sb, pg_diag *d)
 {
     *sa = *sb = 0;
     if (!s || (!s->a && !s->b))
         return PG_OK;
-    if (!s->a || !s->b || pg_buffer_bytes(s->a) < sizeof(float) ||
-        pg_buffer_bytes(s->b) < sizeof(float))
+    bool block = g->scale_mode == PG_GEMM_SCALE_BLOCK;
+    size_t na = block ? g->scale_a_floats : 1, nb = block ? g->scale_b_floats : 1;
+    if (!s->a || !s->b || pg_buffer_bytes(s->a) < na * sizeof(float) ||
+        pg_buffer_bytes(s->b) < nb * sizeof(float))
         return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
-                           "cuBLASLt GEMM: per-tensor scales come in pairs of fp32 buffers of at "
-                           "least 4 bytes");
+                           "cuBLASLt GEMM: scales come in pairs of fp32 buffers of at least %zu "
+                           "(scale_A) and %zu (scale_B) values", na, nb);
     *sa = (CUdeviceptr)pg_buffer_address(s->a);
     *sb = (CUdeviceptr)pg_buffer_address(s->b);
     return PG_OK;
@@ -146,8 +153,13 @@ pg_status pg_blaslt_gemm_set_scales(pg_blaslt_gemm *g, const pg_gemm_scales *s, 
         return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
                            "cuBLASLt GEMM: per-tensor scales need fp8 A and B, not %s",
                            pg_dtype_name(g->in_dtype));
-    pg_status st = scale_addresses(s, &g->scale_a, &g->scale_b, d);
+    pg_status st = scale_addresses(g, s, &g->scale_a, &g->scale_b, d);
     g->scaled = st == PG_OK && g->scale_a != 0;
+    if (st == PG_OK && !g->scaled && g->scale_mode == PG_GEMM_SCALE_BLOCK) {
+        g->scale_a = g->ones_a; /* block scales are always read */
+        g->scale_b = g->ones_b;
+        g->scaled = true;
+    }
     return st;
 }
 
@@ -163,7 +175,7 @@ pg_status pg_blaslt_gemm_enqueue_on(pg_blaslt_gemm *g, const pg_buffer *A, const
                            "cuBLASLt GEMM: the buffers given are smaller than the prepared ones%s",
                            has_c && !C ? " (no C input given)" : "");
     CUdeviceptr sa = 0, sb = 0;
-    pg_status st = scales ? scale_addresses(scales, &sa, &sb, d) : PG_OK;
+    pg_status st = scales ? scale_addresses(g, scales, &sa, &sb, d) : PG_OK;
     /* this call's scales, then the stored ones back for pg_blaslt_gemm_enqueue */
     if (st == PG_OK && sa)
         st = set_scale_pointers(g, sa, sb, d);
@@ -185,8 +197,12 @@ void pg_blaslt_gemm_free(pg_blaslt_gemm *g)
     for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
         if (layouts[i])
             cublasLtMatrixLayoutDestroy(layouts[i]);
-    if (g->workspace && !g->dev->hung && g->dev->cu->CtxSetCurrent(g->dev->ctx) == CUDA_SUCCESS)
-        g->dev->cu->MemFree(g->workspace);
+    if (!g->dev->hung && g->dev->cu->CtxSetCurrent(g->dev->ctx) == CUDA_SUCCESS) {
+        CUdeviceptr owned[] = {g->workspace, g->ones_a, g->ones_b};
+        for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++)
+            if (owned[i])
+                g->dev->cu->MemFree(owned[i]);
+    }
     free(g);
 }
 
@@ -240,6 +256,21 @@ static pg_status describe_problem(pg_blaslt_gemm *g, pg_diag *d)
         st = lt_check(cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_TRANSB, &tb,
                                                      sizeof(tb)),
                       "cublasLtMatmulDescSetAttribute(TRANSB)", d);
+    if (st == PG_OK && g->scale_mode == PG_GEMM_SCALE_BLOCK) {
+        /* swapped (the only orientation block scales take): cuBLASLt's A is our B (128 x 128
+         * blocks), its B our A (1 x 128) */
+        int32_t ma = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+        int32_t mb = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F;
+        st = lt_check(cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &ma,
+                                                     sizeof ma),
+                      "cublasLtMatmulDescSetAttribute(A_SCALE_MODE BLK128x128_32F)", d);
+        if (st == PG_OK)
+            st = lt_check(cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_B_SCALE_MODE,
+                                                         &mb, sizeof mb),
+                          "cublasLtMatmulDescSetAttribute(B_SCALE_MODE VEC128_32F)", d);
+        if (st == PG_OK)
+            st = set_scale_pointers(g, g->scale_a, g->scale_b, d);
+    }
     if (st == PG_OK)
         st = make_layout(&g->a_layout, g->ta, &bl->a, bl->batch,
                          bl->swapped ? "A = B buffer" : "A = A buffer", d);
@@ -456,6 +487,34 @@ static pg_status check_types(const pg_gemm_problem *p, pg_diag *d)
     return PG_OK;
 }
 
+/* Block scales: buffers of 1.0 in the shapes of scale_A ([ceil(K/128), M]) and scale_B
+ * ([ceil(N/128), ceil(K/128)]) for the calls before pg_blaslt_gemm_set_scales. */
+static pg_status block_scale_ones(pg_blaslt_gemm *g, const pg_gemm_problem *p, pg_diag *d)
+{
+    const pg_cu_api *cu = g->dev->cu;
+    size_t kb = (size_t)((p->K + 127) / 128), nb = (size_t)((p->N + 127) / 128);
+    g->scale_a_floats = kb * (size_t)p->M;
+    g->scale_b_floats = nb * kb;
+    const unsigned int one = 0x3f800000u; /* 1.0f */
+    pg_status st = pg_dev_check(g->dev, cu->MemAlloc(&g->ones_a, g->scale_a_floats * 4),
+                                PG_ERR_INFRA, "cuMemAlloc(cuBLASLt scale_A of ones)", d);
+    if (st == PG_OK)
+        st = pg_dev_check(g->dev, cu->MemAlloc(&g->ones_b, g->scale_b_floats * 4), PG_ERR_INFRA,
+                          "cuMemAlloc(cuBLASLt scale_B of ones)", d);
+    if (st == PG_OK)
+        st = pg_dev_check(g->dev, cu->MemsetD32Async(g->ones_a, one, g->scale_a_floats,
+                                                     g->dev->stream),
+                          PG_ERR_INFRA, "cuMemsetD32Async(scale_A)", d);
+    if (st == PG_OK)
+        st = pg_dev_check(g->dev, cu->MemsetD32Async(g->ones_b, one, g->scale_b_floats,
+                                                     g->dev->stream),
+                          PG_ERR_INFRA, "cuMemsetD32Async(scale_B)", d);
+    g->scale_a = g->ones_a;
+    g->scale_b = g->ones_b;
+    g->scaled = st == PG_OK;
+    return st;
+}
+
 /* Checks, the handle, the workspace and the descriptors shared by both ways of preparing. */
 static pg_status setup(pg_device *dev, const pg_gemm_problem *p, const pg_buffer *A,
                        const pg_buffer *B, const pg_buffer *C, pg_buffer *D,
@@ -469,6 +528,10 @@ static pg_status setup(pg_device *dev, const pg_gemm_problem *p, const pg_buffer
     st = check_types(p, d);
     if (st == PG_OK)
         st = pg_gemm_blas_of(p, &bl, d);
+    if (st == PG_OK && p->scale.mode == PG_GEMM_SCALE_BLOCK && (!bl.swapped || p->batch != 1))
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                           "cuBLASLt baseline: block scales (VEC128_32F for A, BLK128x128_32F "
+                           "for B) are set up for an unbatched row-major output only");
     if (st == PG_OK)
         st = check_span(&p->a, p->batch, p->M, p->K, A, "A", d);
     if (st == PG_OK)
@@ -509,7 +572,10 @@ static pg_status setup(pg_device *dev, const pg_gemm_problem *p, const pg_buffer
     g->alpha = p->alpha;
     g->beta = p->has_c ? p->beta : 0.0f;
     g->workspace_bytes = workspace_bytes;
+    g->scale_mode = p->scale.mode;
     st = handle(dev, d);
+    if (st == PG_OK && p->scale.mode == PG_GEMM_SCALE_BLOCK)
+        st = block_scale_ones(g, p, d);
     if (st == PG_OK && workspace_bytes > 0)
         st = pg_dev_check(dev, dev->cu->MemAlloc(&g->workspace, workspace_bytes), PG_ERR_INFRA,
                           "cuMemAlloc(cuBLASLt workspace)", d);

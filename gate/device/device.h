@@ -217,8 +217,9 @@ pg_status pg_kernel_max_active_clusters(pg_kernel *k, const unsigned block[3],
  * CUDA error name; a timeout is PG_FAIL_KERNEL "TIMEOUT: ..." and marks the device broken. */
 pg_status pg_device_sync(pg_device *dev, double timeout_s, pg_diag *d);
 
-/* The per-tensor scales of an fp8 GEMM (gemm_problem.h PG_GEMM_SCALE_TENSOR): one fp32 each,
- * in device memory; borrowed. */
+/* The scales of an fp8 GEMM in device memory (gemm_problem.h): one fp32 each
+ * (PG_GEMM_SCALE_TENSOR), or scale_A [ceil(K/128), M] and scale_B [ceil(N/128), ceil(K/128)]
+ * fp32 (PG_GEMM_SCALE_BLOCK); borrowed. */
 typedef struct {
     const pg_buffer *a, *b; /* scale_A, scale_B */
 } pg_gemm_scales;
@@ -241,11 +242,13 @@ typedef struct {
  * smaller than its operand's span (gemm_blas.h pg_gemm_operand_span; the
  * message names the operand); PG_ERR_INFRA when the launch is refused.
  * fp8 A or B (e4m3, e5m2): each fp8 operand is first dequantized into an fp32 copy (exact
- * conversion, times its per-tensor scale when p->scale.mode is PG_GEMM_SCALE_TENSOR: one
- * rounding), then multiplied as above; the copies are freed after a device synchronization
- * (at most 120 s), so this call returns with the work done. scales: the
- * scale_A and scale_B buffers (at least 4 bytes each) when p->scale.mode is TENSOR, else
- * NULL; a missing one is PG_ERR_INPUT. */
+ * conversion, times its scale: the per-tensor one, or with PG_GEMM_SCALE_BLOCK A(m, k) times
+ * scale_A[k/128][m] and B(k, n) times scale_B[n/128][k/128]; one rounding), then multiplied
+ * as above; the copies are freed after a device synchronization (at most 120 s), so this call
+ * returns with the work done. scales: the scale_A and scale_B buffers when p->scale.mode is
+ * not NONE (1, or ceil(K/128)·M and ceil(N/128)·ceil(K/128), fp32 values), else NULL; a
+ * missing or small one is PG_ERR_INPUT, as are block scales on a batched problem or on A or B
+ * without K contiguous. */
 pg_status pg_reference_gemm(pg_device *dev, const pg_gemm_problem *p, const pg_buffer *A,
                             const pg_buffer *B, const pg_buffer *C, const pg_gemm_scales *scales,
                             pg_buffer *ref, pg_diag *d);
@@ -415,11 +418,13 @@ pg_status pg_blaslt_gemm_prepare_pinned(pg_device *dev, const pg_gemm_problem *p
                                         const pg_blaslt_algo *algo, size_t workspace_bytes,
                                         pg_blaslt_gemm **out, pg_blaslt_choice *choice,
                                         pg_diag *d);
-/* The per-tensor scales of an fp8 problem (PG_GEMM_SCALE_TENSOR) for every later matmul of g
- * (CUBLASLT_MATMUL_DESC_A_SCALE_POINTER and _B_SCALE_POINTER, cuBLASLt's D = alpha·scale_A·
- * scale_B·A·B + beta·C); until set, cuBLASLt multiplies with scale 1 (prepare's search does).
- * s->a and s->b borrowed: keep them alive while g is used. PG_ERR_INPUT when g's A and B are
- * not fp8, or for only one buffer or one below 4 bytes. */
+/* The scales of an fp8 problem for every later matmul of g (CUBLASLT_MATMUL_DESC_A_SCALE_POINTER
+ * and _B_SCALE_POINTER; per-tensor: cuBLASLt's D = alpha·scale_A·scale_B·A·B + beta·C; block,
+ * PG_GEMM_SCALE_BLOCK: CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F for our A and BLK128x128_32F for
+ * our B, set at prepare, which then owns buffers of 1.0 for the search); until set, cuBLASLt
+ * multiplies with scale 1. s->a and s->b borrowed: keep them alive while g is used.
+ * PG_ERR_INPUT when g's A and B are not fp8, for only one buffer, or one smaller than the
+ * scales it must hold. */
 pg_status pg_blaslt_gemm_set_scales(pg_blaslt_gemm *g, const pg_gemm_scales *s, pg_diag *d);
 /* Enqueue one matmul with the chosen algorithm. */
 pg_status pg_blaslt_gemm_enqueue(pg_blaslt_gemm *g, pg_diag *d);

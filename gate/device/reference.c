@@ -182,17 +182,29 @@ static pg_status check_operand(const pg_gemm_operand *x, int64_t batch, int64_t 
     return PG_OK;
 }
 
+/* Where the scale of each element of an fp8 operand is (ref_dequant_fp8 in
+ * kernels/reference.cu): the element at storage row r, column c (inner contiguous columns per
+ * row) takes scale[(r / br)·s_r + (c / bc)·s_c]; `need` scales must be in the buffer. */
+typedef struct {
+    long long inner, br, bc, s_r, s_c;
+    int64_t need;
+} scale_map;
+
 /* fp8 operand x (rows x cols per batch) of buffer src as an fp32 copy *out (owned by the
- * caller), times the scale at `scale` when given. */
+ * caller), times its scales (scale NULL: none). */
 static pg_status dequantize(pg_device *dev, const pg_gemm_operand *x, int64_t batch, int64_t rows,
                             int64_t cols, const pg_buffer *src, const pg_buffer *scale,
-                            const char *what, pg_buffer **out, pg_diag *d)
+                            const scale_map *sm, const char *what, pg_buffer **out, pg_diag *d)
 {
     *out = NULL;
     pg_status st = check_operand(x, batch, rows, cols, 1, src, what, d);
     int64_t n = 0;
     if (st == PG_OK)
         pg_gemm_operand_span(x, batch, rows, cols, &n);
+    if (st == PG_OK && scale && (uint64_t)sm->need > pg_buffer_bytes(scale) / sizeof(float))
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                           "reference GEMM: the scales of %s need %lld fp32 values; the buffer "
+                           "holds %zu bytes", what, (long long)sm->need, pg_buffer_bytes(scale));
     if (st == PG_OK)
         st = pg_buffer_alloc(dev, n > 0 ? (size_t)n * sizeof(float) : sizeof(float), out, d);
     if (st != PG_OK || n == 0)
@@ -201,11 +213,35 @@ static pg_status dequantize(pg_device *dev, const pg_gemm_operand *x, int64_t ba
     unsigned long long count = (unsigned long long)n;
     unsigned long long sp = scale ? pg_buffer_address(scale) : 0;
     int e5m2 = x->dtype == PG_DTYPE_E5M2;
+    long long inner = sm->inner, br = sm->br, bc = sm->bc, s_r = sm->s_r, s_c = sm->s_c;
     unsigned long long blocks = (count + PG_REF_FILL_THREADS - 1) / PG_REF_FILL_THREADS;
     unsigned long long cap = (unsigned long long)dev->info.sm_count * 16;
-    void *args[] = {&o, &in, &count, &e5m2, &sp};
+    void *args[] = {&o, &in, &count, &e5m2, &sp, &inner, &br, &bc, &s_r, &s_c};
     return launch(dev, PG_REF_DEQUANT_FP8, (unsigned)(blocks < cap ? blocks : cap), 1,
                   PG_REF_FILL_THREADS, args, d);
+}
+
+/* The scale maps of A and B for p's scaling (block scales need A [M,K] and B [N,K], K
+ * contiguous, unbatched: the task contract's). */
+static pg_status scale_maps(const pg_gemm_problem *p, scale_map *a, scale_map *b, pg_diag *d)
+{
+    int64_t span_a = 0, span_b = 0;
+    pg_gemm_operand_span(&p->a, p->batch, p->M, p->K, &span_a);
+    pg_gemm_operand_span(&p->b, p->batch, p->K, p->N, &span_b);
+    /* per-tensor (and none): one scale for every element */
+    *a = (scale_map){.inner = span_a > 0 ? span_a : 1, .br = 1, .bc = 1, .need = 1};
+    *b = (scale_map){.inner = span_b > 0 ? span_b : 1, .br = 1, .bc = 1, .need = 1};
+    if (p->scale.mode != PG_GEMM_SCALE_BLOCK)
+        return PG_OK;
+    if (p->batch != 1 || p->a.col_stride != 1 || p->b.row_stride != 1)
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
+                           "reference GEMM: block scales need unbatched A [M,K] and B [N,K] with "
+                           "K contiguous");
+    int64_t kb = (p->K + 127) / 128, nb = (p->N + 127) / 128;
+    /* A(m, k) · scale_A[k / 128][m]; B(k, n) · scale_B[n / 128][k / 128] */
+    *a = (scale_map){.inner = p->K, .br = 1, .bc = 128, .s_r = 1, .s_c = p->M, .need = kb * p->M};
+    *b = (scale_map){.inner = p->K, .br = 128, .bc = 128, .s_r = kb, .s_c = 1, .need = nb * kb};
+    return PG_OK;
 }
 
 /* pg_reference_gemm with fp8 A and B: both dequantized into fp32 copies, then the fp32 GEMM. */
@@ -213,23 +249,23 @@ static pg_status reference_gemm_fp8(pg_device *dev, const pg_gemm_problem *p, co
                                     const pg_buffer *B, const pg_buffer *C,
                                     const pg_gemm_scales *scales, pg_buffer *ref, pg_diag *d)
 {
-    bool scaled = p->scale.mode == PG_GEMM_SCALE_TENSOR;
+    bool scaled = p->scale.mode != PG_GEMM_SCALE_NONE;
     if (!pg_dtype_is_fp8(p->a.dtype) || !pg_dtype_is_fp8(p->b.dtype))
         return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
                            "reference GEMM: A %s and B %s: fp8 operands come in pairs",
                            pg_dtype_name(p->a.dtype), pg_dtype_name(p->b.dtype));
-    if (!A || !B || (scaled && (!scales || !scales->a || !scales->b ||
-                                pg_buffer_bytes(scales->a) < sizeof(float) ||
-                                pg_buffer_bytes(scales->b) < sizeof(float))))
-        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
-                           "reference GEMM: fp8 %s missing or smaller than 4 bytes",
+    if (!A || !B || (scaled && (!scales || !scales->a || !scales->b)))
+        return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL, "reference GEMM: fp8 %s missing",
                            !A || !B ? "A or B" : "scale_A or scale_B");
+    scale_map ma, mb;
+    pg_status st = scale_maps(p, &ma, &mb, d);
     pg_buffer *a32 = NULL, *b32 = NULL;
-    pg_status st = dequantize(dev, &p->a, p->batch, p->M, p->K, A, scaled ? scales->a : NULL,
-                              "A", &a32, d);
     if (st == PG_OK)
-        st = dequantize(dev, &p->b, p->batch, p->K, p->N, B, scaled ? scales->b : NULL, "B",
-                        &b32, d);
+        st = dequantize(dev, &p->a, p->batch, p->M, p->K, A, scaled ? scales->a : NULL, &ma,
+                        "A", &a32, d);
+    if (st == PG_OK)
+        st = dequantize(dev, &p->b, p->batch, p->K, p->N, B, scaled ? scales->b : NULL, &mb,
+                        "B", &b32, d);
     pg_gemm_problem q = *p;
     q.a.dtype = q.b.dtype = PG_DTYPE_FP32;
     q.scale = (pg_gemm_scaling){.mode = PG_GEMM_SCALE_NONE, .a = -1, .b = -1};

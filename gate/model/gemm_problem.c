@@ -77,9 +77,12 @@ pg_status pg_gemm_problem_of(const pg_task *t, const pg_workload *w, pg_gemm_pro
     out->beta = (float)t->beta;
     out->compute = strcmp(t->baseline_compute, "tf32") == 0 ? PG_GEMM_COMPUTE_TF32
                                                              : PG_GEMM_COMPUTE_FP32;
-    if (g.scale_a >= 0 && g.scale_b >= 0)
-        out->scale = (pg_gemm_scaling){.mode = PG_GEMM_SCALE_TENSOR, .a = g.scale_a,
-                                       .b = g.scale_b};
+    if (g.scale_a >= 0 && g.scale_b >= 0) {
+        bool block = t->tensors[g.scale_a].ndims == 2;
+        out->scale = (pg_gemm_scaling){.mode = block ? PG_GEMM_SCALE_BLOCK : PG_GEMM_SCALE_TENSOR,
+                                       .a = g.scale_a, .b = g.scale_b};
+        out->scale_kb = block ? (out->K + 127) / 128 : 0;
+    }
     return PG_OK;
 }
 

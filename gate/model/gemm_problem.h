@@ -41,13 +41,19 @@ typedef struct {
     bool col_major;
 } pg_gemm_operand;
 
-/* How A and B are scaled (fp8 A and B only): not at all, or by one fp32 scale each, read from
- * the task's scalar input tensors scale_A and scale_B ("dims": []), D = alpha·(scale_A·A)·
- * (scale_B·B) + beta·C: cuBLASLt's per-tensor scaling (CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F,
- * CUBLASLT_MATMUL_DESC_A_SCALE_POINTER and _B_SCALE_POINTER). */
+/* How A and B are scaled (fp8 A and B only), from the task's input tensors scale_A and
+ * scale_B (fp32):
+ *  TENSOR: one scale each ("dims": []): D = alpha·(scale_A·A)·(scale_B·B) + beta·C, cuBLASLt's
+ *          CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F with the A/B scale pointers;
+ *  BLOCK:  DeepSeek-V3's fine-grained scaling: A(m, k) times scale_A[k / 128][m] (one per row
+ *          and 128 of K; stored [ceil(K/128), M], M contiguous) and B(k, n) times
+ *          scale_B[n / 128][k / 128] (one per 128 x 128 block; stored [ceil(N/128),
+ *          ceil(K/128)]); cuBLASLt's CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F (for our A) and
+ *          BLK128x128_32F (for our B). A and B are then K-contiguous, unbatched. */
 typedef enum {
     PG_GEMM_SCALE_NONE = 0,
-    PG_GEMM_SCALE_TENSOR
+    PG_GEMM_SCALE_TENSOR,
+    PG_GEMM_SCALE_BLOCK
 } pg_gemm_scale_mode;
 
 typedef struct {
@@ -62,6 +68,8 @@ typedef struct {
     float alpha, beta;           /* the task's parameters (default 1 and 0) */
     pg_gemm_compute compute;
     pg_gemm_scaling scale;       /* PG_GEMM_SCALE_NONE unless A and B are fp8 with scales */
+    int64_t scale_kb;            /* BLOCK: ceil(K/128), the row length of scale_B and the
+                                    number of rows of scale_A; 0 otherwise */
 } pg_gemm_problem;
 
 /* The GEMM of workload w (one of t's) of a loaded gemm task t (pg_task_load; the contract of
@@ -69,7 +77,8 @@ typedef struct {
  * contiguous) and which of them are M, N, K and batch; a, b, d are the tensors A, B and the
  * output (C or D), c the input C when has_c (t->beta != 0), else c.tensor -1; alpha and beta
  * are t's, rounded to fp32; compute is TF32 when baseline.compute is "tf32"; scale is
- * PG_GEMM_SCALE_TENSOR with the indices of scale_A and scale_B when t has them. *out is zeroed
+ * PG_GEMM_SCALE_TENSOR (scalar scales) or PG_GEMM_SCALE_BLOCK (2-dim ones) with the indices
+ * of scale_A and scale_B when t has them. *out is zeroed
  * first (tensor indices -1) and filled on success.
  * Errors: PG_ERR_INPUT (file = t->file) with field "operation" when t is not a gemm task, or
  * "tensors" when it lacks A, B or an output (a task that skipped validation). */

@@ -114,8 +114,9 @@ static void gemm_expect(const pg_task *t, char *buf, size_t n)
              "0, the default) or, with parameters.beta != 0, C [M,N] or [N,M] (input) and the "
              "output D [M,N] or [N,M] (C's dtype); dims in storage order (layout row_major) or "
              "logical order (layout col_major); A and B %s; C and the output %s; with fp8 A "
-             "and B: both stored with K contiguous (A [M,K], B [N,K]), optionally the scalar "
-             "fp32 inputs scale_A and scale_B (dims [], both or neither)",
+             "and B: both stored with K contiguous (A [M,K], B [N,K]), optionally fp32 input "
+             "scales scale_A and scale_B, both per-tensor (dims []) or both block scales "
+             "(scale_A [KB, M], scale_B [NB, KB])",
              t->operation, pg_gemm_dtypes_accepted(), "fp32, bf16 or fp16");
 }
 
@@ -204,22 +205,43 @@ static pg_status check_gemm_fp8(const pg_task *t, const pg_gemm_tensors *g, cons
                            "%s; tensor '%s' without '%s': give both per-tensor scales or "
                            "neither", expect, g->scale_a >= 0 ? "scale_A" : "scale_B",
                            g->scale_a >= 0 ? "scale_B" : "scale_A");
+    if (g->scale_a < 0)
+        return PG_OK;
+    /* per-tensor: both []; block (DeepSeek-V3): scale_A [KB, M] (M contiguous), scale_B
+     * [NB, KB]; the values of KB and NB are checked per workload (check_gemm_workload) */
+    const pg_tensor_spec *sa = &t->tensors[g->scale_a], *sb = &t->tensors[g->scale_b];
+    bool block = sa->ndims == 2 && strcmp(sa->dims[1], "M") == 0 && sb->ndims == 2;
+    bool tensor = sa->ndims == 0 && sb->ndims == 0;
     const int scales[2] = {g->scale_a, g->scale_b};
     for (int i = 0; i < 2; i++) {
         int k = scales[i];
-        if (k < 0)
-            continue;
         const pg_tensor_spec *ts = &t->tensors[k];
-        if (ts->is_output || ts->dtype != PG_DTYPE_FP32 || ts->ndims != 0) {
+        if (ts->is_output || ts->dtype != PG_DTYPE_FP32 || !(block || tensor)) {
             snprintf(f, sizeof f, "tensors[%d]", k);
             dims_text(ts, dims, sizeof dims);
             return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
                                "%s; tensor '%s' is %s %s with dims %s, expected an fp32 input "
-                               "with dims [] (one per-tensor scale)", expect, ts->name,
+                               "with dims [] (a per-tensor scale; then both are []) or block "
+                               "scales, scale_A [KB, M] (one per row and 128 of K, M "
+                               "contiguous) and scale_B [NB, KB] (one per 128 x 128 block), "
+                               "KB and NB symbols of the values ceil_div(K, 128) and "
+                               "ceil_div(N, 128) (derived_symbols)", expect, ts->name,
                                ts->is_output ? "an output" : "an input",
                                pg_dtype_name(ts->dtype), dims);
         }
     }
+    if (block && !contiguous_dim_is(t, g->out, "N")) {
+        snprintf(f, sizeof f, "tensors[%d].dims", g->out);
+        dims_text(&t->tensors[g->out], dims, sizeof dims);
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                           "%s; with block scales the output is row-major [M, N] (N contiguous: "
+                           "the orientation cuBLASLt's block-scaled GEMM is set up for), found "
+                           "dims %s", expect, dims);
+    }
+    if (block && pg_task_find_symbol(t, "batch") >= 0)
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "symbols",
+                           "%s; block scales (scale_A [KB, M], scale_B [NB, KB]) take no batch: "
+                           "drop the symbol batch or use per-tensor scales", expect);
     return PG_OK;
 }
 
@@ -432,6 +454,53 @@ pg_status pg_task_check_operation(const pg_task *t, pg_diag *d)
     return pg_operation_is_attention(t->op) ? check_mha(t, d) : check_gemm(t, d);
 }
 
+/* The value of dim j of tensor k in workload w. */
+static int64_t dim_value(const pg_task *t, const pg_workload *w, int k, int j)
+{
+    return w->values[pg_task_find_symbol(t, t->tensors[k].dims[j])];
+}
+
+/* Block scales in workload wi: scale_A [ceil(K/128), M] and scale_B [ceil(N/128),
+ * ceil(K/128)], and the layout cuBLASLt's VEC128_32F / BLK128x128_32F scales need (M and
+ * ceil(K/128) multiples of 4: 16-byte aligned scale rows). */
+static pg_status check_block_scales(const pg_task *t, int wi, const pg_gemm_tensors *g,
+                                    pg_diag *d)
+{
+    const pg_workload *w = &t->workloads[wi];
+    int64_t M = w->values[pg_task_find_symbol(t, "M")];
+    int64_t N = w->values[pg_task_find_symbol(t, "N")];
+    int64_t K = w->values[pg_task_find_symbol(t, "K")];
+    int64_t kb = (K + 127) / 128, nb = (N + 127) / 128;
+    struct {
+        int tensor, dim;
+        int64_t want;
+        const char *what;
+    } want[] = {{g->scale_a, 0, kb, "ceil_div(K, 128)"},
+                {g->scale_b, 0, nb, "ceil_div(N, 128)"},
+                {g->scale_b, 1, kb, "ceil_div(K, 128)"}};
+    char f[128];
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        int64_t v = dim_value(t, w, want[i].tensor, want[i].dim);
+        if (v == want[i].want)
+            continue;
+        snprintf(f, sizeof f, "tensors[%d].dims[%d]", want[i].tensor, want[i].dim);
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                           "workload '%s': dim %s of %s is %" PRId64 ", expected %s = %" PRId64
+                           " (block scales: one per 128 of K for A, per 128 x 128 for B)",
+                           w->name, t->tensors[want[i].tensor].dims[want[i].dim],
+                           t->tensors[want[i].tensor].name, v, want[i].what, want[i].want);
+    }
+    if (M % 4 != 0 || kb % 4 != 0) {
+        snprintf(f, sizeof f, "workloads[%d].symbols.%s", wi, M % 4 != 0 ? "M" : "K");
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                           "workload '%s': M = %" PRId64 " and ceil_div(K, 128) = %" PRId64
+                           " must be multiples of 4 with block scales: cuBLASLt reads scale_A "
+                           "rows of M and scale_B rows of ceil_div(K, 128) fp32 values 16-byte "
+                           "aligned", w->name, M, kb);
+    }
+    return PG_OK;
+}
+
 /* gemm: the batch count fits cuBLASLt's int32 (CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT); with fp8
  * A and B, K and the output's (and C's) leading dimension are 16-byte multiples. */
 static pg_status check_gemm_workload(const pg_task *t, int wi, pg_diag *d)
@@ -450,6 +519,11 @@ static pg_status check_gemm_workload(const pg_task *t, int wi, pg_diag *d)
     if (!pg_dtype_is_fp8(t->tensors[g.a].dtype))
         return PG_OK;
     int64_t K = w->values[pg_task_find_symbol(t, "K")];
+    if (g.scale_a >= 0 && t->tensors[g.scale_a].ndims == 2) {
+        pg_status st = check_block_scales(t, wi, &g, d);
+        if (st != PG_OK)
+            return st;
+    }
     if (K % 16 != 0) {
         snprintf(f, sizeof f, "workloads[%d].symbols.K", wi);
         return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,

@@ -44,13 +44,13 @@ static pg_status backward_forward_inputs(pg_wctx *c, pg_diag *d)
     return st;
 }
 
-/* Input tensor i of c from seed: the per-tensor scales of an fp8 GEMM positive
+/* Input tensor i of c from seed: the scales of an fp8 GEMM (per-tensor or block) positive
  * (pg_buffer_fill_scale), every other input N(0,1). */
 static pg_status fill_input(pg_wctx *c, int i, uint64_t seed, pg_diag *d)
 {
     const pg_task *t = c->s->task;
     size_t count = (size_t)c->plan->tensor_elements[i];
-    bool scale = c->is_gemm && c->gemm.scale.mode == PG_GEMM_SCALE_TENSOR &&
+    bool scale = c->is_gemm && c->gemm.scale.mode != PG_GEMM_SCALE_NONE &&
                  (i == c->gemm.scale.a || i == c->gemm.scale.b);
     return scale ? pg_buffer_fill_scale(c->tensors[i], count, seed, d)
                  : pg_buffer_fill_normal(c->tensors[i], t->tensors[i].dtype, count, seed, d);

@@ -93,8 +93,8 @@ json_t *pg_phases_json(const pg_wctx *c);
 /* workload.c */
 /* Value of symbol `name` in workload w; 0 when the task has no such symbol. */
 int64_t pg_workload_symbol(const pg_task *t, const pg_workload *w, const char *name);
-/* The per-tensor scale buffers of c's fp8 GEMM (c->gemm.scale: scale_A and scale_B), or both
- * NULL for a GEMM without scales. */
+/* The scale buffers of c's fp8 GEMM (c->gemm.scale: scale_A and scale_B, per-tensor or block),
+ * or both NULL for a GEMM without scales. */
 pg_gemm_scales pg_wctx_gemm_scales(const pg_wctx *c);
 /* Allocate the tensors (borrowing inputs from c->inputs_from when set), workspaces and argument
  * blocks of c, after setting its GEMM fields (is_gemm, gemm, a, b, c_in, d_out);

@@ -15,7 +15,7 @@
 pg_gemm_scales pg_wctx_gemm_scales(const pg_wctx *c)
 {
     pg_gemm_scales s = {NULL, NULL};
-    if (c->is_gemm && c->gemm.scale.mode == PG_GEMM_SCALE_TENSOR) {
+    if (c->is_gemm && c->gemm.scale.mode != PG_GEMM_SCALE_NONE) {
         s.a = c->tensors[c->gemm.scale.a];
         s.b = c->tensors[c->gemm.scale.b];
     }

@@ -14,6 +14,7 @@ EXAMPLES = {  # task: (example, its targets on sm_90a, whether they are tensor-c
     "gemm_bf16_nn_beta": ("mma_bf16_nn", ["mma.sync.aligned", "ldmatrix.trans"], True),
     "gemm_bf16_nt_batched": ("tiled_mma_batched", ["mma.sync.aligned", "ldmatrix"], True),
     "gemm_e4m3_tn": ("wgmma_fp8", ["wgmma.mma_async", "cp.async.bulk.tensor"], True),
+    "gemm_e4m3_tn_block": ("wgmma_fp8_block", ["wgmma.mma_async", "cp.async.bulk.tensor"], True),
 }
 
 results = json.load(open(sys.argv[1]))

@@ -1,5 +1,5 @@
 /* GPU test of the generalized GEMM (D = alpha·A·B + beta·C, any row/column-major layout,
- * strided batch, fp32/bf16/fp16 operands, fp8 e4m3/e5m2 with per-tensor scales;
+ * strided batch, fp32/bf16/fp16 operands, fp8 e4m3/e5m2 with per-tensor or block scales;
  * gate/device/device.h):
  *  1. ptxgate's reference GEMM against the CPU on the same (downloaded) inputs: bitwise
  *     against a CPU replay of its documented fp32 chain (fmaf in k order, fl(alpha·acc), one
@@ -137,6 +137,7 @@ typedef struct {
     float alpha, beta;
     bool tf32;
     bool scaled;         /* fp8 with per-tensor scales scale_A, scale_B */
+    bool block;          /* fp8 with DeepSeek-V3 block scales (with scaled) */
     bool blaslt_refuses; /* cuBLASLt must refuse it with PG_ERR_INPUT */
     bool rotate;         /* also: pinned preparation and the rotated-copies enqueue */
     bool expect_plain;   /* the historic gemm_nt problem: its descriptors are checked */
@@ -166,8 +167,10 @@ typedef struct {
     pg_gemm_problem p;
     storage sa, sb, sc, sd;
     pg_buffer *A, *B, *C, *R; /* inputs and the fp32 reference (at D's strides) */
-    pg_buffer *SA, *SB;       /* fp8 per-tensor scales (scaled cases), else NULL */
-    float scale_a, scale_b;   /* their downloaded values (1 when unscaled) */
+    pg_buffer *SA, *SB;       /* fp8 scales (scaled cases), else NULL */
+    float *hsa, *hsb;         /* their downloaded values: 1 each (per-tensor, or {1} when
+                                 unscaled) or [ceil(K/128), M] and [ceil(N/128), ceil(K/128)] */
+    int64_t kb;               /* ceil(K/128) */
     void *ha, *hb, *hc;       /* downloaded inputs */
     float *hr;                /* downloaded reference */
     double *exact, *bound;    /* per output element (batch-major, i, j): fp64 value, B_ref */
@@ -198,8 +201,12 @@ static void make_problem(const gcase *c, gset *s)
     p->alpha = c->alpha;
     p->beta = c->has_c ? c->beta : 0.0f;
     p->compute = c->tf32 ? PG_GEMM_COMPUTE_TF32 : PG_GEMM_COMPUTE_FP32;
-    p->scale = (pg_gemm_scaling){.mode = c->scaled ? PG_GEMM_SCALE_TENSOR : PG_GEMM_SCALE_NONE,
+    p->scale = (pg_gemm_scaling){.mode = !c->scaled ? PG_GEMM_SCALE_NONE
+                                         : c->block ? PG_GEMM_SCALE_BLOCK
+                                                    : PG_GEMM_SCALE_TENSOR,
                                  .a = -1, .b = -1};
+    s->kb = (c->K + 127) / 128;
+    p->scale_kb = c->block ? s->kb : 0;
 }
 
 static pg_gemm_scales set_scales(const gset *s)
@@ -229,14 +236,19 @@ static void run_reference(gset *s, uint64_t seed, long long *mismatch, double *w
         ok(pg_buffer_fill_normal(s->C, p->c.dtype, (size_t)s->sc.elements, seed + 3, &g_d),
            "fill C");
     ok(pg_buffer_fill_poison(s->R, &g_d), "poison the reference");
-    s->scale_a = s->scale_b = 1.0f;
-    if (p->scale.mode == PG_GEMM_SCALE_TENSOR) {
-        s->SA = alloc(4);
-        s->SB = alloc(4);
-        ok(pg_buffer_fill_scale(s->SA, 1, seed + 4, &g_d), "fill scale_A");
-        ok(pg_buffer_fill_scale(s->SB, 1, seed + 5, &g_d), "fill scale_B");
-        ok(pg_buffer_download(s->SA, &s->scale_a, 4, &g_d), "download scale_A");
-        ok(pg_buffer_download(s->SB, &s->scale_b, 4, &g_d), "download scale_B");
+    bool block = p->scale.mode == PG_GEMM_SCALE_BLOCK;
+    size_t na = block ? (size_t)(s->kb * p->M) : 1;
+    size_t nb = block ? (size_t)(((p->N + 127) / 128) * s->kb) : 1;
+    s->hsa = xmalloc(na * sizeof(float));
+    s->hsb = xmalloc(nb * sizeof(float));
+    s->hsa[0] = s->hsb[0] = 1.0f;
+    if (p->scale.mode != PG_GEMM_SCALE_NONE) {
+        s->SA = alloc(na * 4);
+        s->SB = alloc(nb * 4);
+        ok(pg_buffer_fill_scale(s->SA, na, seed + 4, &g_d), "fill scale_A");
+        ok(pg_buffer_fill_scale(s->SB, nb, seed + 5, &g_d), "fill scale_B");
+        ok(pg_buffer_download(s->SA, s->hsa, na * 4, &g_d), "download scale_A");
+        ok(pg_buffer_download(s->SB, s->hsb, nb * 4, &g_d), "download scale_B");
     }
     pg_gemm_scales scales = set_scales(s);
     ok(pg_reference_gemm(g_dev, p, s->A, s->B, s->C, s->SA ? &scales : NULL, s->R, &g_d),
@@ -271,10 +283,12 @@ static void run_reference(gset *s, uint64_t seed, long long *mismatch, double *w
                     /* fp8: the reference's dequantized value, one fp32 rounding */
                     volatile float av = elem(p->a.dtype, s->ha,
                                              b * p->a.batch_stride + i * p->a.row_stride +
-                                                 k * p->a.col_stride) * s->scale_a;
+                                                 k * p->a.col_stride) *
+                                      (block ? s->hsa[(k / 128) * p->M + i] : s->hsa[0]);
                     volatile float bv = elem(p->b.dtype, s->hb,
                                              b * p->b.batch_stride + k * p->b.row_stride +
-                                                 j * p->b.col_stride) * s->scale_b;
+                                                 j * p->b.col_stride) *
+                                      (block ? s->hsb[(j / 128) * s->kb + k / 128] : s->hsb[0]);
                     ak[k] = av;
                     bk[k] = bv;
                 }
@@ -333,6 +347,8 @@ static void free_set(gset *s)
         pg_buffer_free(s->SA);
     if (s->SB)
         pg_buffer_free(s->SB);
+    free(s->hsa);
+    free(s->hsb);
     free(s->ha);
     free(s->hb);
     free(s->hc);
@@ -674,6 +690,10 @@ int main(void)
                          .rotate = true};
     cases[n++] = (gcase){.name = "e4m3_unscaled", .batch = 1, .M = 40, .N = 64, .K = 64,
                          .ta = E4, .tb = E4, .td = FH, .b_col = true, .alpha = 1.0f};
+    /* block scales (DeepSeek-V3: 1 x 128 for A, 128 x 128 for B): a ragged N block (520) */
+    cases[n++] = (gcase){.name = "e4m3_block", .batch = 1, .M = 260, .N = 520, .K = 1536,
+                         .ta = E4, .tb = E4, .td = BF, .b_col = true, .alpha = 1.0f,
+                         .scaled = true, .block = true, .rotate = true};
     cases[n++] = (gcase){.name = "e5m2_e5m2", .batch = 1, .M = 40, .N = 64, .K = 64, .ta = E5,
                          .tb = E5, .td = BF, .b_col = true, .alpha = 1.0f, .scaled = true,
                          .blaslt_refuses = true};

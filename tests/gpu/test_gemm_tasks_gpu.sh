@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # GPU test of the "gemm" tasks (gemm_fp32_nn, gemm_tf32_tn, gemm_bf16_nn_beta,
-# gemm_bf16_nt_batched, gemm_e4m3_tn) with their examples, every workload, default settings: each example is
+# gemm_bf16_nt_batched, gemm_e4m3_tn, gemm_e4m3_tn_block) with their examples, every workload, default settings: each example is
 # correct, executes its task's targets (tensor-core examples with work coverage >= 0.99), passes
 # the performance stage and the verify stage. It also prints, per workload, the numbers the
 # tasks' READMEs ask to confirm on a GPU: the largest errors against the tolerances and the
@@ -15,7 +15,8 @@ cd "$root"
 rm -rf "$out" && mkdir -p "$out"
 "$bin" check --quiet --if-no-gpu fail --output "$out" \
   tasks/gemm_fp32_nn/examples tasks/gemm_tf32_tn/examples tasks/gemm_bf16_nn_beta/examples \
-  tasks/gemm_bf16_nt_batched/examples tasks/gemm_e4m3_tn/examples >"$out/stdout" 2>"$out/stderr"
+  tasks/gemm_bf16_nt_batched/examples tasks/gemm_e4m3_tn/examples \
+  tasks/gemm_e4m3_tn_block/examples >"$out/stdout" 2>"$out/stderr"
 rc=$?
 echo "ptxgate exit code: $rc (expected 0)"
 python3 "$root/tests/gpu/expect_gemm_tasks.py" "$out/results.json" || exit 1

@@ -575,7 +575,7 @@ static void test_fp8_errors(void **state)
     root = load_json(SHIPPED, "gemm_e4m3_tn");
     set_dims(root, "scale_A", 1, "M");
     load_bad(root, "fp8_scale_dims", "tensors[2]", "tensor 'scale_A' is an input fp32 with dims [M]",
-             "dims [] (one per-tensor scale)");
+             "dims [] (a per-tensor scale");
     root = load_json(SHIPPED, "gemm_e4m3_tn");
     set_str(tensor(root, "scale_B"), "dtype", "bf16");
     load_bad(root, "fp8_scale_dtype", "tensors[3]", "tensor 'scale_B' is an input bf16", NULL);
@@ -637,6 +637,44 @@ static void test_derived_symbols(void **state)
     load_bad(v, "derived_bound", "workloads[0].symbols.KB", "'KB' is a derived symbol",
              "bind only M, N, K");
     json_decref(root);
+}
+
+/* Block scales (tasks/gemm_e4m3_tn_block): the mode, and what the contract refuses. */
+static void test_fp8_block(void **state)
+{
+    (void)state;
+    pg_task *t = load_ok(load_json(SHIPPED, "gemm_e4m3_tn_block"), "block_shipped");
+    pg_gemm_problem p;
+    pg_diag d;
+    pg_diag_clear(&d);
+    int w = pg_task_find_workload(t, "m4096_n2112_k7168");
+    assert_int_equal(pg_gemm_problem_of(t, &t->workloads[w], &p, &d), PG_OK);
+    assert_int_equal(p.scale.mode, PG_GEMM_SCALE_BLOCK);
+    assert_int_equal(p.scale_kb, 56);
+    uint64_t n = 0;
+    assert_int_equal(pg_task_tensor_elements(t, p.scale.b, &t->workloads[w], &n, &d), PG_OK);
+    assert_int_equal(n, 17 * 56); /* ceil(2112/128) x ceil(7168/128) */
+    pg_task_free(t);
+
+    json_t *root = load_json(SHIPPED, "gemm_e4m3_tn_block");
+    set_dims(root, "scale_A", 2, "M", "KB");
+    load_bad(root, "block_a_transposed", "tensors[2]", "tensor 'scale_A' is an input fp32 with dims [M, KB]",
+             "scale_A [KB, M] (one per row and 128 of K, M contiguous)");
+    root = load_json(SHIPPED, "gemm_e4m3_tn_block");
+    json_object_set_new(json_object_get(root, "derived_symbols"), "KB",
+                        json_string("ceil_div(K, 64)"));
+    load_bad(root, "block_wrong_kb", "tensors[2].dims[0]",
+             "dim KB of scale_A is 32, expected ceil_div(K, 128) = 16", NULL);
+    root = load_json(SHIPPED, "gemm_e4m3_tn_block");
+    set_workload0(root, 4098, 7168, 2048);
+    load_bad(root, "block_m_unaligned", "workloads[0].symbols.M", "M = 4098",
+             "multiples of 4 with block scales");
+    root = load_json(SHIPPED, "gemm_e4m3_tn_block");
+    set_dims(root, "C", 2, "N", "M");
+    load_bad(root, "block_col_major_out", "tensors[4].dims", "output is row-major [M, N]", NULL);
+    root = load_json(SHIPPED, "gemm_e4m3_tn_block");
+    set_dims(root, "scale_B", 0);
+    load_bad(root, "block_mixed_ranks", "tensors[2]", "then both are []", NULL);
 }
 
 static void test_dtype_errors(void **state)
@@ -758,6 +796,7 @@ int main(void)
         cmocka_unit_test(test_beta_errors),     cmocka_unit_test(test_parameter_errors),
         cmocka_unit_test(test_compute_errors),  cmocka_unit_test(test_fp8_problem),
         cmocka_unit_test(test_fp8_errors),      cmocka_unit_test(test_derived_symbols),
+        cmocka_unit_test(test_fp8_block),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -183,7 +183,7 @@ static void test_unknown_task(void **state)
     assert_non_null(strstr(d.message, "(known: gemm_other, gemm_small)"));
 
     assert_int_equal(pg_task_load(SHIPPED, "gemm", &t, &d), PG_ERR_INPUT);
-    assert_non_null(strstr(d.message, "known: gemm_bf16_nn_beta, gemm_bf16_nt, gemm_bf16_nt_batched, gemm_e4m3_tn, "
+    assert_non_null(strstr(d.message, "known: gemm_bf16_nn_beta, gemm_bf16_nt, gemm_bf16_nt_batched, gemm_e4m3_tn, gemm_e4m3_tn_block, "
                                           "gemm_fp16_nt, gemm_fp32_nn, gemm_tf32_tn, mha_bwd_d128"));
 
     assert_int_equal(pg_task_load(PG_TEST_DATA "/model/no_such_dir", "x", &t, &d), PG_ERR_INPUT);

@@ -111,18 +111,26 @@ extern "C" __global__ void fill_scale_fp32(void *out, unsigned long long count,
         ((float *)out)[i] = 0.25f + 0.5f * fabsf(pg_normal(seed, i));
 }
 
-// The fp8 operands of the reference GEMM as fp32: out[i] = fp32(in[i]) · scale for the count
-// elements of the buffer (fp8 → fp32 is exact; one rounding of the product), scale = *scale_ptr
-// or 1 when scale_ptr is 0. e5m2: 1 for e5m2, 0 for e4m3.
+// The fp8 operands of the reference GEMM as fp32: out[i] = fp32(in[i]) · scale(i) for the
+// count elements of a buffer stored with `inner` contiguous elements per row (fp8 → fp32 is
+// exact; one rounding of the product). Element i is at row r = i / inner, column c = i % inner
+// of the storage; its scale is scale_ptr[(r / br) · s_r + (c / bc) · s_c] (a per-tensor scale:
+// s_r = s_c = 0; DeepSeek-V3 block scales: 1 x 128 or 128 x 128 blocks), or 1 when scale_ptr is
+// 0. e5m2: 1 for e5m2, 0 for e4m3.
 extern "C" __global__ void ref_dequant_fp8(float *out, const unsigned char *in,
                                            unsigned long long count, int e5m2,
-                                           unsigned long long scale_ptr)
+                                           unsigned long long scale_ptr, long long inner,
+                                           long long br, long long bc, long long s_r,
+                                           long long s_c)
 {
-    const float scale = scale_ptr ? *(const float *)scale_ptr : 1.0f;
+    const float *scale = (const float *)scale_ptr;
     const __nv_fp8_interpretation_t kind = e5m2 ? __NV_E5M2 : __NV_E4M3;
     uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
-    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride)
-        out[i] = __half2float(__half(__nv_cvt_fp8_to_halfraw(in[i], kind))) * scale;
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
+        const long long r = (long long)i / inner, c = (long long)i % inner;
+        const float x = __half2float(__half(__nv_cvt_fp8_to_halfraw(in[i], kind)));
+        out[i] = scale ? x * scale[(r / br) * s_r + (c / bc) * s_c] : x;
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@
 # they use wgmma.mma_async and cp.async.bulk.tensor): exit 1. tiled_mma's failure names the
 # missing targets and the nearest instructions it does use (mma.sync, cp.async). The examples of
 # the "gemm" tasks (gemm_fp32_nn, gemm_tf32_tn, gemm_bf16_nn_beta, gemm_bf16_nt_batched,
-# gemm_e4m3_tn) meet their own tasks' targets (cp.async; mma.sync, ldmatrix; fp8 wgmma and TMA).
+# gemm_e4m3_tn, gemm_e4m3_tn_block) meet their own tasks' targets (cp.async; mma.sync, ldmatrix; fp8 wgmma and TMA).
 set -uo pipefail
 "$BIN" check --no-gpu --output "$OUT" tasks/*/examples >"$OUT.stdout" 2>"$OUT.stderr"
 rc=$?
@@ -27,7 +27,8 @@ bad = []
 GEMM_TASK_TARGETS = {"gemm_fp32_nn": ["cp.async"], "gemm_tf32_tn": ["mma.sync.aligned"],
                      "gemm_bf16_nn_beta": ["mma.sync.aligned", "ldmatrix.trans"],
                      "gemm_bf16_nt_batched": ["mma.sync.aligned", "ldmatrix"],
-                     "gemm_e4m3_tn": ["wgmma.mma_async", "cp.async.bulk.tensor"]}
+                     "gemm_e4m3_tn": ["wgmma.mma_async", "cp.async.bulk.tensor"],
+                     "gemm_e4m3_tn_block": ["wgmma.mma_async", "cp.async.bulk.tensor"]}
 def expect(ok, what):
     print(("ok   " if ok else "FAIL ") + what)
     if not ok: bad.append(what)
