@@ -1,6 +1,8 @@
 /* Task definitions: loading and validating task.json, and lookups (see task.h). */
 #include "task.h"
 
+#include "device_symbols.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <float.h>
@@ -15,6 +17,7 @@
 #include "../base/dirnames.h"
 #include "../base/fileio.h"
 #include "../base/jsonget.h"
+#include "device_symbols.h"
 #include "task_ops.h"
 
 /* ---- small shared helpers ---------------------------------------------------------------- */
@@ -35,6 +38,21 @@ static bool is_function_name(const char *s)
 {
     return strcmp(s, "ceil_div") == 0 || strcmp(s, "min") == 0 || strcmp(s, "max") == 0 ||
            strcmp(s, "max_active_clusters") == 0;
+}
+
+/* Why s cannot name a symbol, or NULL: a function of the expression language, a device symbol
+ * (manifests' num_sms, l2_bytes, ...: the GPU in use decides those, a task must not), or a
+ * dtype name (tolerance keys). */
+static const char *reserved_symbol(const char *s)
+{
+    if (is_function_name(s))
+        return "a function of the expression language";
+    for (int i = 0; i < PG_N_DEVICE_SYMBOLS; i++)
+        if (strcmp(s, pg_device_symbol_names[i]) == 0)
+            return "a device symbol, whose value comes from the GPU in use";
+    if (pg_dtype_parse(s) != PG_DTYPE_INVALID)
+        return "a dtype name";
+    return NULL;
 }
 
 bool pg_arch_name_valid(const char *arch)
@@ -156,10 +174,12 @@ static pg_status parse_symbols(pg_task *t, const json_t *root, const pg_jctx *ct
         st = get_string_elem(arr, i, &ac, s, sizeof t->symbols[i], d);
         if (st != PG_OK)
             return st;
-        if (!pg_is_identifier(s) || is_function_name(s))
+        if (!pg_is_identifier(s))
             return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, c.path,
-                               "expected a symbol name ([A-Za-z_][A-Za-z0-9_]*, not ceil_div, min, "
-                               "max or max_active_clusters), found '%s'", s);
+                               "expected a symbol name ([A-Za-z_][A-Za-z0-9_]*), found '%s'", s);
+        if (reserved_symbol(s))
+            return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, c.path,
+                               "'%s' is %s; choose another symbol name", s, reserved_symbol(s));
         for (size_t j = 0; j < i; j++)
             if (strcmp(t->symbols[j], s) == 0)
                 return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, c.path,
@@ -186,10 +206,14 @@ static pg_status parse_derived(pg_task *t, const json_t *root, const pg_jctx *ct
     char f[320], err[512];
     json_object_foreach(obj, key, v) {
         pg_jctx_field(&oc, key, f, sizeof f);
-        if (!pg_is_identifier(key) || is_function_name(key) || strlen(key) >= sizeof t->symbols[0])
+        if (!pg_is_identifier(key) || strlen(key) >= sizeof t->symbols[0])
             return pg_diag_set(d, PG_ERR_INPUT, oc.file, 0, f,
                                "expected a symbol name ([A-Za-z_][A-Za-z0-9_]*, at most 31 "
-                               "characters, not a function name), found '%s'", key);
+                               "characters), found '%s'", key);
+        if (reserved_symbol(key))
+            return pg_diag_set(d, PG_ERR_INPUT, oc.file, 0, f,
+                               "'%s' is %s; choose another symbol name", key,
+                               reserved_symbol(key));
         if (pg_task_find_symbol(t, key) >= 0)
             return pg_diag_set(d, PG_ERR_INPUT, oc.file, 0, f,
                                "'%s' is already a symbol; a derived symbol needs a new name", key);
@@ -250,6 +274,11 @@ static pg_status parse_tensor(pg_task *t, pg_tensor_spec *ts, const json_t *obj,
     if (!pg_is_identifier(ts->name))
         return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, "name", f, sizeof f),
                            "expected a tensor name ([A-Za-z_][A-Za-z0-9_]*), found '%s'", ts->name);
+    /* A manifest's {"value": "X"} names a symbol: a tensor of that name would be confused */
+    if (pg_task_find_symbol(t, ts->name) >= 0)
+        return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, "name", f, sizeof f),
+                           "tensor name '%s' is also a symbol of the task; choose another name",
+                           ts->name);
     /* Tolerances are keyed by dtype or by output name: the two must never be confused. */
     if (pg_dtype_parse(ts->name) != PG_DTYPE_INVALID)
         return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0, pg_jctx_field(ctx, "name", f, sizeof f),
@@ -290,7 +319,7 @@ static pg_status parse_tensor(pg_task *t, pg_tensor_spec *ts, const json_t *obj,
             return pg_diag_set(d, PG_ERR_INPUT, ctx->file, 0,
                                pg_jctx_field(ctx, "layout", f, sizeof f),
                                "layout col_major swaps the last two dims, and tensor '%s' has "
-                               "%d; use row_major", ts->name, ts->ndims);
+                               "%d dims; use row_major", ts->name, ts->ndims);
         /* dims were written in logical order: store them in storage order */
         char tmp[sizeof ts->dims[0]];
         memcpy(tmp, ts->dims[ts->ndims - 1], sizeof tmp);
@@ -372,6 +401,9 @@ static pg_status parse_parameters(pg_task *t, const json_t *root, const pg_jctx 
             return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, pg_jctx_field(&c, keys[k], f, sizeof f),
                                "expected a finite number within the fp32 range (the GEMM's "
                                "scale type is fp32), found %g", *dst);
+        if (st == PG_OK && k == 0 && *dst == 0.0)
+            return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, pg_jctx_field(&c, keys[k], f, sizeof f),
+                               "alpha 0 makes D = beta·C: A and B would never be tested");
         /* beta != 0 decides that C is read; a value the fp32 GEMM sees as 0 would contradict it */
         if (st == PG_OK && *dst != 0.0 && (float)*dst == 0.0f)
             return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, pg_jctx_field(&c, keys[k], f, sizeof f),
@@ -591,6 +623,21 @@ static pg_status parse_tolerances(pg_task *t, const json_t *root, const pg_jctx 
                                "no tolerance for dtype '%s' of output tensor '%s' (key it by the "
                                "dtype or by the tensor's name)",
                                pg_dtype_name(t->tensors[i].dtype), t->tensors[i].name);
+    /* a dtype key no output has would judge nothing: a typo or a wrong assumption */
+    for (int k = 0; k < t->n_tolerances; k++) {
+        if (t->tolerances[k].tensor[0])
+            continue;
+        bool used = false;
+        for (int i = 0; i < t->n_tensors && !used; i++)
+            used = t->tensors[i].is_output && t->tensors[i].dtype == t->tolerances[k].dtype;
+        if (!used) {
+            pg_jctx c = pg_jctx_member(&oc, pg_dtype_name(t->tolerances[k].dtype));
+            return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, c.path,
+                               "no output tensor is %s, so this tolerance would judge nothing "
+                               "(tolerances apply to outputs: key them by an output's dtype or "
+                               "name)", pg_dtype_name(t->tolerances[k].dtype));
+        }
+    }
     return PG_OK;
 }
 

@@ -173,6 +173,45 @@ static bool contiguous_dim_is(const pg_task *t, int k, const char *sym)
     return ts->ndims >= 1 && strcmp(ts->dims[ts->ndims - 1], sym) == 0;
 }
 
+/* Block scales: when KB and NB are derived symbols, their expressions must be ceil_div(K, 128)
+ * and ceil_div(N, 128) at probe sizes where the two differ (the per-workload check cannot tell
+ * them apart when K and N round to the same block count). */
+static pg_status check_block_symbols(const pg_task *t, const char *kb, const char *nb,
+                                     const char *expect, pg_diag *d)
+{
+    const int64_t probe_m = 384, probe_n = 2560 + 1, probe_k = 1280 + 1; /* KB 11, NB 21 */
+    const char *names[PG_MAX_SYMBOLS];
+    int64_t values[PG_MAX_SYMBOLS] = {0};
+    for (int i = 0; i < t->n_free_symbols; i++) {
+        names[i] = t->symbols[i];
+        values[i] = strcmp(names[i], "M") == 0   ? probe_m
+                    : strcmp(names[i], "N") == 0 ? probe_n
+                    : strcmp(names[i], "K") == 0 ? probe_k
+                                                 : 1;
+    }
+    pg_symtab syms = {.names = names, .values = values, .count = (size_t)t->n_free_symbols};
+    const char *sym[2] = {kb, nb};
+    const int64_t want[2] = {(probe_k + 127) / 128, (probe_n + 127) / 128};
+    const char *what[2] = {"ceil_div(K, 128)", "ceil_div(N, 128)"};
+    for (int i = 0; i < 2; i++) {
+        int k = pg_task_find_symbol(t, sym[i]);
+        int64_t v = 0;
+        char err[256];
+        if (k < t->n_free_symbols || !t->derived[k][0])
+            continue; /* a free symbol: the workloads' values are checked */
+        if (pg_expr_eval(t->derived[k], &syms, &v, err, sizeof err) == PG_OK && v == want[i])
+            continue;
+        char f[300];
+        snprintf(f, sizeof f, "derived_symbols.%s", sym[i]);
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                           "%s; %s = %s is the block count of scale tensors' dims, so it must "
+                           "equal %s (at M=%lld, N=%lld, K=%lld it is %lld, not %lld)", expect,
+                           sym[i], t->derived[k], what[i], (long long)probe_m, (long long)probe_n,
+                           (long long)probe_k, (long long)v, (long long)want[i]);
+    }
+    return PG_OK;
+}
+
 /* fp8 A and B: the pairs cuBLASLt runs (no e5m2 x e5m2), K contiguous in both (the only
  * operand layout of fp8 wgmma and of cuBLASLt's fp8 kernels: "TN"), and the optional scalar
  * scales scale_A and scale_B (both or neither: inputs, fp32, dims []). */
@@ -208,27 +247,48 @@ static pg_status check_gemm_fp8(const pg_task *t, const pg_gemm_tensors *g, cons
     if (g->scale_a < 0)
         return PG_OK;
     /* per-tensor: both []; block (DeepSeek-V3): scale_A [KB, M] (M contiguous), scale_B
-     * [NB, KB]; the values of KB and NB are checked per workload (check_gemm_workload) */
+     * [NB, KB], KB one symbol in both and NB another; their values are checked per workload
+     * (check_gemm_workload) */
     const pg_tensor_spec *sa = &t->tensors[g->scale_a], *sb = &t->tensors[g->scale_b];
-    bool block = sa->ndims == 2 && strcmp(sa->dims[1], "M") == 0 && sb->ndims == 2;
-    bool tensor = sa->ndims == 0 && sb->ndims == 0;
+    const char *shapes = "per-tensor scales (both dims []) or block scales, scale_A [KB, M] "
+                         "(one per row and 128 of K, M contiguous) and scale_B [NB, KB] (one "
+                         "per 128 x 128 block), KB and NB two symbols of the values "
+                         "ceil_div(K, 128) and ceil_div(N, 128) (derived_symbols)";
     const int scales[2] = {g->scale_a, g->scale_b};
     for (int i = 0; i < 2; i++) {
-        int k = scales[i];
-        const pg_tensor_spec *ts = &t->tensors[k];
-        if (ts->is_output || ts->dtype != PG_DTYPE_FP32 || !(block || tensor)) {
-            snprintf(f, sizeof f, "tensors[%d]", k);
+        const pg_tensor_spec *ts = &t->tensors[scales[i]];
+        bool shape_ok = ts->ndims == 0 || ts->ndims == 2;
+        if (ts->is_output || ts->dtype != PG_DTYPE_FP32 || !shape_ok) {
+            snprintf(f, sizeof f, "tensors[%d]", scales[i]);
             dims_text(ts, dims, sizeof dims);
             return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
-                               "%s; tensor '%s' is %s %s with dims %s, expected an fp32 input "
-                               "with dims [] (a per-tensor scale; then both are []) or block "
-                               "scales, scale_A [KB, M] (one per row and 128 of K, M "
-                               "contiguous) and scale_B [NB, KB] (one per 128 x 128 block), "
-                               "KB and NB symbols of the values ceil_div(K, 128) and "
-                               "ceil_div(N, 128) (derived_symbols)", expect, ts->name,
-                               ts->is_output ? "an output" : "an input",
-                               pg_dtype_name(ts->dtype), dims);
+                               "%s; tensor '%s' is %s %s with dims %s, expected an fp32 input: "
+                               "%s", expect, ts->name, ts->is_output ? "an output" : "an input",
+                               pg_dtype_name(ts->dtype), dims, shapes);
         }
+    }
+    bool block = sa->ndims == 2;
+    const char *why = NULL;
+    int blame = g->scale_b;
+    if (sa->ndims != sb->ndims)
+        why = block ? "scale_A is a block scale, so scale_B must be one too ([NB, KB])"
+                    : "scale_A is a per-tensor scale (dims []), so scale_B must be one too";
+    else if (block && strcmp(sa->dims[1], "M") != 0)
+        why = "scale_A's contiguous dim must be M ([KB, M])", blame = g->scale_a;
+    else if (block && (strcmp(sb->dims[1], sa->dims[0]) != 0 ||
+                       strcmp(sb->dims[0], sb->dims[1]) == 0 || strcmp(sb->dims[0], "M") == 0))
+        why = "scale_B must be [NB, KB]: its contiguous dim the symbol of scale_A's first "
+              "(KB), its first another one (NB)";
+    if (why) {
+        snprintf(f, sizeof f, "tensors[%d].dims", blame);
+        dims_text(&t->tensors[blame], dims, sizeof dims);
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f, "%s; tensor '%s' has dims %s: %s",
+                           expect, t->tensors[blame].name, dims, why);
+    }
+    if (block) {
+        pg_status st = check_block_symbols(t, sa->dims[0], sb->dims[0], expect, d);
+        if (st != PG_OK)
+            return st;
     }
     if (block && !contiguous_dim_is(t, g->out, "N")) {
         snprintf(f, sizeof f, "tensors[%d].dims", g->out);

@@ -338,13 +338,11 @@ static void test_batched_beta(void **state)
     t = load_ok(root, "beta_only");
     assert_true(t->alpha == 1.0 && t->beta == 2.0);
     pg_task_free(t);
-    /* alpha 0 is a GEMM too (D = beta C) */
+    /* alpha 0 would leave A and B untested (D = beta C, or all zeros) */
     root = load_json(GEMM, "gemm_nn_fp32");
     set_params(root, "{\"alpha\": 0, \"beta\": 0}");
-    t = load_ok(root, "alpha_zero");
-    assert_true(t->alpha == 0.0);
-    assert_false(problem(t, "ragged").has_c);
-    pg_task_free(t);
+    load_bad(root, "alpha_zero", "parameters.alpha", "alpha 0 makes D = beta·C",
+             "A and B would never be tested");
     /* an output D without a C input (beta 0) */
     root = load_json(GEMM, "gemm_nn_fp32");
     set_str(tensor(root, "C"), "name", "D");
@@ -575,7 +573,7 @@ static void test_fp8_errors(void **state)
     root = load_json(SHIPPED, "gemm_e4m3_tn");
     set_dims(root, "scale_A", 1, "M");
     load_bad(root, "fp8_scale_dims", "tensors[2]", "tensor 'scale_A' is an input fp32 with dims [M]",
-             "dims [] (a per-tensor scale");
+             "per-tensor scales (both dims [])");
     root = load_json(SHIPPED, "gemm_e4m3_tn");
     set_str(tensor(root, "scale_B"), "dtype", "bf16");
     load_bad(root, "fp8_scale_dtype", "tensors[3]", "tensor 'scale_B' is an input bf16", NULL);
@@ -585,6 +583,11 @@ static void test_fp8_errors(void **state)
                         json_pack("{s:f, s:f, s:f}", "atol", 0.1, "rtol", 0.1, "max_rel_l2", 0.1));
     load_bad(root, "fp8_output", "tensors[4].dtype", "tensor 'C' is e4m3",
              "C and the output: fp32, bf16 or fp16");
+    root = load_json(SHIPPED, "gemm_e4m3_tn");
+    json_object_set_new(json_object_get(root, "tolerances"), "e4m3",
+                        json_pack("{s:f, s:f, s:f}", "atol", 0.1, "rtol", 0.1, "max_rel_l2", 0.1));
+    load_bad(root, "tolerance_unused", "tolerances.e4m3", "no output tensor is e4m3",
+             "would judge nothing");
     root = load_json(GEMM, "gemm_nn_fp32");
     json_array_append_new(json_object_get(root, "tensors"),
                           json_pack("{s:s, s:[], s:s, s:s, s:s}", "name", "scale_A", "dims",
@@ -636,6 +639,21 @@ static void test_derived_symbols(void **state)
                         "KB", json_integer(40));
     load_bad(v, "derived_bound", "workloads[0].symbols.KB", "'KB' is a derived symbol",
              "bind only M, N, K");
+    /* names a task may not give a symbol: the GPU's, dtypes, tensors' */
+    v = json_deep_copy(root);
+    json_object_set_new(json_object_get(v, "derived_symbols"), "num_sms", json_string("K"));
+    load_bad(v, "derived_device_symbol", "derived_symbols.num_sms",
+             "'num_sms' is a device symbol, whose value comes from the GPU in use", NULL);
+    v = json_deep_copy(root);
+    json_array_append_new(json_object_get(v, "symbols"), json_string("l2_bytes"));
+    load_bad(v, "symbol_device_symbol", "symbols[3]", "'l2_bytes' is a device symbol", NULL);
+    v = json_deep_copy(root);
+    json_object_set_new(json_object_get(v, "derived_symbols"), "e4m3", json_string("K"));
+    load_bad(v, "derived_dtype", "derived_symbols.e4m3", "'e4m3' is a dtype name", NULL);
+    v = json_deep_copy(root);
+    json_object_set_new(json_object_get(v, "derived_symbols"), "scale_A", json_string("K"));
+    load_bad(v, "derived_tensor_name", "tensors[2].name",
+             "tensor name 'scale_A' is also a symbol of the task", NULL);
     json_decref(root);
 }
 
@@ -658,13 +676,46 @@ static void test_fp8_block(void **state)
 
     json_t *root = load_json(SHIPPED, "gemm_e4m3_tn_block");
     set_dims(root, "scale_A", 2, "M", "KB");
-    load_bad(root, "block_a_transposed", "tensors[2]", "tensor 'scale_A' is an input fp32 with dims [M, KB]",
-             "scale_A [KB, M] (one per row and 128 of K, M contiguous)");
+    load_bad(root, "block_a_transposed", "tensors[2].dims", "tensor 'scale_A' has dims [M, KB]",
+             "scale_A's contiguous dim must be M ([KB, M])");
+    root = load_json(SHIPPED, "gemm_e4m3_tn_block");
+    set_dims(root, "scale_B", 2, "KB", "NB");
+    load_bad(root, "block_b_transposed", "tensors[3].dims", "tensor 'scale_B' has dims [KB, NB]",
+             "scale_B must be [NB, KB]");
+    root = load_json(SHIPPED, "gemm_e4m3_tn_block");
+    set_dims(root, "scale_B", 2, "KB", "KB");
+    load_bad(root, "block_b_kb_kb", "tensors[3].dims", "scale_B must be [NB, KB]", NULL);
+    root = load_json(SHIPPED, "gemm_e4m3_tn_block");
+    json_object_set_new(root, "derived_symbols",
+                        json_pack("{s:s, s:s}", "KB", "ceil_div(N, 128)", "NB", "ceil_div(K, 128)"));
+    load_bad(root, "block_kb_nb_swapped", "derived_symbols.KB",
+             "KB = ceil_div(N, 128) is the block count", "must equal ceil_div(K, 128)");
+    root = load_json(SHIPPED, "gemm_e4m3_tn_block");
+    set_dims(root, "scale_A", 0);
+    load_bad(root, "block_a_scalar", "tensors[3].dims",
+             "scale_A is a per-tensor scale (dims []), so scale_B must be one too", NULL);
     root = load_json(SHIPPED, "gemm_e4m3_tn_block");
     json_object_set_new(json_object_get(root, "derived_symbols"), "KB",
                         json_string("ceil_div(K, 64)"));
-    load_bad(root, "block_wrong_kb", "tensors[2].dims[0]",
-             "dim KB of scale_A is 32, expected ceil_div(K, 128) = 16", NULL);
+    load_bad(root, "block_wrong_kb", "derived_symbols.KB",
+             "KB = ceil_div(K, 64) is the block count", "it is 21, not 11");
+    /* free block-count symbols: their values are checked per workload */
+    root = load_json(SHIPPED, "gemm_e4m3_tn_block");
+    json_object_del(root, "derived_symbols");
+    json_array_append_new(json_object_get(root, "symbols"), json_string("KB"));
+    json_array_append_new(json_object_get(root, "symbols"), json_string("NB"));
+    size_t i;
+    json_t *wl;
+    json_array_foreach(json_object_get(root, "workloads"), i, wl) {
+        json_t *sy = json_object_get(wl, "symbols");
+        json_int_t N = json_integer_value(json_object_get(sy, "N"));
+        json_int_t K = json_integer_value(json_object_get(sy, "K"));
+        json_object_set_new(sy, "KB", json_integer(i == 1 ? 32 : (K + 127) / 128));
+        json_object_set_new(sy, "NB", json_integer((N + 127) / 128));
+    }
+    load_bad(root, "block_free_kb", "tensors[2].dims[0]",
+             "workload 'm4096_n2112_k7168': dim KB of scale_A is 32, expected ceil_div(K, 128) = 56",
+             NULL);
     root = load_json(SHIPPED, "gemm_e4m3_tn_block");
     set_workload0(root, 4098, 7168, 2048);
     load_bad(root, "block_m_unaligned", "workloads[0].symbols.M", "M = 4098",
@@ -674,7 +725,8 @@ static void test_fp8_block(void **state)
     load_bad(root, "block_col_major_out", "tensors[4].dims", "output is row-major [M, N]", NULL);
     root = load_json(SHIPPED, "gemm_e4m3_tn_block");
     set_dims(root, "scale_B", 0);
-    load_bad(root, "block_mixed_ranks", "tensors[2]", "then both are []", NULL);
+    load_bad(root, "block_mixed_ranks", "tensors[3].dims",
+             "scale_A is a block scale, so scale_B must be one too", NULL);
 }
 
 static void test_dtype_errors(void **state)

@@ -243,8 +243,9 @@ static void test_semantic_errors(void **state)
     (void)state;
     expect_bad("dim_unknown_symbol", "tensors[0].dims[1]", "unknown symbol 'Q'", "M, N, K");
     expect_bad("duplicate_symbol", "symbols[3]", "duplicate symbol 'N'", "symbols[1]");
-    expect_bad("function_symbol", "symbols[3]", "not ceil_div, min, max or max_active_clusters",
-               "found 'max_active_clusters'");
+    expect_bad("function_symbol", "symbols[3]",
+               "'max_active_clusters' is a function of the expression language",
+               "choose another symbol name");
     /* gemm_nt is the old name of gemm: the same contract, named as written */
     expect_bad("gemm_shape", "tensors[1].dims", "operation gemm_nt expects",
                "tensor 'B' has dims [M, K], expected [K,N] or [N,K]");
