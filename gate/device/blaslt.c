@@ -39,16 +39,18 @@ struct pg_blaslt_gemm {
     int64_t M, N, K, batch;        /* for messages */
     pg_dtype in_dtype;
     float alpha, beta; /* read by cublasLtMatmul at call time (host pointer mode) */
-    /* fp8 with per-tensor scales: our scale_A and scale_B (device fp32), set on the matmul
-     * descriptor before every call (pg_blaslt_gemm_set_scales); 0 until set, which cuBLASLt
-     * reads as scale 1 (the algorithm search runs so). */
-    bool scaled;
+    /* fp8 scales: our scale_A and scale_B (device fp32) for the matmuls of
+     * pg_blaslt_gemm_enqueue (pg_blaslt_gemm_set_scales); 0 until set, which cuBLASLt reads as
+     * scale 1 (the algorithm search runs so). */
     CUdeviceptr scale_a, scale_b;
     /* block scales (PG_GEMM_SCALE_BLOCK): cuBLASLt reads them in every call, the search's
      * too, so until pg_blaslt_gemm_set_scales it reads these, owned, all 1.0 */
     pg_gemm_scale_mode scale_mode;
     CUdeviceptr ones_a, ones_b;
     size_t scale_a_floats, scale_b_floats;
+    /* the scale pointers on the descriptor now: set only when they change, so that no host
+     * work falls between the events around a timed launch */
+    CUdeviceptr cur_a, cur_b;
 };
 
 static pg_status lt_check(cublasStatus_t s, const char *what, pg_diag *d)
@@ -84,6 +86,8 @@ void pg_blaslt_release(pg_device *dev)
 static pg_status set_scale_pointers(pg_blaslt_gemm *g, CUdeviceptr sa, CUdeviceptr sb,
                                     pg_diag *d)
 {
+    if (sa == g->cur_a && sb == g->cur_b)
+        return PG_OK;
     const void *la = (const void *)(uintptr_t)(g->blas.swapped ? sb : sa);
     const void *lb = (const void *)(uintptr_t)(g->blas.swapped ? sa : sb);
     pg_status st = lt_check(cublasLtMatmulDescSetAttribute(g->op,
@@ -94,6 +98,10 @@ static pg_status set_scale_pointers(pg_blaslt_gemm *g, CUdeviceptr sa, CUdevicep
         st = lt_check(cublasLtMatmulDescSetAttribute(g->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
                                                      &lb, sizeof lb),
                       "cublasLtMatmulDescSetAttribute(B_SCALE_POINTER)", d);
+    if (st == PG_OK) {
+        g->cur_a = sa;
+        g->cur_b = sb;
+    }
     return st;
 }
 
@@ -118,7 +126,7 @@ static pg_status matmul_on(pg_blaslt_gemm *g, const cublasLtMatmulAlgo_t *algo, 
 
 static pg_status matmul(pg_blaslt_gemm *g, const cublasLtMatmulAlgo_t *algo, pg_diag *d)
 {
-    pg_status st = g->scaled ? set_scale_pointers(g, g->scale_a, g->scale_b, d) : PG_OK;
+    pg_status st = set_scale_pointers(g, g->scale_a, g->scale_b, d); /* a no-op unless changed */
     return st == PG_OK ? matmul_on(g, algo, g->a, g->b, g->c, g->d, d) : st;
 }
 
@@ -154,13 +162,13 @@ pg_status pg_blaslt_gemm_set_scales(pg_blaslt_gemm *g, const pg_gemm_scales *s, 
                            "cuBLASLt GEMM: per-tensor scales need fp8 A and B, not %s",
                            pg_dtype_name(g->in_dtype));
     pg_status st = scale_addresses(g, s, &g->scale_a, &g->scale_b, d);
-    g->scaled = st == PG_OK && g->scale_a != 0;
-    if (st == PG_OK && !g->scaled && g->scale_mode == PG_GEMM_SCALE_BLOCK) {
+    if (g->scale_a == 0 && g->scale_mode == PG_GEMM_SCALE_BLOCK) {
         g->scale_a = g->ones_a; /* block scales are always read */
         g->scale_b = g->ones_b;
-        g->scaled = true;
     }
-    return st;
+    /* on the descriptor now, so that no timed call has to */
+    pg_status put = set_scale_pointers(g, g->scale_a, g->scale_b, d);
+    return st != PG_OK ? st : put;
 }
 
 pg_status pg_blaslt_gemm_enqueue_on(pg_blaslt_gemm *g, const pg_buffer *A, const pg_buffer *B,
@@ -176,14 +184,12 @@ pg_status pg_blaslt_gemm_enqueue_on(pg_blaslt_gemm *g, const pg_buffer *A, const
                            has_c && !C ? " (no C input given)" : "");
     CUdeviceptr sa = 0, sb = 0;
     pg_status st = scales ? scale_addresses(g, scales, &sa, &sb, d) : PG_OK;
-    /* this call's scales, then the stored ones back for pg_blaslt_gemm_enqueue */
+    /* this call's scales (pg_blaslt_gemm_enqueue puts the stored ones back when it runs) */
     if (st == PG_OK && sa)
         st = set_scale_pointers(g, sa, sb, d);
     if (st == PG_OK)
         st = matmul_on(g, &g->algo, pg_buffer_address(A), pg_buffer_address(B),
                        has_c ? pg_buffer_address(C) : 0, pg_buffer_address(D), d);
-    if (st == PG_OK && sa)
-        st = set_scale_pointers(g, g->scale_a, g->scale_b, d);
     return st;
 }
 
@@ -511,7 +517,6 @@ static pg_status block_scale_ones(pg_blaslt_gemm *g, const pg_gemm_problem *p, p
                           PG_ERR_INFRA, "cuMemsetD32Async(scale_B)", d);
     g->scale_a = g->ones_a;
     g->scale_b = g->ones_b;
-    g->scaled = st == PG_OK;
     return st;
 }
 
