@@ -15,7 +15,7 @@
 #               attention   tests/gpu/test_attention_baseline.sh
 #               adversarial tests/gpu/test_adversarial_gpu.sh
 #               shard       tests/gpu/test_shard_merge_gpu.sh
-#               gemm        tests/gpu/test_gemm_tasks_gpu.sh: the four "gemm" tasks' examples on
+#               gemm        tests/gpu/test_gemm_tasks_gpu.sh: the "gemm" tasks' examples (fp32, tf32, bf16, fp8) on
 #                           every workload, with their errors and speedups against the tasks'
 #                           tolerances and min_speedup
 #               interfaces  tests/gpu/test_interfaces_gpu.sh, then one check of the launch-interface
@@ -43,7 +43,7 @@
 # Suggested calls of at most 10 minutes each (H200, 2026-12-02: 506 s, 459 s, 437 s):
 # --part device,examples,interfaces; --part baseline,attention,adversarial,shard,installed;
 # --part main1,main2 (459 s on 2026-12-03 with the gemm tasks). The gemm part (60 s) in a call of its
-# own; the main job's shards now also hold the four gemm tasks' 16 workloads.
+# own; the main job's shards also hold the gemm tasks' 24 workloads.
 #
 # A GPU machine without the -dev packages runs binaries built elsewhere: --prepare builds here
 # and copies what the parts need into build/gpu (ptxgate, the source-root file, the device test
