@@ -498,7 +498,7 @@ static pg_status check_types(const pg_gemm_problem *p, pg_diag *d)
 static pg_status block_scale_ones(pg_blaslt_gemm *g, const pg_gemm_problem *p, pg_diag *d)
 {
     const pg_cu_api *cu = g->dev->cu;
-    size_t kb = (size_t)((p->K + 127) / 128), nb = (size_t)((p->N + 127) / 128);
+    size_t kb = (size_t)pg_gemm_scale_blocks(p->K), nb = (size_t)pg_gemm_scale_blocks(p->N);
     g->scale_a_floats = kb * (size_t)p->M;
     g->scale_b_floats = nb * kb;
     const unsigned int one = 0x3f800000u; /* 1.0f */

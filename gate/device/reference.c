@@ -100,8 +100,16 @@ static pg_status launch(pg_device *dev, int which, unsigned gx, unsigned gy, uns
     return pg_ref_launch(dev, which, gx, gy, 1, threads, args, d);
 }
 
-/* Launch fill kernel `which` over count elements of size bytes at b (grid-stride loop: enough
- * blocks to fill every SM several times over, fewer for small counts). */
+/* Blocks of PG_REF_FILL_THREADS for a grid-stride loop over count (> 0) elements: enough to
+ * fill every SM several times over, fewer for small counts. */
+static unsigned grid_stride_blocks(const pg_device *dev, unsigned long long count)
+{
+    unsigned long long blocks = (count + PG_REF_FILL_THREADS - 1) / PG_REF_FILL_THREADS;
+    unsigned long long cap = (unsigned long long)dev->info.sm_count * 16;
+    return (unsigned)(blocks < cap ? blocks : cap);
+}
+
+/* Launch fill kernel `which` over count elements of size bytes at b. */
 static pg_status fill(pg_buffer *b, int which, const char *what, size_t size, size_t count,
                       uint64_t seed, pg_diag *d)
 {
@@ -113,13 +121,9 @@ static pg_status fill(pg_buffer *b, int which, const char *what, size_t size, si
                            count, what, size, pg_buffer_bytes(b));
     if (count == 0)
         return PG_OK;
-    unsigned long long blocks = (count + PG_REF_FILL_THREADS - 1) / PG_REF_FILL_THREADS;
-    unsigned long long cap = (unsigned long long)dev->info.sm_count * 16;
-    if (blocks > cap)
-        blocks = cap;
     unsigned long long out = pg_buffer_address(b), n = count, s = seed;
     void *args[] = {&out, &n, &s};
-    return launch(dev, which, (unsigned)blocks, 1, PG_REF_FILL_THREADS, args, d);
+    return launch(dev, which, grid_stride_blocks(dev, count), 1, PG_REF_FILL_THREADS, args, d);
 }
 
 pg_status pg_buffer_fill_normal(pg_buffer *b, pg_dtype dtype, size_t count, uint64_t seed,
@@ -214,11 +218,9 @@ static pg_status dequantize(pg_device *dev, const pg_gemm_operand *x, int64_t ba
     unsigned long long sp = scale ? pg_buffer_address(scale) : 0;
     int e5m2 = x->dtype == PG_DTYPE_E5M2;
     long long inner = sm->inner, br = sm->br, bc = sm->bc, s_r = sm->s_r, s_c = sm->s_c;
-    unsigned long long blocks = (count + PG_REF_FILL_THREADS - 1) / PG_REF_FILL_THREADS;
-    unsigned long long cap = (unsigned long long)dev->info.sm_count * 16;
     void *args[] = {&o, &in, &count, &e5m2, &sp, &inner, &br, &bc, &s_r, &s_c};
-    return launch(dev, PG_REF_DEQUANT_FP8, (unsigned)(blocks < cap ? blocks : cap), 1,
-                  PG_REF_FILL_THREADS, args, d);
+    return launch(dev, PG_REF_DEQUANT_FP8, grid_stride_blocks(dev, count), 1, PG_REF_FILL_THREADS,
+                  args, d);
 }
 
 /* The scale maps of A and B for p's scaling (block scales need A [M,K] and B [N,K], K
@@ -237,10 +239,11 @@ static pg_status scale_maps(const pg_gemm_problem *p, scale_map *a, scale_map *b
         return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, NULL,
                            "reference GEMM: block scales need unbatched A [M,K] and B [N,K] with "
                            "K contiguous");
-    int64_t kb = (p->K + 127) / 128, nb = (p->N + 127) / 128;
+    int64_t kb = pg_gemm_scale_blocks(p->K), nb = pg_gemm_scale_blocks(p->N);
+    const long long e = PG_GEMM_SCALE_BLOCK_EDGE;
     /* A(m, k) · scale_A[k / 128][m]; B(k, n) · scale_B[n / 128][k / 128] */
-    *a = (scale_map){.inner = p->K, .br = 1, .bc = 128, .s_r = 1, .s_c = p->M, .need = kb * p->M};
-    *b = (scale_map){.inner = p->K, .br = 128, .bc = 128, .s_r = kb, .s_c = 1, .need = nb * kb};
+    *a = (scale_map){.inner = p->K, .br = 1, .bc = e, .s_r = 1, .s_c = p->M, .need = kb * p->M};
+    *b = (scale_map){.inner = p->K, .br = e, .bc = e, .s_r = kb, .s_c = 1, .need = nb * kb};
     return PG_OK;
 }
 

@@ -81,9 +81,13 @@ pg_status pg_gemm_problem_of(const pg_task *t, const pg_workload *w, pg_gemm_pro
         bool block = t->tensors[g.scale_a].ndims == 2;
         out->scale = (pg_gemm_scaling){.mode = block ? PG_GEMM_SCALE_BLOCK : PG_GEMM_SCALE_TENSOR,
                                        .a = g.scale_a, .b = g.scale_b};
-        out->scale_kb = block ? (out->K + 127) / 128 : 0;
     }
     return PG_OK;
+}
+
+int64_t pg_gemm_scale_blocks(int64_t n)
+{
+    return (n + PG_GEMM_SCALE_BLOCK_EDGE - 1) / PG_GEMM_SCALE_BLOCK_EDGE;
 }
 
 bool pg_gemm_operand_col_major(const pg_gemm_operand *x)

@@ -68,8 +68,6 @@ typedef struct {
     float alpha, beta;           /* the task's parameters (default 1 and 0) */
     pg_gemm_compute compute;
     pg_gemm_scaling scale;       /* PG_GEMM_SCALE_NONE unless A and B are fp8 with scales */
-    int64_t scale_kb;            /* BLOCK: ceil(K/128), the row length of scale_B and the
-                                    number of rows of scale_A; 0 otherwise */
 } pg_gemm_problem;
 
 /* The GEMM of workload w (one of t's) of a loaded gemm task t (pg_task_load; the contract of
@@ -84,6 +82,13 @@ typedef struct {
  * "tensors" when it lacks A, B or an output (a task that skipped validation). */
 pg_status pg_gemm_problem_of(const pg_task *t, const pg_workload *w, pg_gemm_problem *out,
                              pg_diag *d);
+
+/* The edge of a scale block of PG_GEMM_SCALE_BLOCK (DeepSeek-V3 technical report, §3.3.1:
+ * 1 x 128 tiles of activations, 128 x 128 blocks of weights), in elements. */
+#define PG_GEMM_SCALE_BLOCK_EDGE 128
+
+/* The number of scale blocks along a dim of n elements: ceil(n / 128); n >= 0. */
+int64_t pg_gemm_scale_blocks(int64_t n);
 
 /* x->col_major: operand x is stored column-major (its logical rows contiguous). */
 bool pg_gemm_operand_col_major(const pg_gemm_operand *x);

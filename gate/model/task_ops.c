@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gemm_problem.h"
+
 static const char *const k_names[] = {
     [PG_OP_GEMM] = "gemm",
     [PG_OP_MHA_FWD] = "mha_fwd",
@@ -191,7 +193,7 @@ static pg_status check_block_symbols(const pg_task *t, const char *kb, const cha
     }
     pg_symtab syms = {.names = names, .values = values, .count = (size_t)t->n_free_symbols};
     const char *sym[2] = {kb, nb};
-    const int64_t want[2] = {(probe_k + 127) / 128, (probe_n + 127) / 128};
+    const int64_t want[2] = {pg_gemm_scale_blocks(probe_k), pg_gemm_scale_blocks(probe_n)};
     const char *what[2] = {"ceil_div(K, 128)", "ceil_div(N, 128)"};
     for (int i = 0; i < 2; i++) {
         int k = pg_task_find_symbol(t, sym[i]);
@@ -530,7 +532,7 @@ static pg_status check_block_scales(const pg_task *t, int wi, const pg_gemm_tens
     int64_t M = w->values[pg_task_find_symbol(t, "M")];
     int64_t N = w->values[pg_task_find_symbol(t, "N")];
     int64_t K = w->values[pg_task_find_symbol(t, "K")];
-    int64_t kb = (K + 127) / 128, nb = (N + 127) / 128;
+    int64_t kb = pg_gemm_scale_blocks(K), nb = pg_gemm_scale_blocks(N);
     struct {
         int tensor, dim;
         int64_t want;

@@ -205,8 +205,7 @@ static void make_problem(const gcase *c, gset *s)
                                          : c->block ? PG_GEMM_SCALE_BLOCK
                                                     : PG_GEMM_SCALE_TENSOR,
                                  .a = -1, .b = -1};
-    s->kb = (c->K + 127) / 128;
-    p->scale_kb = c->block ? s->kb : 0;
+    s->kb = pg_gemm_scale_blocks(c->K);
 }
 
 static pg_gemm_scales set_scales(const gset *s)
@@ -238,7 +237,7 @@ static void run_reference(gset *s, uint64_t seed, long long *mismatch, double *w
     ok(pg_buffer_fill_poison(s->R, &g_d), "poison the reference");
     bool block = p->scale.mode == PG_GEMM_SCALE_BLOCK;
     size_t na = block ? (size_t)(s->kb * p->M) : 1;
-    size_t nb = block ? (size_t)(((p->N + 127) / 128) * s->kb) : 1;
+    size_t nb = block ? (size_t)(pg_gemm_scale_blocks(p->N) * s->kb) : 1;
     s->hsa = xmalloc(na * sizeof(float));
     s->hsb = xmalloc(nb * sizeof(float));
     s->hsa[0] = s->hsb[0] = 1.0f;

@@ -668,8 +668,10 @@ static void test_fp8_block(void **state)
     int w = pg_task_find_workload(t, "m4096_n2112_k7168");
     assert_int_equal(pg_gemm_problem_of(t, &t->workloads[w], &p, &d), PG_OK);
     assert_int_equal(p.scale.mode, PG_GEMM_SCALE_BLOCK);
-    assert_int_equal(p.scale_kb, 56);
+    assert_int_equal(pg_gemm_scale_blocks(p.K), 56);
     uint64_t n = 0;
+    assert_int_equal(pg_task_tensor_elements(t, p.scale.a, &t->workloads[w], &n, &d), PG_OK);
+    assert_int_equal(n, 56 * 4096); /* ceil(7168/128) x M */
     assert_int_equal(pg_task_tensor_elements(t, p.scale.b, &t->workloads[w], &n, &d), PG_OK);
     assert_int_equal(n, 17 * 56); /* ceil(2112/128) x ceil(7168/128) */
     pg_task_free(t);
