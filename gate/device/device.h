@@ -24,6 +24,7 @@
 #include "../model/cudnn_config.h"
 #include "../model/dtype.h"
 #include "../model/gemm_problem.h"
+#include "../model/mha_problem.h"
 #include "../model/tensor_map.h"
 #include "../stats/accuracy.h"
 
@@ -261,42 +262,41 @@ pg_status pg_reference_gemm_nt(pg_device *dev, pg_dtype in_dtype, const pg_buffe
                                pg_diag *d);
 
 /* ---- Attention (docs/attention.md) ----
- * Q, K, V, O, dO, dQ, dK, dV are [B,H,S,D] row-major (BHSD, D contiguous); LSE and the row sums
- * Δ are [B,H,S]. The softmax scale is pg_mha_scale(D) = (float)(1/√D). causal: query i attends
- * keys j <= i only (one S for queries and keys). LSE_i is the natural log of the softmax
- * denominator of the scaled scores: log Σ_j exp(scale · q_i·k_j) over the keys i attends. */
-typedef struct {
-    int64_t B, H, S, D;
-    bool causal;
-} pg_mha_shape;
-
-/* (float)(1 / sqrt(D)), computed in double and rounded once; 0 for D <= 0. */
-float pg_mha_scale(int64_t D);
+ * The problem (sizes, GQA heads, per-tensor BHSD/BSHD strides, bottom-right causal mask, softmax
+ * scale, LSE convention) is model/mha_problem.h's pg_mha_problem; every tensor is addressed
+ * through its strides there. LSE and the row sums Δ are [B,H,S_q] dense. */
 
 /* Reference forward, ptxgate's own fp32 kernels (kernels/attention.cuh), independent of cuDNN:
- * O (fp32 [B,H,S,D]) = softmax(scale · Q·Kᵀ) · V and LSE (fp32 [B,H,S]) from Q, K, V of dtype
- * (bf16 or fp16). Method: heads in chunks whose fp32 score matrices fit 1 GiB (16 heads at
- * S = 4096); per chunk a batched fp32 GEMM scores = scale · Q·Kᵀ on CUDA cores (fp32 FMA in k
- * order), a row pass (m = max, l = Σ exp(s − m) over the visible keys, LSE = m + log l,
+ * O (fp32, at p->o's strides) = softmax(scale · Q·Kᵀ) · V and, when LSE is not NULL, LSE (fp32
+ * [B,H,S_q], in p's convention: pg_mha_lse_factor) from Q, K, V of dtype (bf16 or fp16). Method:
+ * heads in chunks whose fp32 score matrices fit 1 GiB (16 heads at S_q = S_kv = 4096); per chunk
+ * a batched fp32 GEMM scores = scale · Q·Kᵀ on CUDA cores (fp32 FMA in k order; K of KV head
+ * h / (H/H_kv)), a row pass (m = max, l = Σ exp(s − m) over the visible keys, LSE = m + log l,
  * P = exp(s − m) / l, 0 for masked keys), and a batched GEMM O = P·V. Synchronous: returns after
- * the GPU finished (waiting at most timeout_s), then frees its scratch (the score chunk).
- * Errors: PG_ERR_INPUT for a dtype, size or buffer that does not fit (names which);
- * PG_ERR_INFRA for allocation and launch failures; PG_FAIL_KERNEL (fault, TIMEOUT) from the
- * wait. */
-pg_status pg_reference_mha_fwd(pg_device *dev, pg_dtype dtype, const pg_mha_shape *shape,
+ * the GPU finished (waiting at most timeout_s), then frees its scratch (score chunk, an LSE
+ * when none was given). Errors: PG_ERR_INPUT for a dtype, size or buffer that does not fit
+ * (names which); PG_ERR_INFRA for allocation and launch failures; PG_FAIL_KERNEL (fault,
+ * TIMEOUT) from the wait. */
+pg_status pg_reference_mha_fwd(pg_device *dev, pg_dtype dtype, const pg_mha_problem *p,
                                const pg_buffer *Q, const pg_buffer *K, const pg_buffer *V,
                                pg_buffer *O, pg_buffer *LSE, double timeout_s, pg_diag *d);
 
-/* Reference backward (same kernels and chunking, two score buffers per head): dQ, dK, dV (fp32
- * [B,H,S,D]) from Q, K, V, O, dO (dtype) and LSE (fp32). Δ = rowsum(dO ⊙ O) from the given O;
- * per chunk S = scale · Q·Kᵀ, dP = dO·Vᵀ, P = exp(S − LSE), dS = P ⊙ (dP − Δ) · scale (P and
- * dS are 0 for masked keys), dV = Pᵀ·dO, dQ = dS·K, dK = dSᵀ·Q. Synchronous as the forward;
- * the same errors. */
-pg_status pg_reference_mha_bwd(pg_device *dev, pg_dtype dtype, const pg_mha_shape *shape,
+/* Reference backward (same kernels and chunking, two score buffers per head): dQ, dK, dV (fp32,
+ * at p's dq, dk, dv strides) from Q, K, V, O, dO (dtype) and LSE (fp32, p's convention).
+ * Δ = rowsum(dO ⊙ O) from the given O; per chunk S = scale · Q·Kᵀ, dP = dO·Vᵀ,
+ * P = exp(S − LSE), dS = P ⊙ (dP − Δ) · scale (P and dS are 0 for masked keys), dV = Pᵀ·dO,
+ * dQ = dS·K, dK = dSᵀ·Q; under GQA (H_kv < H) dK and dV of a KV head are the sums over its
+ * query heads (per-head products into a chunk scratch, then added in head order: deterministic).
+ * Synchronous as the forward; the same errors. */
+pg_status pg_reference_mha_bwd(pg_device *dev, pg_dtype dtype, const pg_mha_problem *p,
                                const pg_buffer *Q, const pg_buffer *K, const pg_buffer *V,
                                const pg_buffer *O, const pg_buffer *dO, const pg_buffer *LSE,
                                pg_buffer *dQ, pg_buffer *dK, pg_buffer *dV, double timeout_s,
                                pg_diag *d);
+
+/* Enqueue x[i] *= factor for the first count fp32 elements of x (e.g. an LSE from the natural
+ * convention into a task's, model/mha_problem.h). Errors: PG_ERR_INPUT when x holds fewer. */
+pg_status pg_buffer_scale_f32(pg_buffer *x, size_t count, float factor, pg_diag *d);
 
 /* Enqueue the conversion of `count` fp32 elements of src into dst as dtype (bf16 or fp16, round
  * to nearest even; e.g. the reference O that becomes the backward's O input). Errors:
@@ -320,10 +320,11 @@ typedef struct pg_cudnn_sdpa pg_cudnn_sdpa;
 typedef struct {
     bool backward;
     pg_dtype dtype;          /* of Q, K, V, O, dO, dQ, dK, dV: bf16 or fp16 */
-    pg_mha_shape shape;
+    pg_mha_problem problem;  /* sizes, strides, mask, scale; LSE in p's convention */
     int max_configs;         /* engine configurations tried at most, 1..64 */
     const pg_buffer *Q, *K, *V;
-    pg_buffer *O, *LSE;      /* forward: outputs; backward: inputs (O dtype, LSE fp32) */
+    pg_buffer *O, *LSE;      /* forward: outputs (LSE may be NULL: cuDNN's stats go to a scratch
+                                buffer); backward: inputs (O dtype, LSE fp32) */
     const pg_buffer *dO;     /* backward only */
     pg_buffer *dQ, *dK, *dV; /* backward only: outputs */
     const pg_cudnn_config *pin; /* NULL: heuristics choose; else this configuration (borrowed) */
@@ -345,8 +346,10 @@ typedef struct {
 /* Build (or reuse) the plan for args and bind it to args' buffers; *out is owned by the caller
  * (pg_cudnn_sdpa_free), info (caller-owned) describes the choice. Errors: PG_ERR_INPUT for
  * arguments out of range (dtype, sizes, buffers too small); PG_ERR_INFRA when cuDNN is absent or
- * older than 9, or rejects the graph: the message names the operation, shape and cuDNN version,
- * e.g. "cuDNN 9.14.0 cannot run SDPA backward (bf16, causal, B=4 H=48 S=4096 D=256): no engine
+ * older than 9; PG_ERR_UNAVAILABLE when cuDNN rejects every graph for the configuration
+ * (NOT_SUPPORTED: the caller decides whether that is fatal, task baseline.optional): the
+ * message names the operation, problem and cuDNN version, e.g. "cuDNN 9.14.0 cannot run SDPA
+ * backward (bf16, causal, B=4 H=48 H_kv=48 S_q=4096 S_kv=4096 D=256 D_v=256): no engine
  * configuration finalized (16 tried; last CUDNN_STATUS_NOT_SUPPORTED: ...)". A pinned
  * configuration that cuDNN refuses (another version, graph or shape) is PG_ERR_INPUT naming it,
  * so the caller can fall back to the heuristics. */

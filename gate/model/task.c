@@ -376,41 +376,92 @@ static pg_status parse_tensors(pg_task *t, const json_t *root, const pg_jctx *ct
     return PG_OK;
 }
 
-/* "parameters" (gemm only, optional): {"alpha": number, "beta": number}, each optional. The
- * scale type of the GEMM is fp32 (model/gemm_problem.h), so each must be finite and within the
- * fp32 range. */
-static pg_status parse_parameters(pg_task *t, const json_t *root, const pg_jctx *ctx,
-                                  pg_diag *d)
+/* Attention "parameters": softmax_scale (a finite number > 0 within fp32 range), lse_base
+ * ("e" or "2") and lse_scores ("scaled" or "unscaled"), each optional (model/mha_problem.h).
+ * An LSE convention needs an LSE tensor. */
+static pg_status parse_mha_parameters(pg_task *t, const json_t *obj, const pg_jctx *c,
+                                      pg_diag *d)
+{
+    static const char *const keys[] = {"softmax_scale", "lse_base", "lse_scores", NULL};
+    char f[300];
+    pg_status st = pg_jcheck_keys(obj, c, keys, d);
+    if (st == PG_OK)
+        st = pg_jget_number(obj, c, "softmax_scale", false, &t->softmax_scale, d);
+    if (st != PG_OK)
+        return st;
+    if (json_object_get(obj, "softmax_scale") &&
+        !(isfinite(t->softmax_scale) && t->softmax_scale > 0 &&
+          t->softmax_scale <= (double)FLT_MAX && (float)t->softmax_scale > 0.0f))
+        return pg_diag_set(d, PG_ERR_INPUT, c->file, 0,
+                           pg_jctx_field(c, "softmax_scale", f, sizeof f),
+                           "expected a finite number > 0 within the fp32 range (the softmax "
+                           "scale multiplies the scores in fp32), found %g", t->softmax_scale);
+    static const struct {
+        const char *key, *plain, *other;
+    } words[] = {{"lse_base", "e", "2"}, {"lse_scores", "scaled", "unscaled"}};
+    for (int i = 0; i < 2; i++) {
+        char v[32] = "";
+        st = pg_jget_string_copy(obj, c, words[i].key, false, true, v, sizeof v, d);
+        if (st != PG_OK)
+            return st;
+        if (!v[0])
+            continue;
+        pg_jctx_field(c, words[i].key, f, sizeof f);
+        if (strcmp(v, words[i].plain) != 0 && strcmp(v, words[i].other) != 0)
+            return pg_diag_set(d, PG_ERR_INPUT, c->file, 0, f,
+                               "unsupported value '%s'; accepted: \"%s\" (default), \"%s\"", v,
+                               words[i].plain, words[i].other);
+        if (pg_task_find_tensor(t, "LSE") < 0)
+            return pg_diag_set(d, PG_ERR_INPUT, c->file, 0, f,
+                               "an LSE convention needs an LSE tensor, and the task has none");
+        bool set = strcmp(v, words[i].other) == 0;
+        if (i == 0)
+            t->lse_log2 = set;
+        else
+            t->lse_unscaled = set;
+    }
+    return PG_OK;
+}
+
+/* gemm "parameters": {"alpha": number, "beta": number}, each optional. The scale type of the
+ * GEMM is fp32 (model/gemm_problem.h), so each must be finite and within the fp32 range. */
+static pg_status parse_gemm_parameters(pg_task *t, const json_t *obj, const pg_jctx *c,
+                                       pg_diag *d)
 {
     static const char *const keys[] = {"alpha", "beta", NULL};
-    json_t *obj = NULL;
     char f[300];
-    pg_status st = pg_jget_object(root, ctx, "parameters", false, &obj, d);
-    if (st != PG_OK || !obj)
-        return st;
-    if (t->op != PG_OP_GEMM)
-        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "parameters",
-                           "parameters (alpha, beta) apply to the gemm operation, not to %s",
-                           t->operation);
-    pg_jctx c = pg_jctx_member(ctx, "parameters");
-    st = pg_jcheck_keys(obj, &c, keys, d);
+    pg_status st = pg_jcheck_keys(obj, c, keys, d);
     for (int k = 0; k < 2 && st == PG_OK; k++) {
         double *dst = k == 0 ? &t->alpha : &t->beta;
-        st = pg_jget_number(obj, &c, keys[k], false, dst, d);
+        st = pg_jget_number(obj, c, keys[k], false, dst, d);
         if (st == PG_OK && !(isfinite(*dst) && fabs(*dst) <= (double)FLT_MAX))
-            return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, pg_jctx_field(&c, keys[k], f, sizeof f),
+            return pg_diag_set(d, PG_ERR_INPUT, c->file, 0, pg_jctx_field(c, keys[k], f, sizeof f),
                                "expected a finite number within the fp32 range (the GEMM's "
                                "scale type is fp32), found %g", *dst);
         if (st == PG_OK && k == 0 && *dst == 0.0)
-            return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, pg_jctx_field(&c, keys[k], f, sizeof f),
+            return pg_diag_set(d, PG_ERR_INPUT, c->file, 0, pg_jctx_field(c, keys[k], f, sizeof f),
                                "alpha 0 makes D = beta·C: A and B would never be tested");
         /* beta != 0 decides that C is read; a value the fp32 GEMM sees as 0 would contradict it */
         if (st == PG_OK && *dst != 0.0 && (float)*dst == 0.0f)
-            return pg_diag_set(d, PG_ERR_INPUT, c.file, 0, pg_jctx_field(&c, keys[k], f, sizeof f),
+            return pg_diag_set(d, PG_ERR_INPUT, c->file, 0, pg_jctx_field(c, keys[k], f, sizeof f),
                                "%g rounds to 0 in fp32 (the GEMM's scale type): use 0, or a "
                                "magnitude of at least %g", *dst, (double)FLT_TRUE_MIN);
     }
     return st;
+}
+
+/* "parameters" (optional): the operation's (gemm: alpha, beta; attention: softmax scale and
+ * LSE convention). */
+static pg_status parse_parameters(pg_task *t, const json_t *root, const pg_jctx *ctx,
+                                  pg_diag *d)
+{
+    json_t *obj = NULL;
+    pg_status st = pg_jget_object(root, ctx, "parameters", false, &obj, d);
+    if (st != PG_OK || !obj)
+        return st;
+    pg_jctx c = pg_jctx_member(ctx, "parameters");
+    return t->op == PG_OP_GEMM ? parse_gemm_parameters(t, obj, &c, d)
+                               : parse_mha_parameters(t, obj, &c, d);
 }
 
 /* Name or alias at field f of workload wi; unique among all earlier names and aliases. */
@@ -685,7 +736,7 @@ static pg_status parse_targets(pg_task *t, const json_t *root, const pg_jctx *ct
 
 static pg_status parse_baseline(pg_task *t, const json_t *root, const pg_jctx *ctx, pg_diag *d)
 {
-    static const char *const keys[] = {"library", "compute", "max_candidates", NULL};
+    static const char *const keys[] = {"library", "compute", "max_candidates", "optional", NULL};
     json_t *obj;
     char f[300];
     pg_status st = pg_jget_object(root, ctx, "baseline", true, &obj, d);
@@ -732,7 +783,7 @@ static pg_status parse_baseline(pg_task *t, const json_t *root, const pg_jctx *c
                            pg_jctx_field(&c, "max_candidates", f, sizeof f),
                            "expected an integer from 1 to 64, found %" PRId64, mc);
     t->baseline_max_candidates = (int)mc;
-    return PG_OK;
+    return pg_jget_bool(obj, &c, "optional", false, &t->baseline_optional, d);
 }
 
 /* An optional policy string: "fail" sets *fails, the other allowed word clears it. */

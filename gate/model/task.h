@@ -80,6 +80,11 @@ typedef struct {
     double alpha, beta;          /* gemm "parameters": D = alpha·A·B + beta·C; 1 and 0 when
                                     absent (model/gemm_problem.h); finite, within fp32 range;
                                     beta != 0 exactly when the task has a C input */
+    /* mha_* "parameters" (model/mha_problem.h): softmax_scale > 0 (finite, fp32 range; 0 when
+     * absent: 1/√D per workload); the LSE convention: lse_base "2" (lse_log2) and lse_scores
+     * "unscaled" (lse_unscaled), defaults "e" and "scaled" (false). */
+    double softmax_scale;
+    bool lse_log2, lse_unscaled;
     char symbols[PG_MAX_SYMBOLS][32];
     int n_symbols;               /* all symbols: the n_free_symbols a workload binds, then the
                                     derived ones */
@@ -108,6 +113,10 @@ typedef struct {
                                     baseline computes with CUBLAS_COMPUTE_32F_FAST_TF32) */
     int baseline_max_candidates; /* 1..64, default 16: cuBLASLt algorithms timed, or cuDNN engine
                                     configurations tried until one finalizes */
+    /* baseline.optional (default false): when the vendor library refuses the workload's
+     * configuration on the GPU in use (cuDNN NOT_SUPPORTED), the performance stage is judged
+     * without the vendor arm instead of failing the run as an infrastructure error. */
+    bool baseline_optional;
     double min_speedup;          /* > 0 */
     char timing_mode[16];        /* gate.timing_mode: primary timing mode, "cold" (default) or
                                     "sustained" (docs/performance.md) */

@@ -43,18 +43,16 @@ const char *pg_gemm_dtypes_accepted(void);
  *           contiguous dim (A [M,K], B [N,K]: the only fp8 layout of wgmma and cuBLASLt);
  *           optional scalar inputs scale_A and scale_B (fp32, dims [], both or neither; for
  *           fp8 A and B only) scale them (gemm_problem.h PG_GEMM_SCALE_TENSOR).
- *  mha_fwd: symbols B, H, S, D; exactly Q, K, V [B,H,S,D] (inputs) and O [B,H,S,D] (output),
- *           all of one dtype, bf16 or fp16, and LSE [B,H,S] (output, fp32).
- *  mha_bwd: symbols B, H, S, D; exactly Q, K, V, O, dO [B,H,S,D] and LSE [B,H,S] fp32 (inputs),
- *           dQ, dK, dV [B,H,S,D] (outputs); the [B,H,S,D] tensors of one dtype, bf16 or fp16.
+ *  mha_fwd, mha_bwd: model/mha_problem.h pg_mha_check_contract (BHSD or BSHD tensors, GQA
+ *           heads H_kv, S_q/S_kv, D_v, optional LSE of the forward).
  * Tensors may appear in any order. Errors: PG_ERR_INPUT with file = t->file and the field
  * above ("symbols", "tensors" or "tensors[i]" for attention); the message states the whole
  * contract and what differs. */
 pg_status pg_task_check_operation(const pg_task *t, pg_diag *d);
 
 /* The operation's rules for workload index wi (field "workloads[wi].symbols.<X>"):
- * attention: D a multiple of 8, so that rows of Q, K, V, O are a multiple of 16 bytes (TMA
- * global strides and cuDNN's attention both require it). gemm with fp8 A and B: K a multiple
+ * attention: pg_mha_check_workload (D and D_v multiples of 8, H of H_kv, causal S_q <= S_kv).
+ * gemm with fp8 A and B: K a multiple
  * of 16 and the output's (and C's) contiguous extent a multiple of 16 bytes (cuBLASLt's fp8
  * kernels need 16-byte aligned leading dimensions). Every gemm task: batch at most INT32_MAX
  * (cuBLASLt's batch count is an int32). Errors:

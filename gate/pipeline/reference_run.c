@@ -8,32 +8,21 @@
 #include "reference_run.h"
 #include "stage.h"
 
-static void mha_shape(const pg_wctx *c, pg_mha_shape *m)
-{
-    const pg_task *t = c->s->task;
-    m->B = pg_workload_symbol(t, c->w, "B");
-    m->H = pg_workload_symbol(t, c->w, "H");
-    m->S = pg_workload_symbol(t, c->w, "S");
-    m->D = pg_workload_symbol(t, c->w, "D");
-    m->causal = t->causal;
-}
-
 /* mha_bwd: O and LSE from the reference forward of the filled Q, K, V: LSE straight into its
- * tensor, O through an fp32 scratch rounded to the task's dtype. */
+ * tensor (in the task's convention), O through an fp32 scratch (at O's strides) rounded to the
+ * task's dtype. */
 static pg_status backward_forward_inputs(pg_wctx *c, pg_diag *d)
 {
     const pg_task *t = c->s->task;
     pg_device *dev = c->run->dev;
     pg_mha_tensors m;
     pg_task_mha_tensors(t, &m);
-    pg_mha_shape shape;
-    mha_shape(c, &shape);
     pg_dtype dt = t->tensors[m.q].dtype;
     size_t count = (size_t)c->plan->tensor_elements[m.o];
     pg_buffer *o32 = NULL;
     pg_status st = pg_buffer_alloc(dev, count * 4, &o32, d);
     if (st == PG_OK)
-        st = pg_reference_mha_fwd(dev, dt, &shape, c->tensors[m.q], c->tensors[m.k],
+        st = pg_reference_mha_fwd(dev, dt, &c->mha, c->tensors[m.q], c->tensors[m.k],
                                   c->tensors[m.v], o32, c->tensors[m.lse], c->run->o->timeout_s,
                                   d);
     if (st == PG_OK)
@@ -112,13 +101,12 @@ pg_status pg_refrun_outputs(pg_wctx *c, pg_buffer *const *refs, pg_diag *d)
     }
     pg_mha_tensors m;
     pg_task_mha_tensors(t, &m);
-    pg_mha_shape shape;
-    mha_shape(c, &shape);
     pg_dtype dt = t->tensors[m.q].dtype;
     if (t->op == PG_OP_MHA_FWD)
-        return pg_reference_mha_fwd(dev, dt, &shape, c->tensors[m.q], c->tensors[m.k],
-                                    c->tensors[m.v], refs[m.o], refs[m.lse], timeout, d);
-    return pg_reference_mha_bwd(dev, dt, &shape, c->tensors[m.q], c->tensors[m.k],
+        return pg_reference_mha_fwd(dev, dt, &c->mha, c->tensors[m.q], c->tensors[m.k],
+                                    c->tensors[m.v], refs[m.o], m.lse >= 0 ? refs[m.lse] : NULL,
+                                    timeout, d);
+    return pg_reference_mha_bwd(dev, dt, &c->mha, c->tensors[m.q], c->tensors[m.k],
                                 c->tensors[m.v], c->tensors[m.o], c->tensors[m.d_o],
                                 c->tensors[m.lse], refs[m.dq], refs[m.dk], refs[m.dv], timeout,
                                 d);

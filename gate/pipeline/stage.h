@@ -13,6 +13,7 @@
 #include "device/device.h"
 #include "model/binding.h"
 #include "model/gemm_problem.h"
+#include "model/mha_problem.h"
 #include "model/plan.h"
 #include "model/task.h"
 #include "stats/accuracy.h"
@@ -68,6 +69,9 @@ struct pg_wctx {
     bool is_gemm;
     pg_gemm_problem gemm;
     int a, b, c_in, d_out;
+    /* Attention tasks (pg_wctx_setup, pg_mha_problem_of): the workload's problem; zeroed for
+     * other tasks. */
+    pg_mha_problem mha;
     json_t *json;             /* write-only: the workload's results object (wl->json) */
     pg_wl_state *wl;          /* the workload's typed state; NULL (and json NULL) for the
                                  performance stage's arm copies */

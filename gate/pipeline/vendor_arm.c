@@ -76,22 +76,30 @@ static pg_status prepare_sdpa(pg_wctx *c, pg_vendor *b, pg_diag *d)
     pg_sdpa_args a = {
         .backward = bwd,
         .dtype = t->tensors[m.q].dtype,
-        .shape = {pg_workload_symbol(t, c->w, "B"), pg_workload_symbol(t, c->w, "H"),
-                  pg_workload_symbol(t, c->w, "S"), pg_workload_symbol(t, c->w, "D"), t->causal},
+        .problem = c->mha,
         .max_configs = t->baseline_max_candidates,
         .Q = c->tensors[m.q],
         .K = c->tensors[m.k],
         .V = c->tensors[m.v],
-        /* forward: the baseline's own O and LSE; backward: the workload's inputs */
+        /* forward: the baseline's own O and LSE (none when the task has no LSE: cuDNN's stats
+         * go to its own scratch); backward: the workload's inputs */
         .O = bwd ? c->tensors[m.o] : b->out[m.o],
-        .LSE = bwd ? c->tensors[m.lse] : b->out[m.lse],
+        .LSE = bwd ? c->tensors[m.lse] : m.lse >= 0 ? b->out[m.lse] : NULL,
         .dO = bwd ? c->tensors[m.d_o] : NULL,
         .dQ = bwd ? b->out[m.dq] : NULL,
         .dK = bwd ? b->out[m.dk] : NULL,
         .dV = bwd ? b->out[m.dv] : NULL,
     };
     /* The stored baseline's pinned engine configuration when there is one (baseline_check.c). */
-    return pg_baseline_prepare_sdpa(c, &a, &b->sdpa, &b->info, d);
+    pg_status st2 = pg_baseline_prepare_sdpa(c, &a, &b->sdpa, &b->info, d);
+    /* cuDNN refused the configuration: the performance stage goes on without the vendor arm
+     * only when the task allows it; otherwise an infrastructure error, as any baseline failure */
+    if (st2 == PG_ERR_UNAVAILABLE && !t->baseline_optional) {
+        st2 = PG_ERR_INFRA;
+        if (d)
+            d->status = st2;
+    }
+    return st2;
 }
 
 pg_status pg_vendor_prepare(pg_wctx *c, pg_vendor **out, pg_diag *d)

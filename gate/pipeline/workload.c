@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/task_ops.h"
 #include "reference_run.h"
 #include "results_json.h"
 #include "run.h"
@@ -183,6 +184,10 @@ static void gemm_fields(pg_wctx *c)
     c->b = c->is_gemm ? c->gemm.b.tensor : -1;
     c->c_in = c->is_gemm && c->gemm.has_c ? c->gemm.c.tensor : -1;
     c->d_out = c->is_gemm ? c->gemm.d.tensor : -1;
+    if (pg_operation_is_attention(c->s->task->op))
+        pg_mha_problem_of(c->s->task, c->w, &c->mha, &ignored);
+    else
+        memset(&c->mha, 0, sizeof c->mha);
 }
 
 pg_status pg_wctx_setup(pg_wctx *c, pg_diag *d)

@@ -817,8 +817,8 @@ static void test_parameter_errors(void **state)
     load_bad(root, "parameters_array", "parameters", "expected an object", "found an array");
     root = load_json(MHA, "mha_small");
     set_params(root, "{\"alpha\": 1}");
-    load_bad(root, "parameters_attention", "parameters",
-             "parameters (alpha, beta) apply to the gemm operation, not to mha_fwd", NULL);
+    load_bad(root, "parameters_attention", "parameters.alpha", "unknown field",
+             "allowed here: softmax_scale, lse_base, lse_scores");
 }
 
 static void test_compute_errors(void **state)

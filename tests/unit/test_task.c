@@ -396,8 +396,24 @@ static void test_operation_names(void **state)
 static void test_attention_errors(void **state)
 {
     (void)state;
-    expect_bad("mha_no_lse", "tensors", "operation mha_fwd expects", "found 4 tensors");
+    expect_bad("mha_no_lse", "parameters.lse_base", "an LSE convention needs an LSE tensor",
+               NULL);
     expect_bad("mha_lse_dtype", "tensors[4]", "LSE [B,H,S]", "tensor 'LSE' is bf16");
+    expect_bad("mha_gqa_not_divisible", "workloads[0].symbols.H_kv", "H = 8",
+               "not a multiple of H_kv = 3");
+    expect_bad("mha_causal_sq_gt_skv", "workloads[0].symbols.S_q", "S_q = 400 > S_kv = 300",
+               "supported: S_q <= S_kv");
+    expect_bad("mha_s_and_sq", "symbols", "symbol S (one length for queries and keys) and S_q",
+               "cannot both be declared");
+    expect_bad("mha_bad_layout", "tensors[0]", "each also accepted in BSHD order",
+               "tensor 'Q' differs");
+    expect_bad("mha_bad_lse_base", "parameters.lse_base", "unsupported value '10'",
+               "accepted: \"e\" (default), \"2\"");
+    expect_bad("mha_bad_softmax_scale", "parameters.softmax_scale", "finite number > 0",
+               "found -1");
+    expect_bad("mha_unexpected_tensor", "tensors[5]", "unexpected tensor 'P'", NULL);
+    expect_bad("mha_k_heads_wrong", "tensors[1]", "K [B,H_kv,S_kv,D]", "tensor 'K' differs");
+    expect_bad("mha_optional_not_bool", "baseline.optional", "expected true or false", NULL);
     expect_bad("mha_mixed_dtype", "tensors[2]", "one dtype", "tensor 'V' is fp16");
     expect_bad("mha_d_not_multiple_of_8", "workloads[3].symbols.D", "D = 100",
                "not a multiple of 8");

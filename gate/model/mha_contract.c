@@ -1,0 +1,186 @@
+/* The contract of attention tasks and its per-workload rules (mha_problem.h "The contract"). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mha_problem.h"
+
+/* The symbols a task uses for the problem's sizes: S_q/S_kv are "S" when the task has one
+ * sequence length, H_kv "H" without KV heads of its own, D_v "D" without a head dim of V. */
+typedef struct {
+    const char *sq, *skv, *hkv, *dv;
+} mha_symbols;
+
+/* One tensor of the contract: [B, heads, seq, dim] or [B, seq, heads, dim] (dim NULL: the LSE,
+ * [B, heads, seq] fp32). */
+typedef struct {
+    const char *name, *heads, *seq, *dim;
+    bool output, optional;
+} want_tensor;
+
+static bool has_symbol(const pg_task *t, const char *name)
+{
+    return pg_task_find_symbol(t, name) >= 0;
+}
+
+static void contract_text(const pg_task *t, const mha_symbols *s, char *buf, size_t n)
+{
+    bool fwd = t->op == PG_OP_MHA_FWD;
+    snprintf(buf, n,
+             "operation %s expects symbols B, H, D and S (or both S_q and S_kv), optionally H_kv "
+             "and D_v, and exactly the tensors Q [B,H,%s,D], K [B,%s,%s,D], V [B,%s,%s,%s]%s "
+             "(inputs), %s (outputs), each also accepted in BSHD order ([B,%s,H,D] for Q), all "
+             "of one dtype (bf16 or fp16), and LSE [B,H,%s] (fp32, %s)",
+             t->operation, s->sq, s->hkv, s->skv, s->hkv, s->skv, s->dv,
+             fwd ? "" : ", O and dO [B,H,S_q,D_v]", fwd ? "O [B,H,S_q,D_v]" : "dQ, dK, dV like Q, K, V",
+             s->sq, s->sq, fwd ? "an optional output" : "an input");
+}
+
+/* Tensor k against w: role and dims in either order. */
+static bool tensor_matches(const pg_tensor_spec *ts, const want_tensor *w)
+{
+    if (ts->is_output != w->output)
+        return false;
+    if (!w->dim)
+        return ts->ndims == 3 && strcmp(ts->dims[0], "B") == 0 &&
+               strcmp(ts->dims[1], w->heads) == 0 && strcmp(ts->dims[2], w->seq) == 0;
+    if (ts->ndims != 4 || strcmp(ts->dims[0], "B") != 0 || strcmp(ts->dims[3], w->dim) != 0)
+        return false;
+    bool bhsd = strcmp(ts->dims[1], w->heads) == 0 && strcmp(ts->dims[2], w->seq) == 0;
+    bool bshd = strcmp(ts->dims[1], w->seq) == 0 && strcmp(ts->dims[2], w->heads) == 0;
+    return bhsd || bshd;
+}
+
+static pg_status check_symbols(const pg_task *t, const char *expect, pg_diag *d)
+{
+    static const char *const required[] = {"B", "H", "D"};
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
+        if (!has_symbol(t, required[i]))
+            return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "symbols", "%s; no symbol '%s'",
+                               expect, required[i]);
+    bool s = has_symbol(t, "S"), sq = has_symbol(t, "S_q"), skv = has_symbol(t, "S_kv");
+    if (s && (sq || skv))
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "symbols",
+                           "%s; symbol S (one length for queries and keys) and %s cannot both "
+                           "be declared", expect, sq ? "S_q" : "S_kv");
+    if (!s && !(sq && skv))
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "symbols",
+                           "%s; no symbol S, and not both of S_q and S_kv", expect);
+    return PG_OK;
+}
+
+pg_status pg_mha_check_contract(const pg_task *t, pg_diag *d)
+{
+    mha_symbols s = {
+        has_symbol(t, "S_q") ? "S_q" : "S", has_symbol(t, "S_kv") ? "S_kv" : "S",
+        has_symbol(t, "H_kv") ? "H_kv" : "H", has_symbol(t, "D_v") ? "D_v" : "D"};
+    char expect[1024];
+    contract_text(t, &s, expect, sizeof expect);
+    pg_status st = check_symbols(t, expect, d);
+    if (st != PG_OK)
+        return st;
+    bool fwd = t->op == PG_OP_MHA_FWD;
+    const want_tensor want[] = {
+        {"Q", "H", s.sq, "D", false, false},
+        {"K", s.hkv, s.skv, "D", false, false},
+        {"V", s.hkv, s.skv, s.dv, false, false},
+        {"O", "H", s.sq, s.dv, fwd, false},
+        {"LSE", "H", s.sq, NULL, fwd, fwd},
+        {"dO", "H", s.sq, s.dv, false, false},
+        {"dQ", "H", s.sq, "D", true, false},
+        {"dK", s.hkv, s.skv, "D", true, false},
+        {"dV", s.hkv, s.skv, s.dv, true, false},
+    };
+    const int n_want = fwd ? 5 : 9;
+    char f[64];
+    for (int k = 0; k < t->n_tensors; k++) {
+        int i = 0;
+        while (i < n_want && strcmp(want[i].name, t->tensors[k].name) != 0)
+            i++;
+        snprintf(f, sizeof f, "tensors[%d]", k);
+        if (i == n_want)
+            return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f, "%s; unexpected tensor '%s'",
+                               expect, t->tensors[k].name);
+        if (!tensor_matches(&t->tensors[k], &want[i]))
+            return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                               "%s; tensor '%s' differs (dims or role)", expect,
+                               t->tensors[k].name);
+    }
+    pg_dtype element = PG_DTYPE_INVALID;
+    int first = -1;
+    for (int i = 0; i < n_want; i++) {
+        int k = pg_task_find_tensor(t, want[i].name);
+        if (k < 0 && want[i].optional)
+            continue;
+        if (k < 0)
+            return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "tensors", "%s; no tensor '%s'",
+                               expect, want[i].name);
+        const pg_tensor_spec *ts = &t->tensors[k];
+        snprintf(f, sizeof f, "tensors[%d]", k);
+        if (!want[i].dim) {
+            if (ts->dtype != PG_DTYPE_FP32)
+                return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f, "%s; tensor '%s' is %s",
+                                   expect, ts->name, pg_dtype_name(ts->dtype));
+        } else if (element == PG_DTYPE_INVALID) {
+            element = ts->dtype;
+            first = k;
+            if (element != PG_DTYPE_BF16 && element != PG_DTYPE_FP16)
+                return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                                   "%s; tensor '%s' is %s", expect, ts->name,
+                                   pg_dtype_name(element));
+        } else if (ts->dtype != element) {
+            return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                               "%s; tensor '%s' is %s, tensor '%s' %s", expect, ts->name,
+                               pg_dtype_name(ts->dtype), t->tensors[first].name,
+                               pg_dtype_name(element));
+        }
+    }
+    return PG_OK;
+}
+
+/* The value of symbol name in workload w, or of `fallback` when the task lacks it. */
+static int64_t value(const pg_task *t, const pg_workload *w, const char *name,
+                     const char *fallback)
+{
+    int i = pg_task_find_symbol(t, name);
+    return w->values[i >= 0 ? i : pg_task_find_symbol(t, fallback)];
+}
+
+pg_status pg_mha_check_workload(const pg_task *t, int wi, pg_diag *d)
+{
+    const pg_workload *w = &t->workloads[wi];
+    char f[128];
+    const char *dims[] = {"D", "D_v"};
+    for (int i = 0; i < 2; i++) {
+        if (i == 1 && !has_symbol(t, "D_v"))
+            break;
+        int64_t v = value(t, w, dims[i], "D");
+        if (v % 8 == 0)
+            continue;
+        snprintf(f, sizeof f, "workloads[%d].symbols.%s", wi, dims[i]);
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                           "workload '%s': %s = %" PRId64 " is not a multiple of 8; rows of Q, "
+                           "K, V and O must be a multiple of 16 bytes (TMA global strides and "
+                           "cuDNN attention require it)", w->name, dims[i], v);
+    }
+    int64_t H = value(t, w, "H", "H"), H_kv = value(t, w, "H_kv", "H");
+    if (H % H_kv != 0) {
+        snprintf(f, sizeof f, "workloads[%d].symbols.H_kv", wi);
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                           "workload '%s': H = %" PRId64 " is not a multiple of H_kv = %" PRId64
+                           "; each KV head serves H / H_kv query heads (GQA; MQA: H_kv = 1)",
+                           w->name, H, H_kv);
+    }
+    if (t->causal && has_symbol(t, "S_q")) {
+        int64_t sq = value(t, w, "S_q", "S"), skv = value(t, w, "S_kv", "S");
+        if (sq > skv) {
+            snprintf(f, sizeof f, "workloads[%d].symbols.S_q", wi);
+            return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                               "workload '%s': S_q = %" PRId64 " > S_kv = %" PRId64 " in a causal "
+                               "task: with the diagonal aligned bottom-right the first %" PRId64
+                               " queries would see no key (cuDNN refuses it too); supported: "
+                               "S_q <= S_kv", w->name, sq, skv, sq - skv);
+        }
+    }
+    return PG_OK;
+}
