@@ -26,14 +26,20 @@ static bool has_symbol(const pg_task *t, const char *name)
 static void contract_text(const pg_task *t, const mha_symbols *s, char *buf, size_t n)
 {
     bool fwd = t->op == PG_OP_MHA_FWD;
+    char o[64], outs[96];
+    snprintf(o, sizeof o, "[B,H,%s,%s]", s->sq, s->dv);
+    if (fwd)
+        snprintf(outs, sizeof outs, "O %s", o);
+    else
+        snprintf(outs, sizeof outs, "dQ, dK, dV like Q, K, V");
     snprintf(buf, n,
              "operation %s expects symbols B, H, D and S (or both S_q and S_kv), optionally H_kv "
-             "and D_v, and exactly the tensors Q [B,H,%s,D], K [B,%s,%s,D], V [B,%s,%s,%s]%s "
-             "(inputs), %s (outputs), each also accepted in BSHD order ([B,%s,H,D] for Q), all "
+             "and D_v, and exactly the tensors Q [B,H,%s,D], K [B,%s,%s,D], V [B,%s,%s,%s]%s%s "
+             "(inputs), %s (output%s), each also accepted in BSHD order ([B,%s,H,D] for Q), all "
              "of one dtype (bf16 or fp16), and LSE [B,H,%s] (fp32, %s)",
-             t->operation, s->sq, s->hkv, s->skv, s->hkv, s->skv, s->dv,
-             fwd ? "" : ", O and dO [B,H,S_q,D_v]", fwd ? "O [B,H,S_q,D_v]" : "dQ, dK, dV like Q, K, V",
-             s->sq, s->sq, fwd ? "an optional output" : "an input");
+             t->operation, s->sq, s->hkv, s->skv, s->hkv, s->skv, s->dv, fwd ? "" : ", O and dO ",
+             fwd ? "" : o, outs, fwd ? "" : "s", s->sq, s->sq,
+             fwd ? "an optional output" : "an input");
 }
 
 /* Tensor k against w: role and dims in either order. */
