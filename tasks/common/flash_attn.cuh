@@ -2,10 +2,12 @@
 // flash_attn_bwd.cuh): the bf16 mma.sync / ldmatrix / cp.async / red wrappers, the padded
 // shared-memory layout of a [rows × head dim] tile, and the tile loader with bounds checks.
 //
-// Tensors are BHSD row-major bf16: element (b, h, s, d) at ((b·H + h)·S + s)·D + d, so the
-// (b, h) slice is an S × D row-major matrix whose rows are 2·D bytes; D % 8 == 0 makes every row
-// start 16-byte aligned and splits it into D/8 16-byte chunks that are entirely in or out of
-// range.
+// Tensors are row-major bf16 in one of two layouts (fa::Layout): BHSD [B, H, S, D], element
+// (b, h, s, d) at ((b·H + h)·S + s)·D + d, or BSHD [B, S, H, D], at ((b·S + s)·H + h)·D + d.
+// Either way the (b, h) slice is an S × D matrix with D contiguous and a row stride `ld` of D
+// (BHSD) or H·D (BSHD) elements; D % 8 == 0 makes every row start 16-byte aligned and splits it
+// into D/8 16-byte chunks that are entirely in or out of range. GQA: the slice of K and V that
+// query head h reads is KV head h / (H / H_kv), with H_kv in place of H in the offset.
 //
 // mma.sync.m16n8k16 fragments (PTX ISA, "Matrix Fragments for mma.m16n8k16"), per lane with
 // g = lane / 4 (group) and t = lane % 4 (thread in group); each 32-bit register holds two bf16,
@@ -45,11 +47,34 @@ constexpr uint32_t kThreads = 128;
 constexpr uint32_t kMaxHeadDim = 128;
 constexpr float kLog2e = 1.4426950408889634f;   // log2(e)
 
-// D values the kernels accept: 8 ≤ D ≤ 128 and D % 8 == 0 (D = 64 has its own instantiation,
-// every other accepted D runs the 128-wide one with the columns ≥ D zero-filled).
-__device__ __forceinline__ bool head_dim_supported(uint32_t D)
+// D values a kernel of maximum head dim MAX_HD accepts: 8 ≤ D ≤ MAX_HD and D % 8 == 0 (an
+// instantiation of width HD ≥ D runs it with the columns ≥ D zero-filled).
+template <uint32_t MAX_HD> __device__ __forceinline__ bool head_dim_ok(uint32_t D)
 {
-    return D >= 8u && D <= kMaxHeadDim && (D & 7u) == 0u;
+    return D >= 8u && D <= MAX_HD && (D & 7u) == 0u;
+}
+
+// The D values of the 128-wide kernels (D = 64 has its own instantiation, every other accepted
+// D runs the 128-wide one).
+__device__ __forceinline__ bool head_dim_supported(uint32_t D) { return head_dim_ok<kMaxHeadDim>(D); }
+
+// ---- tensor layouts --------------------------------------------------------------------------
+enum class Layout { BHSD, BSHD };
+
+// Element offset of row 0 of the (b, h) slice of a tensor with NH heads (H for Q and O, H_kv for
+// K and V) in layout L.
+template <Layout L>
+__device__ __forceinline__ size_t slice_offset(uint32_t b, uint32_t h, uint32_t NH, uint32_t S,
+                                               uint32_t D)
+{
+    if (L == Layout::BHSD) return ((size_t)b * NH + h) * S * D;
+    return ((size_t)b * S * NH + h) * D;
+}
+
+// Elements between consecutive rows (s, s + 1) of a slice in layout L.
+template <Layout L> __device__ __forceinline__ uint32_t row_stride(uint32_t NH, uint32_t D)
+{
+    return L == Layout::BHSD ? D : NH * D;
 }
 
 // d = a·b + d, m16n8k16, bf16 inputs, fp32 accumulators.
@@ -102,8 +127,8 @@ __device__ __forceinline__ float exp2_approx(float x)
 }
 
 // ---- shared-memory tiles -------------------------------------------------------------------
-// A tile of R rows × HD bf16 columns (HD = 64 or 128: 8 or 16 chunks of 16 bytes) with a row pitch
-// of HD·2 + 16 bytes: one 16-byte pad per row. Consecutive rows then start 16 bytes apart modulo
+// A tile of R rows × HD bf16 columns (HD = 64, 128 or 256: 8, 16 or 32 chunks of 16 bytes) with a
+// row pitch of HD·2 + 16 bytes: one 16-byte pad per row. Consecutive rows start 16 bytes apart modulo
 // the 128-byte bank window (pitch mod 128 = 16), so the 8 row addresses of every ldmatrix 8×8
 // matrix (8 consecutive rows, one chunk) hit 8 different 16-byte bank groups — no bank
 // conflicts — and cp.async destinations stay 16-byte aligned. Unlike an XOR swizzle, the offset
@@ -116,23 +141,23 @@ template <uint32_t HD> __device__ __forceinline__ uint32_t tile_off(uint32_t row
     return row * tile_pitch<HD>() + (chunk << 4);
 }
 
-// Issue (no commit) the cp.async copies of rows [row0, row0 + ROWS) of the S × D row-major matrix
-// `src` into the tile at shared address `dst`. Rows ≥ S and chunks at columns ≥ D are written as
+// Issue (no commit) the cp.async copies of rows [row0, row0 + ROWS) of the S × D matrix `src`
+// (row stride `ld` elements, D contiguous) into the tile at shared address `dst`. Rows ≥ S and chunks at columns ≥ D are written as
 // zeros (cp.async src-size 0, nothing read), so padded keys, values and queries are exact zeros:
 // they can never inject NaN/Inf into an mma (0·x = 0 only for finite x). All kThreads threads of
 // the CTA must call it.
 template <uint32_t HD, uint32_t ROWS>
 __device__ __forceinline__ void load_tile(uint32_t dst, const __nv_bfloat16 *src, uint32_t row0,
-                                          uint32_t S, uint32_t D, uint32_t tid)
+                                          uint32_t S, uint32_t D, uint32_t ld, uint32_t tid)
 {
     constexpr uint32_t kChunks = HD / 8u;                    // 16-byte chunks per row
-    constexpr uint32_t kRowsPerPass = kThreads / kChunks;     // 8 (HD 128) or 16 (HD 64)
+    constexpr uint32_t kRowsPerPass = kThreads / kChunks;     // 4 (HD 256), 8 (HD 128), 16 (HD 64)
     static_assert(ROWS % kRowsPerPass == 0, "tile rows must be a multiple of a pass");
     const uint32_t c = tid % kChunks;
     const uint32_t r_first = tid / kChunks;
     const bool c_ok = c * 8u < D;
-    const __nv_bfloat16 *g = src + (size_t)(row0 + r_first) * D + c * 8u;   // row r_first's chunk
-    const size_t g_step = (size_t)kRowsPerPass * D;
+    const __nv_bfloat16 *g = src + (size_t)(row0 + r_first) * ld + c * 8u;   // row r_first's chunk
+    const size_t g_step = (size_t)kRowsPerPass * ld;
 #pragma unroll
     for (uint32_t i = 0; i < ROWS / kRowsPerPass; ++i, g += g_step) {
         const uint32_t r = r_first + i * kRowsPerPass;

@@ -1,7 +1,8 @@
 // flash_attn_bwd.cuh — flash-attention-2 style backward pass in three launches (preprocess, main,
 // dQ conversion), shared by tasks/mha_bwd_d128/examples/flash_bwd.cu,
-// tasks/mha_bwd_d128_causal/examples/flash_bwd.cu and the failure fixture
-// tests/fixtures/mha_bwd_d128/wrong_dv/wrong_dv.cu.
+// tasks/mha_bwd_d128_causal/examples/flash_bwd.cu, the failure fixture
+// tests/fixtures/mha_bwd_d128/wrong_dv/wrong_dv.cu, and (with GQA, four launches)
+// tasks/mha_bwd_gqa_d128/examples/flash_bwd_gqa.cu.
 //
 // Math, per (b, h), scale = 1/√D, with the forward's LSE (natural log) as input:
 //   P_ij  = exp(scale·q_i·k_j − LSE_i)   for allowed (i, j): i, j < S and (causal) j ≤ i; else 0
@@ -35,6 +36,15 @@
 // Launch 3, convert (flash_bwd_convert_dq): dQ = bf16(scale·dq_accum), 8 elements per thread.
 //   grid (ceil_div(B·H·S·D, 2048), 1, 1), block (256, 1, 1).
 //
+// GQA (H_kv KV heads, group = H / H_kv query heads each; query head h reads KV head h / group):
+// the same main kernel per (64 keys, query head h, b), reading K and V of head h / group; since
+// dK_j and dV_j of a KV head are sums over its group, each CTA adds its dK (times scale) and dV
+// to fp32 workspaces `dk_accum`, `dv_accum` [B·H_kv·S·D] (zeroed by launch 1) with
+// red.global.add.v2.f32 instead of storing bf16, and a fourth launch (flash_bwd_convert_dkv)
+// rounds them to bf16. The adds happen once per CTA (64 keys × D × 2), against the 64 × D
+// dQ adds per query block, so they cost little; the order of the adds varies from run to run,
+// so dK and dV (as dQ already) are not bitwise deterministic.
+//
 // Masking: keys ≥ S, queries ≥ S and (causal) key > query give P = 0 and therefore dS = 0; their
 // Q/K/V/dO rows and LSE/Δ values are zero-filled by cp.async, so no NaN can enter. BlockM == BlockN
 // and both start at multiples of 64, so only the diagonal block needs the causal test.
@@ -52,16 +62,26 @@
 namespace fa {
 
 // ---- launch 1 --------------------------------------------------------------------------------
-__device__ __forceinline__ void flash_bwd_preprocess(const __nv_bfloat16 *__restrict__ O,
-                                                     const __nv_bfloat16 *__restrict__ dO,
-                                                     float *__restrict__ delta,
-                                                     float *__restrict__ dq_accum, uint32_t B,
-                                                     uint32_t H, uint32_t S, uint32_t D)
+// Δ and the zeroed dq_accum for rows [0, rows) = B·H·S; with ZERO_KV also zeroes rows
+// [0, kv_rows) (kv_rows = B·H_kv·S ≤ rows) of the GQA accumulators dk_accum and dv_accum.
+template <bool ZERO_KV>
+__device__ __forceinline__ void flash_bwd_preprocess_rows(const __nv_bfloat16 *__restrict__ O,
+                                                          const __nv_bfloat16 *__restrict__ dO,
+                                                          float *__restrict__ delta,
+                                                          float *__restrict__ dq_accum,
+                                                          float *__restrict__ dk_accum,
+                                                          float *__restrict__ dv_accum,
+                                                          size_t rows, size_t kv_rows, uint32_t D)
 {
     if (!head_dim_supported(D)) return;
-    const size_t rows = (size_t)B * H * S;
     const size_t row = (size_t)blockIdx.x * 16u + (threadIdx.x >> 4);   // 16 rows per 256 threads
     const uint32_t c = threadIdx.x & 15u;                                // chunk: columns 8c..8c+7
+    if (ZERO_KV && row < kv_rows && c * 8u < D) {
+        const size_t off = row * D + c * 8u;
+        float4 *zk = reinterpret_cast<float4 *>(dk_accum + off);   // 32-byte aligned
+        float4 *zv = reinterpret_cast<float4 *>(dv_accum + off);
+        zk[0] = zk[1] = zv[0] = zv[1] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    }
     float acc = 0.0f;
     if (row < rows && c * 8u < D) {
         const size_t off = row * D + c * 8u;   // 16-byte aligned (D % 8 == 0)
@@ -86,7 +106,46 @@ __device__ __forceinline__ void flash_bwd_preprocess(const __nv_bfloat16 *__rest
     if (c == 0u && row < rows) delta[row] = acc;
 }
 
-// ---- launch 3 --------------------------------------------------------------------------------
+__device__ __forceinline__ void flash_bwd_preprocess(const __nv_bfloat16 *__restrict__ O,
+                                                     const __nv_bfloat16 *__restrict__ dO,
+                                                     float *__restrict__ delta,
+                                                     float *__restrict__ dq_accum, uint32_t B,
+                                                     uint32_t H, uint32_t S, uint32_t D)
+{
+    flash_bwd_preprocess_rows<false>(O, dO, delta, dq_accum, nullptr, nullptr, (size_t)B * H * S,
+                                     0u, D);
+}
+
+// GQA: also zeroes dk_accum and dv_accum [B·H_kv·S·D].
+__device__ __forceinline__ void flash_bwd_preprocess_gqa(const __nv_bfloat16 *__restrict__ O,
+                                                         const __nv_bfloat16 *__restrict__ dO,
+                                                         float *__restrict__ delta,
+                                                         float *__restrict__ dq_accum,
+                                                         float *__restrict__ dk_accum,
+                                                         float *__restrict__ dv_accum, uint32_t B,
+                                                         uint32_t H, uint32_t H_kv, uint32_t S,
+                                                         uint32_t D)
+{
+    if (H_kv == 0u || H % H_kv != 0u) return;
+    flash_bwd_preprocess_rows<true>(O, dO, delta, dq_accum, dk_accum, dv_accum, (size_t)B * H * S,
+                                    (size_t)B * H_kv * S, D);
+}
+
+// ---- launch 3 (and 4) -------------------------------------------------------------------------
+// dst[8i .. 8i+7] = bf16(scale·src[8i .. 8i+7]) (16-byte store).
+__device__ __forceinline__ void convert8_bf16(const float *__restrict__ src,
+                                              __nv_bfloat16 *__restrict__ dst, size_t i, float scale)
+{
+    const float4 a = reinterpret_cast<const float4 *>(src)[2 * i];
+    const float4 b = reinterpret_cast<const float4 *>(src)[2 * i + 1];
+    uint4 out;
+    out.x = pack_bf16(a.x * scale, a.y * scale);
+    out.y = pack_bf16(a.z * scale, a.w * scale);
+    out.z = pack_bf16(b.x * scale, b.y * scale);
+    out.w = pack_bf16(b.z * scale, b.w * scale);
+    reinterpret_cast<uint4 *>(dst)[i] = out;
+}
+
 __device__ __forceinline__ void flash_bwd_convert_dq(const float *__restrict__ dq_accum,
                                                      __nv_bfloat16 *__restrict__ dQ, uint32_t B,
                                                      uint32_t H, uint32_t S, uint32_t D)
@@ -95,28 +154,43 @@ __device__ __forceinline__ void flash_bwd_convert_dq(const float *__restrict__ d
     const size_t n8 = (size_t)B * H * S * D / 8u;   // D % 8 == 0: whole groups of 8
     const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n8) return;
-    const float scale = 1.0f / sqrtf((float)D);
-    const float4 a = reinterpret_cast<const float4 *>(dq_accum)[2 * i];
-    const float4 b = reinterpret_cast<const float4 *>(dq_accum)[2 * i + 1];
-    uint4 out;
-    out.x = pack_bf16(a.x * scale, a.y * scale);
-    out.y = pack_bf16(a.z * scale, a.w * scale);
-    out.z = pack_bf16(b.x * scale, b.y * scale);
-    out.w = pack_bf16(b.z * scale, b.w * scale);
-    reinterpret_cast<uint4 *>(dQ)[i] = out;
+    convert8_bf16(dq_accum, dQ, i, 1.0f / sqrtf((float)D));
+}
+
+// GQA launch 4: dK = bf16(dk_accum), dV = bf16(dv_accum) over [B·H_kv·S·D] (the main kernel
+// already applied the scale to dK), 8 elements of each per thread.
+__device__ __forceinline__ void flash_bwd_convert_dkv(const float *__restrict__ dk_accum,
+                                                      const float *__restrict__ dv_accum,
+                                                      __nv_bfloat16 *__restrict__ dK,
+                                                      __nv_bfloat16 *__restrict__ dV, uint32_t B,
+                                                      uint32_t H_kv, uint32_t S, uint32_t D)
+{
+    if (!head_dim_supported(D)) return;
+    const size_t n8 = (size_t)B * H_kv * S * D / 8u;
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n8) return;
+    convert8_bf16(dk_accum, dK, i, 1.0f);
+    convert8_bf16(dv_accum, dV, i, 1.0f);
 }
 
 // ---- launch 2 --------------------------------------------------------------------------------
+// One CTA's (b, h) problem (BHSD slices, row stride D): q, dout, lse, dlt, dqa of query head h;
+// k, v of KV head h / group; and either the bf16 dK, dV rows of that KV head (!DKV_ACCUM; then
+// group is 1) or its fp32 accumulators dk_acc, dv_acc (DKV_ACCUM: GQA).
+struct BwdSlices {
+    const __nv_bfloat16 *q, *k, *v, *dout;
+    const float *lse, *dlt;
+    float *dqa;
+    __nv_bfloat16 *dk, *dv;
+    float *dk_acc, *dv_acc;
+};
+
 // kWrongDvRow is for the failure fixture only (tests/fixtures/mha_bwd_d128/wrong_dv): when set,
 // dV += Pᵀ·dO reads dO row i^1 (the neighbouring query) instead of row i. That is invisible when
 // every dO row is the same (e.g. all ones) and wrong for random dO.
-template <uint32_t HD, bool CAUSAL, bool kWrongDvRow>
-__device__ __forceinline__ void flash_bwd_main_body(
-    const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K,
-    const __nv_bfloat16 *__restrict__ V, const __nv_bfloat16 *__restrict__ dO,
-    const float *__restrict__ LSE, const float *__restrict__ delta, float *__restrict__ dq_accum,
-    __nv_bfloat16 *__restrict__ dK, __nv_bfloat16 *__restrict__ dV, uint32_t H, uint32_t S,
-    uint32_t D, uint32_t smem_base)
+template <uint32_t HD, bool CAUSAL, bool kWrongDvRow, bool DKV_ACCUM>
+__device__ __forceinline__ void flash_bwd_main_body(const BwdSlices &sl, uint32_t S, uint32_t D,
+                                                    uint32_t smem_base)
 {
     constexpr uint32_t kSlot = kBlockM * tile_pitch<128>();   // one tile slot (sized for HD 128)
     constexpr uint32_t kDsPitch = kBlockM * 2u + 16u;          // dSᵀ row: 64 bf16 + 16-byte pad
@@ -131,11 +205,10 @@ __device__ __forceinline__ void flash_bwd_main_body(
 
     const uint32_t nb = blockIdx.x;
     const uint32_t n0 = nb * kBlockN;
-    const size_t bh = (size_t)blockIdx.z * H + blockIdx.y;
-    const size_t slice = bh * S * D;
-    const __nv_bfloat16 *q = Q + slice, *k = K + slice, *v = V + slice, *dout = dO + slice;
-    const float *lse = LSE + bh * S, *dlt = delta + bh * S;
-    float *dqa = dq_accum + slice;
+    const __nv_bfloat16 *__restrict__ q = sl.q, *__restrict__ k = sl.k, *__restrict__ v = sl.v,
+                        *__restrict__ dout = sl.dout;
+    const float *__restrict__ lse = sl.lse, *__restrict__ dlt = sl.dlt;
+    float *__restrict__ dqa = sl.dqa;
 
     // Shared memory map (byte offsets; HD 64 uses the first half of each tile slot).
     const uint32_t sK = smem_base;
@@ -156,8 +229,8 @@ __device__ __forceinline__ void flash_bwd_main_body(
     // threads 0..63 LSE, 64..127 Δ; zero for queries ≥ S).
     auto load_qblock = [&](uint32_t mb, uint32_t buf) {
         const uint32_t m0 = mb * kBlockM;
-        load_tile<HD, kBlockM>(sQ0 + buf * kSlot, q, m0, S, D, tid);
-        load_tile<HD, kBlockM>(sdO0 + buf * kSlot, dout, m0, S, D, tid);
+        load_tile<HD, kBlockM>(sQ0 + buf * kSlot, q, m0, S, D, D, tid);
+        load_tile<HD, kBlockM>(sdO0 + buf * kSlot, dout, m0, S, D, D, tid);
         const uint32_t r = tid & 63u;
         const bool ok = m0 + r < S;
         const float *src = tid < 64u ? lse : dlt;
@@ -165,8 +238,8 @@ __device__ __forceinline__ void flash_bwd_main_body(
         cp_async_4(dst, ok ? src + m0 + r : src, ok);
     };
 
-    load_tile<HD, kBlockN>(sK, k, n0, S, D, tid);
-    load_tile<HD, kBlockN>(sV, v, n0, S, D, tid);
+    load_tile<HD, kBlockN>(sK, k, n0, S, D, D, tid);
+    load_tile<HD, kBlockN>(sV, v, n0, S, D, D, tid);
     if (m_begin < m_end) load_qblock(m_begin, 0u);
     gtm::cp_async_commit();
 
@@ -345,13 +418,26 @@ __device__ __forceinline__ void flash_bwd_main_body(
     }
     gtm::cp_async_wait<0>();   // only an empty group can be pending
 
-    // ---- dK = scale·Σ dSᵀ·Q, dV = Σ Pᵀ·dO, as bf16 pairs
+    // ---- dK = scale·Σ dSᵀ·Q, dV = Σ Pᵀ·dO, as bf16 pairs (GQA: added to the fp32 group sums)
 #pragma unroll
     for (uint32_t hh = 0; hh < 2; ++hh) {
         const uint32_t key = key0 + 8u * hh;
         if (key >= S) continue;
-        __nv_bfloat16 *dkrow = dK + slice + (size_t)key * D;
-        __nv_bfloat16 *dvrow = dV + slice + (size_t)key * D;
+        if (DKV_ACCUM) {
+            float *dkrow = sl.dk_acc + (size_t)key * D;
+            float *dvrow = sl.dv_acc + (size_t)key * D;
+#pragma unroll
+            for (uint32_t i = 0; i < kDT; ++i) {
+                const uint32_t col = 8u * i + 2u * t;
+                if (col < D) {
+                    red_add_f32x2(dkrow + col, dk_acc[i][2 * hh] * scale, dk_acc[i][2 * hh + 1] * scale);
+                    red_add_f32x2(dvrow + col, dv_acc[i][2 * hh], dv_acc[i][2 * hh + 1]);
+                }
+            }
+            continue;
+        }
+        __nv_bfloat16 *dkrow = sl.dk + (size_t)key * D;
+        __nv_bfloat16 *dvrow = sl.dv + (size_t)key * D;
 #pragma unroll
         for (uint32_t i = 0; i < kDT; ++i) {
             const uint32_t col = 8u * i + 2u * t;
@@ -365,6 +451,47 @@ __device__ __forceinline__ void flash_bwd_main_body(
     }
 }
 
+// A main launch: whole tensors and sizes. H_kv heads of K and V (and of dK, dV), group = H / H_kv;
+// without DKV_ACCUM, H_kv = H, group = 1 and dK, dV are the bf16 outputs; with it dK_acc, dV_acc
+// are the fp32 accumulators.
+struct BwdArgs {
+    const __nv_bfloat16 *Q, *K, *V, *dO;
+    const float *LSE, *delta;
+    float *dq_accum;
+    __nv_bfloat16 *dK, *dV;
+    float *dk_accum, *dv_accum;
+    uint32_t B, H, H_kv, group, S, D;
+};
+
+template <bool CAUSAL, bool kWrongDvRow, bool DKV_ACCUM>
+__device__ __forceinline__ void flash_bwd_main_run(const BwdArgs &a)
+{
+    extern __shared__ __align__(128) unsigned char fa_bwd_smem[];
+    const uint32_t smem_base = (uint32_t)__cvta_generic_to_shared(fa_bwd_smem);
+    if (!head_dim_supported(a.D) || blockIdx.z >= a.B || blockIdx.y >= a.H) return;
+    const uint32_t b = blockIdx.z, h = blockIdx.y;
+    const size_t bh = (size_t)b * a.H + h;
+    const size_t slice = bh * a.S * a.D;
+    const size_t kv_slice = ((size_t)b * a.H_kv + h / a.group) * a.S * a.D;
+    BwdSlices sl;
+    sl.q = a.Q + slice;
+    sl.dout = a.dO + slice;
+    sl.k = a.K + kv_slice;
+    sl.v = a.V + kv_slice;
+    sl.lse = a.LSE + bh * a.S;
+    sl.dlt = a.delta + bh * a.S;
+    sl.dqa = a.dq_accum + slice;
+    sl.dk = DKV_ACCUM ? nullptr : a.dK + kv_slice;
+    sl.dv = DKV_ACCUM ? nullptr : a.dV + kv_slice;
+    sl.dk_acc = DKV_ACCUM ? a.dk_accum + kv_slice : nullptr;
+    sl.dv_acc = DKV_ACCUM ? a.dv_accum + kv_slice : nullptr;
+    if (a.D == 64u)
+        flash_bwd_main_body<64, CAUSAL, kWrongDvRow, DKV_ACCUM>(sl, a.S, a.D, smem_base);
+    else
+        flash_bwd_main_body<128, CAUSAL, kWrongDvRow, DKV_ACCUM>(sl, a.S, a.D, smem_base);
+}
+
+// The mha_bwd_d128 / mha_bwd_d128_causal (and fixture) main entry body: no GQA, bf16 dK, dV.
 template <bool CAUSAL, bool kWrongDvRow>
 __device__ __forceinline__ void flash_bwd_main(const __nv_bfloat16 *Q, const __nv_bfloat16 *K,
                                                const __nv_bfloat16 *V, const __nv_bfloat16 *dO,
@@ -373,15 +500,23 @@ __device__ __forceinline__ void flash_bwd_main(const __nv_bfloat16 *Q, const __n
                                                __nv_bfloat16 *dV, uint32_t B, uint32_t H,
                                                uint32_t S, uint32_t D)
 {
-    extern __shared__ __align__(128) unsigned char fa_bwd_smem[];
-    const uint32_t smem_base = (uint32_t)__cvta_generic_to_shared(fa_bwd_smem);
-    if (!head_dim_supported(D) || blockIdx.z >= B || blockIdx.y >= H) return;
-    if (D == 64u)
-        flash_bwd_main_body<64, CAUSAL, kWrongDvRow>(Q, K, V, dO, LSE, delta, dq_accum, dK, dV, H,
-                                                     S, D, smem_base);
-    else
-        flash_bwd_main_body<128, CAUSAL, kWrongDvRow>(Q, K, V, dO, LSE, delta, dq_accum, dK, dV,
-                                                      H, S, D, smem_base);
+    const BwdArgs a = {Q, K, V, dO, LSE, delta, dq_accum, dK, dV, nullptr, nullptr, B, H, H, 1u, S, D};
+    flash_bwd_main_run<CAUSAL, kWrongDvRow, false>(a);
+}
+
+// The GQA main entry body (non-causal): dK, dV summed over each group into dk_accum, dv_accum.
+// H % H_kv == 0 is required (else the kernel returns without writing).
+__device__ __forceinline__ void flash_bwd_main_gqa(const __nv_bfloat16 *Q, const __nv_bfloat16 *K,
+                                                   const __nv_bfloat16 *V, const __nv_bfloat16 *dO,
+                                                   const float *LSE, const float *delta,
+                                                   float *dq_accum, float *dk_accum,
+                                                   float *dv_accum, uint32_t B, uint32_t H,
+                                                   uint32_t H_kv, uint32_t S, uint32_t D)
+{
+    if (H_kv == 0u || H % H_kv != 0u) return;
+    const BwdArgs a = {Q, K, V, dO, LSE, delta, dq_accum, nullptr, nullptr, dk_accum, dv_accum,
+                       B, H, H_kv, H / H_kv, S, D};
+    flash_bwd_main_run<false, false, true>(a);
 }
 
 }  // namespace fa
