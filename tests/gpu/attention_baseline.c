@@ -190,25 +190,55 @@ static void make_problem(const problem_spec *c, pg_mha_problem *p)
     p->o = p->d_o = pg_mha_dense_strides(c->H, c->S_q, c->D_v, c->bshd_o);
 }
 
+/* A self-check problem's bf16 inputs (random from seed), the reference forward (O fp32 and its
+ * bf16 rounding o16, LSE) and, when backward, the reference gradients (fp32). */
+typedef struct {
+    pg_mha_problem s;
+    size_t nq, nk, nv, no, rows;
+    pg_buffer *q, *k, *v, *dout, *o16, *o, *lse, *dq, *dk, *dv;
+} ref_run;
+
+static void ref_run_make(const problem_spec *c, uint64_t seed, bool backward, ref_run *r)
+{
+    make_problem(c, &r->s);
+    const pg_mha_problem *s = &r->s;
+    r->nq = (size_t)(s->B * s->H * s->S_q * s->D);
+    r->nk = (size_t)(s->B * s->H_kv * s->S_kv * s->D);
+    r->nv = (size_t)(s->B * s->H_kv * s->S_kv * s->D_v);
+    r->no = (size_t)(s->B * s->H * s->S_q * s->D_v);
+    r->rows = (size_t)(s->B * s->H * s->S_q);
+    r->q = alloc(r->nq * 2), r->k = alloc(r->nk * 2), r->v = alloc(r->nv * 2);
+    r->dout = alloc(r->no * 2), r->o16 = alloc(r->no * 2), r->o = alloc(r->no * 4);
+    r->lse = alloc(r->rows * 4), r->dq = alloc(r->nq * 4), r->dk = alloc(r->nk * 4);
+    r->dv = alloc(r->nv * 4);
+    ok(pg_buffer_fill_normal(r->q, PG_DTYPE_BF16, r->nq, seed, &g_d), "fill Q");
+    ok(pg_buffer_fill_normal(r->k, PG_DTYPE_BF16, r->nk, seed + 1, &g_d), "fill K");
+    ok(pg_buffer_fill_normal(r->v, PG_DTYPE_BF16, r->nv, seed + 2, &g_d), "fill V");
+    ok(pg_buffer_fill_normal(r->dout, PG_DTYPE_BF16, r->no, seed + 3, &g_d), "fill dO");
+    ok(pg_reference_mha_fwd(g_dev, PG_DTYPE_BF16, s, r->q, r->k, r->v, r->o, r->lse, 300, &g_d),
+       "ref fwd");
+    ok(pg_buffer_convert(r->o16, PG_DTYPE_BF16, r->o, r->no, &g_d), "convert O");
+    if (backward)
+        ok(pg_reference_mha_bwd(g_dev, PG_DTYPE_BF16, s, r->q, r->k, r->v, r->o16, r->dout,
+                                r->lse, r->dq, r->dk, r->dv, 300, &g_d),
+           "ref bwd");
+}
+
+static void ref_run_free(ref_run *r)
+{
+    pg_buffer *all[] = {r->q, r->k, r->v, r->dout, r->o16, r->o, r->lse, r->dq, r->dk, r->dv};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        pg_buffer_free(all[i]);
+}
+
 static void selfcheck_one(const problem_spec *c)
 {
-    pg_mha_problem s;
-    make_problem(c, &s);
-    size_t nq = (size_t)(s.B * s.H * s.S_q * s.D), nk = (size_t)(s.B * s.H_kv * s.S_kv * s.D),
-           nv = (size_t)(s.B * s.H_kv * s.S_kv * s.D_v), no = (size_t)(s.B * s.H * s.S_q * s.D_v),
-           rows = (size_t)(s.B * s.H * s.S_q);
-    pg_buffer *q = alloc(nq * 2), *k = alloc(nk * 2), *v = alloc(nv * 2), *dout = alloc(no * 2),
-              *o16 = alloc(no * 2), *o = alloc(no * 4), *lse = alloc(rows * 4),
-              *dq = alloc(nq * 4), *dk = alloc(nk * 4), *dv = alloc(nv * 4);
-    ok(pg_buffer_fill_normal(q, PG_DTYPE_BF16, nq, 11, &g_d), "fill Q");
-    ok(pg_buffer_fill_normal(k, PG_DTYPE_BF16, nk, 12, &g_d), "fill K");
-    ok(pg_buffer_fill_normal(v, PG_DTYPE_BF16, nv, 13, &g_d), "fill V");
-    ok(pg_buffer_fill_normal(dout, PG_DTYPE_BF16, no, 14, &g_d), "fill dO");
-    ok(pg_reference_mha_fwd(g_dev, PG_DTYPE_BF16, &s, q, k, v, o, lse, 300, &g_d), "ref fwd");
-    ok(pg_buffer_convert(o16, PG_DTYPE_BF16, o, no, &g_d), "convert O");
-    ok(pg_reference_mha_bwd(g_dev, PG_DTYPE_BF16, &s, q, k, v, o16, dout, lse, dq, dk, dv, 300,
-                            &g_d),
-       "ref bwd");
+    ref_run r;
+    ref_run_make(c, 11, true, &r);
+    const pg_mha_problem s = r.s;
+    size_t nq = r.nq, nk = r.nk, nv = r.nv, no = r.no, rows = r.rows;
+    pg_buffer *q = r.q, *k = r.k, *v = r.v, *dout = r.dout, *o16 = r.o16, *o = r.o, *lse = r.lse,
+              *dq = r.dq, *dk = r.dk, *dv = r.dv;
     float *fq = to_floats(q, nq), *fk = to_floats(k, nk), *fv = to_floats(v, nv),
           *fd = to_floats(dout, no), *fo16 = to_floats(o16, no);
     double *co = calloc(no, 8), *cl = calloc(rows, 8), *cdq = calloc(nq, 8), *cdk = calloc(nk, 8),
@@ -256,9 +286,7 @@ static void selfcheck_one(const problem_spec *c)
     free(want);
     free(fq), free(fk), free(fv), free(fd), free(fo16);
     free(co), free(cl), free(cdq), free(cdk), free(cdv), free(co16), free(clse);
-    pg_buffer *all[] = {q, k, v, dout, o16, o, lse, dq, dk, dv};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        pg_buffer_free(all[i]);
+    ref_run_free(&r);
 }
 
 /* cuDNN on a self-check problem against the reference (bf16 outputs; the shipped tasks'
@@ -266,25 +294,13 @@ static void selfcheck_one(const problem_spec *c)
  * NOT_SUPPORTED (PG_ERR_UNAVAILABLE) and counts as a failure only when `must_run`. */
 static void cudnn_problem(const problem_spec *c, bool backward, bool must_run)
 {
-    pg_mha_problem s;
-    make_problem(c, &s);
-    size_t nq = (size_t)(s.B * s.H * s.S_q * s.D), nk = (size_t)(s.B * s.H_kv * s.S_kv * s.D),
-           nv = (size_t)(s.B * s.H_kv * s.S_kv * s.D_v), no = (size_t)(s.B * s.H * s.S_q * s.D_v),
-           rows = (size_t)(s.B * s.H * s.S_q);
-    pg_buffer *q = alloc(nq * 2), *k = alloc(nk * 2), *v = alloc(nv * 2), *dout = alloc(no * 2),
-              *o16 = alloc(no * 2), *o = alloc(no * 4), *lse = alloc(rows * 4),
-              *dq = alloc(nq * 4), *dk = alloc(nk * 4), *dv = alloc(nv * 4), *cq = alloc(nq * 2),
-              *ck = alloc(nk * 2), *cv = alloc(nv * 2), *co = alloc(no * 2);
-    ok(pg_buffer_fill_normal(q, PG_DTYPE_BF16, nq, 21, &g_d), "fill Q");
-    ok(pg_buffer_fill_normal(k, PG_DTYPE_BF16, nk, 22, &g_d), "fill K");
-    ok(pg_buffer_fill_normal(v, PG_DTYPE_BF16, nv, 23, &g_d), "fill V");
-    ok(pg_buffer_fill_normal(dout, PG_DTYPE_BF16, no, 24, &g_d), "fill dO");
-    ok(pg_reference_mha_fwd(g_dev, PG_DTYPE_BF16, &s, q, k, v, o, lse, 300, &g_d), "ref fwd");
-    ok(pg_buffer_convert(o16, PG_DTYPE_BF16, o, no, &g_d), "convert O");
-    if (backward)
-        ok(pg_reference_mha_bwd(g_dev, PG_DTYPE_BF16, &s, q, k, v, o16, dout, lse, dq, dk, dv,
-                                300, &g_d),
-           "ref bwd");
+    ref_run r;
+    ref_run_make(c, 21, backward, &r);
+    const pg_mha_problem s = r.s;
+    size_t nq = r.nq, nk = r.nk, nv = r.nv, no = r.no;
+    pg_buffer *q = r.q, *k = r.k, *v = r.v, *dout = r.dout, *o16 = r.o16, *o = r.o, *lse = r.lse,
+              *dq = r.dq, *dk = r.dk, *dv = r.dv, *cq = alloc(nq * 2), *ck = alloc(nk * 2),
+              *cv = alloc(nv * 2), *co = alloc(no * 2);
     pg_sdpa_args a = {.backward = backward, .dtype = PG_DTYPE_BF16, .problem = s,
                       .max_configs = 16, .Q = q, .K = k, .V = v, .O = backward ? o16 : co,
                       .LSE = backward ? lse : NULL, .dO = backward ? dout : NULL,
@@ -314,9 +330,10 @@ static void cudnn_problem(const problem_spec *c, bool backward, bool must_run)
         }
     }
     pg_cudnn_sdpa_free(p);
-    pg_buffer *all[] = {q, k, v, dout, o16, o, lse, dq, dk, dv, cq, ck, cv, co};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        pg_buffer_free(all[i]);
+    pg_buffer *mine[] = {cq, ck, cv, co};
+    for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++)
+        pg_buffer_free(mine[i]);
+    ref_run_free(&r);
 }
 
 /* The self-check problems: the historic BHSD ones, then GQA/MQA, BSHD and mixed layouts,
