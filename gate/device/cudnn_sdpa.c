@@ -484,6 +484,10 @@ static pg_status forward_kinds(long version, bool causal, graph_kind *kinds, int
     const char *force = getenv("PTXGATE_CUDNN_SDPA_GRAPH");
     *n = 0;
     if (force && force[0] && strcmp(force, "auto") != 0) {
+        if (strcmp(force, "fused") == 0 && causal)
+            return pg_diag_set(d, PG_ERR_INPUT, NULL, 0, "PTXGATE_CUDNN_SDPA_GRAPH",
+                               "the fused graph is built without a mask: it cannot time a "
+                               "causal task (use auto or composite)");
         if (strcmp(force, "fused") == 0)
             kinds[(*n)++] = PG_DNN_GRAPH_FWD_FUSED;
         else if (strcmp(force, "composite") == 0)

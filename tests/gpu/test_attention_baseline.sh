@@ -60,4 +60,38 @@ for s in r["submissions"]:
 sys.exit(1 if bad else 0)
 PY
 [[ $rc == 1 ]] || { echo "FAIL: ptxgate exit $rc, expected 1 (the naive kernels fail the speed gate)"; exit 1; }
+
+echo "--- baseline.optional: a head dim cuDNN refuses (D = 512) is NOT_SUPPORTED, the stage skipped"
+opt="$out/optional" && mkdir -p "$opt/tasks/mha_fwd_d512" "$opt/sub"
+python3 - "$root/tasks/mha_fwd_d128/task.json" "$opt/tasks/mha_fwd_d512/task.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+t["id"] = "mha_fwd_d512"
+t["workloads"] = [{"name": "b1_h2_s256_d512", "symbols": {"B": 1, "H": 2, "S": 256, "D": 512}}]
+t["baseline"]["optional"] = True
+t["gate"].pop("accepted_kernel", None)
+json.dump(t, open(sys.argv[2], "w"), indent=2)
+PY
+cp "$root/tests/fixtures/mha/naive_fwd.cu" "$opt/sub/"
+python3 -c "import json,sys; m=json.load(open(sys.argv[1])); m['task']='mha_fwd_d512'; json.dump(m, open(sys.argv[2],'w'))" \
+  "$root/tests/fixtures/mha/naive_fwd.json" "$opt/sub/naive_fwd.json"
+"$bin" check --if-no-gpu fail --tasks "$opt/tasks" --output "$opt/out" "$opt/sub/naive_fwd.json" \
+  >"$opt/stdout" 2>"$opt/stderr"
+rc=$?
+python3 - "$opt/out/results.json" "$rc" <<'PY' || exit 1
+import json, sys
+r = json.load(open(sys.argv[1]))
+w = r["submissions"][0]["workloads"][0]
+st = {x["stage"]: x for x in w["stages"]}
+p = st["performance"]
+b = p["details"].get("baseline", {})
+print(f"exit {sys.argv[2]}; correctness {st['correctness']['status']}; performance {p['status']}: {p['message'][:200]}")
+if p["status"] != "skipped":
+    print("NOTE: cuDNN ran D = 512 here; the NOT_SUPPORTED path was not exercised")
+    sys.exit(0)
+ok = (st["correctness"]["status"] == "pass" and b.get("status") == "NOT_SUPPORTED"
+      and b.get("reason") and sys.argv[2] in ("0", "1"))
+print(("ok   " if ok else "FAIL ") + "NOT_SUPPORTED recorded with its reason, the run not an infrastructure error")
+sys.exit(0 if ok else 1)
+PY
 echo "PASS"
