@@ -57,6 +57,40 @@ static bool tensor_matches(const pg_tensor_spec *ts, const want_tensor *w)
     return bhsd || bshd;
 }
 
+/* "[B,H,S,D]" of a tensor's dims as written. */
+static void dims_text(const pg_tensor_spec *ts, char *buf, size_t n)
+{
+    size_t used = (size_t)snprintf(buf, n, "[");
+    for (int j = 0; j < ts->ndims && used < n; j++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", j ? "," : "", ts->dims[j]);
+    if (used < n)
+        snprintf(buf + used, n - used, "]");
+}
+
+/* Tensor k does not match w: what it has, what is expected, then the contract. */
+static pg_status tensor_error(const pg_task *t, int k, const want_tensor *w, const char *expect,
+                              pg_diag *d)
+{
+    const pg_tensor_spec *ts = &t->tensors[k];
+    char f[64], has[192], want[160];
+    snprintf(f, sizeof f, "tensors[%d]", k);
+    if (ts->is_output != w->output)
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                           "tensor '%s' has role \"%s\"; %s %s it (role \"%s\"); %s",
+                           ts->name, ts->is_output ? "output" : "input", t->operation,
+                           w->output ? "writes" : "reads", w->output ? "output" : "input",
+                           expect);
+    dims_text(ts, has, sizeof has);
+    if (w->dim)
+        snprintf(want, sizeof want, "[B,%s,%s,%s] or [B,%s,%s,%s]", w->heads, w->seq, w->dim,
+                 w->seq, w->heads, w->dim);
+    else
+        snprintf(want, sizeof want, "[B,%s,%s]", w->heads, w->seq);
+    return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                       "tensor '%s' has dims %s, expected %s (from the task's symbols); %s",
+                       ts->name, has, want, expect);
+}
+
 static pg_status check_symbols(const pg_task *t, const char *expect, pg_diag *d)
 {
     static const char *const required[] = {"B", "H", "D"};
@@ -64,6 +98,17 @@ static pg_status check_symbols(const pg_task *t, const char *expect, pg_diag *d)
         if (!has_symbol(t, required[i]))
             return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "symbols", "%s; no symbol '%s'",
                                expect, required[i]);
+    static const char *const known[] = {"B", "H", "H_kv", "S", "S_q", "S_kv", "D", "D_v"};
+    for (int i = 0; i < t->n_free_symbols; i++) {
+        size_t k = 0;
+        while (k < sizeof known / sizeof known[0] && strcmp(known[k], t->symbols[i]) != 0)
+            k++;
+        if (k == sizeof known / sizeof known[0])
+            return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "symbols",
+                               "unknown symbol '%s' for %s: accepted B, H, H_kv, S, S_q, S_kv, "
+                               "D, D_v (a misspelt one would leave its default silently; %s)",
+                               t->symbols[i], t->operation, expect);
+    }
     bool s = has_symbol(t, "S"), sq = has_symbol(t, "S_q"), skv = has_symbol(t, "S_kv");
     if (s && (sq || skv))
         return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, "symbols",
@@ -108,9 +153,7 @@ pg_status pg_mha_check_contract(const pg_task *t, pg_diag *d)
             return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f, "%s; unexpected tensor '%s'",
                                expect, t->tensors[k].name);
         if (!tensor_matches(&t->tensors[k], &want[i]))
-            return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
-                               "%s; tensor '%s' differs (dims or role)", expect,
-                               t->tensors[k].name);
+            return tensor_error(t, k, &want[i], expect, d);
     }
     pg_dtype element = PG_DTYPE_INVALID;
     int first = -1;
@@ -177,6 +220,32 @@ pg_status pg_mha_check_workload(const pg_task *t, int wi, pg_diag *d)
                            "; each KV head serves H / H_kv query heads (GQA; MQA: H_kv = 1)",
                            w->name, H, H_kv);
     }
+    int64_t B = value(t, w, "B", "B"), Sq = value(t, w, "S_q", "S"),
+            Skv = value(t, w, "S_kv", "S"), Smax = Sq > Skv ? Sq : Skv;
+    const char *seq = !has_symbol(t, "S_q") ? "S" : Sq >= Skv ? "S_q" : "S_kv";
+    for (int i = 0; i < 2; i++) {
+        if (i == 1 && !has_symbol(t, "D_v"))
+            break;
+        int64_t v = value(t, w, dims[i], "D");
+        if (v <= PG_MHA_MAX_HEAD_DIM)
+            continue;
+        snprintf(f, sizeof f, "workloads[%d].symbols.%s", wi, dims[i]);
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                           "workload '%s': %s = %" PRId64 " is above %d, the largest head dim "
+                           "ptxgate's reference takes", w->name, dims[i], v, PG_MHA_MAX_HEAD_DIM);
+    }
+    snprintf(f, sizeof f, "workloads[%d].symbols.%s", wi, seq);
+    if (Smax > PG_MHA_MAX_SEQ || (Smax > 0 && Sq > PG_MHA_MAX_SCORES / Skv))
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                           "workload '%s': S_q = %" PRId64 ", S_kv = %" PRId64 " exceed the "
+                           "reference's limits (each at most 2^23, and one head's fp32 scores "
+                           "S_q·S_kv·4 bytes at most 1 GiB: S_q·S_kv <= 2^28)",
+                           w->name, Sq, Skv);
+    if (B > ((int64_t)1 << 31) / H || B * H > (((int64_t)1 << 31) - 1) / Smax)
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                           "workload '%s': B·H·max(S_q, S_kv) = %" PRId64 "·%" PRId64 "·%" PRId64
+                           " is not below 2^31, the rows ptxgate's reference and cuDNN's "
+                           "attention index", w->name, B, H, Smax);
     if (t->causal && has_symbol(t, "S_q")) {
         int64_t sq = value(t, w, "S_q", "S"), skv = value(t, w, "S_kv", "S");
         if (sq > skv) {

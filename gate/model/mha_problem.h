@@ -45,6 +45,20 @@ typedef struct {
     pg_mha_strides q, k, v, o, d_o, dq, dk, dv;
 } pg_mha_problem;
 
+/* The softmax scales a task may give (parameters.softmax_scale): from 1e-9 to 1e9, so that with
+ * N(0,1) inputs the scores scale·q·k, their exponentials and an LSE of unscaled scores (LSE /
+ * scale, at most ~1e10 · (ln S_kv + max score)) stay finite and normal in fp32 (FLT_MIN ~1.2e-38,
+ * FLT_MAX ~3.4e38, IEEE 754 binary32). */
+#define PG_MHA_MIN_SCALE 1e-9
+#define PG_MHA_MAX_SCALE 1e9
+
+/* The reference's limits per workload (reference_mha.c): S_q and S_kv at most 2^23, D and D_v at
+ * most 65536, B·H·max(S_q, S_kv) below 2^31 (its grid and index ranges), and one head's fp32
+ * score matrix, S_q·S_kv·4 bytes, at most 1 GiB (its chunk budget: PG_MHA_MAX_SCORES). */
+#define PG_MHA_MAX_SEQ ((int64_t)1 << 23)
+#define PG_MHA_MAX_HEAD_DIM 65536
+#define PG_MHA_MAX_SCORES ((int64_t)1 << 28)
+
 /* (float)(1 / sqrt(D)), computed in double and rounded once; 0 for D <= 0. The default softmax
  * scale (Vaswani et al. 2017, "Attention Is All You Need", eq. 1). */
 float pg_mha_default_scale(int64_t D);
@@ -84,17 +98,18 @@ uint64_t pg_mha_tensor_bytes(const pg_mha_problem *p, int64_t heads, int64_t pos
  *            (output), optionally LSE [B,H,S_q] (output, fp32);
  *   mha_bwd: those and dO [like O] and LSE [B,H,S_q] (fp32) as inputs, dQ [like Q], dK [like K],
  *            dV [like V] as outputs;
- * every tensor but LSE of one dtype, bf16 or fp16; nothing else. A task without the LSE output
- * may not declare an LSE convention. Errors: PG_ERR_INPUT with file = t->file and field
+ * every tensor but LSE of one dtype, bf16 or fp16; nothing else, and no other free symbol (a
+ * misspelt "h_kv" would otherwise leave H_kv = H silently). A task without the LSE output may
+ * not declare an LSE convention. Errors: PG_ERR_INPUT with file = t->file and field
  * "symbols", "tensors", "tensors[i]" or "tensors[i].dims"; the message states the contract and
  * what differs. */
 pg_status pg_mha_check_contract(const pg_task *t, pg_diag *d);
 
 /* The rules of workload index wi (field "workloads[wi].symbols.<X>"): D and D_v multiples of 8
  * (rows of 16 bytes: TMA global strides and cuDNN's attention need them), H a multiple of H_kv,
- * and S_q <= S_kv for a causal task (bottom-right alignment leaves no key for the first
- * S_q − S_kv queries otherwise; cuDNN refuses it too). Errors: PG_ERR_INPUT naming the workload
- * and the values. */
+ * S_q <= S_kv for a causal task (bottom-right alignment leaves no key for the first
+ * S_q − S_kv queries otherwise; cuDNN refuses it too), and the reference's limits above.
+ * Errors: PG_ERR_INPUT naming the workload and the values. */
 pg_status pg_mha_check_workload(const pg_task *t, int wi, pg_diag *d);
 
 #endif

@@ -18,6 +18,7 @@
 #include "../base/fileio.h"
 #include "../base/jsonget.h"
 #include "device_symbols.h"
+#include "mha_problem.h"
 #include "task_ops.h"
 
 /* ---- small shared helpers ---------------------------------------------------------------- */
@@ -390,12 +391,13 @@ static pg_status parse_mha_parameters(pg_task *t, const json_t *obj, const pg_jc
     if (st != PG_OK)
         return st;
     if (json_object_get(obj, "softmax_scale") &&
-        !(isfinite(t->softmax_scale) && t->softmax_scale > 0 &&
-          t->softmax_scale <= (double)FLT_MAX && (float)t->softmax_scale > 0.0f))
+        !(t->softmax_scale >= PG_MHA_MIN_SCALE && t->softmax_scale <= PG_MHA_MAX_SCALE))
         return pg_diag_set(d, PG_ERR_INPUT, c->file, 0,
                            pg_jctx_field(c, "softmax_scale", f, sizeof f),
-                           "expected a finite number > 0 within the fp32 range (the softmax "
-                           "scale multiplies the scores in fp32), found %g", t->softmax_scale);
+                           "expected a finite number > 0 from %g to %g, found %g: the scores "
+                           "scale·q·k, their exponentials and an LSE of unscaled scores (LSE / "
+                           "scale) must stay finite and normal in fp32",
+                           PG_MHA_MIN_SCALE, PG_MHA_MAX_SCALE, t->softmax_scale);
     static const struct {
         const char *key, *plain, *other;
     } words[] = {{"lse_base", "e", "2"}, {"lse_scores", "scaled", "unscaled"}};
@@ -413,7 +415,10 @@ static pg_status parse_mha_parameters(pg_task *t, const json_t *obj, const pg_jc
                                words[i].plain, words[i].other);
         if (pg_task_find_tensor(t, "LSE") < 0)
             return pg_diag_set(d, PG_ERR_INPUT, c->file, 0, f,
-                               "an LSE convention needs an LSE tensor, and the task has none");
+                               "an LSE convention needs an LSE tensor, and the task has none%s",
+                               t->op == PG_OP_MHA_BWD
+                                   ? " (mha_bwd requires one: the input LSE [B,H,S_q], fp32)"
+                                   : "");
         bool set = strcmp(v, words[i].other) == 0;
         if (i == 0)
             t->lse_log2 = set;
@@ -598,6 +603,11 @@ static pg_status parse_workloads(pg_task *t, const json_t *root, const pg_jctx *
         st = parse_workload(t, (int)i, json_array_get(arr, i), &c, d);
         if (st == PG_OK)
             st = pg_task_check_workload_op(t, (int)i, d);
+        /* every tensor's size fits (64-bit element count, at most 2^40 bytes) */
+        for (int k = 0; k < t->n_tensors && st == PG_OK; k++) {
+            uint64_t elements;
+            st = pg_task_tensor_elements(t, k, &t->workloads[i], &elements, d);
+        }
         if (st != PG_OK)
             return st;
         t->n_workloads = (int)i + 1;
@@ -1130,6 +1140,13 @@ pg_status pg_task_tensor_elements(const pg_task *t, int tensor, const pg_workloa
                                "element count of tensor '%s' for workload '%s' overflows 64 bits",
                                ts->name, w->name);
     }
+    /* The same bound as a workspace's (plan.h): no GPU holds a tensor of more than 1 TiB. */
+    uint64_t size = (uint64_t)pg_dtype_size(ts->dtype);
+    if (size && n > (uint64_t)PG_MAX_TENSOR_BYTES / size)
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                           "tensor '%s' for workload '%s' holds %" PRIu64 " elements of %s, more "
+                           "than 2^40 bytes (1 TiB, above any GPU's memory)",
+                           ts->name, w->name, n, pg_dtype_name(ts->dtype));
     *out = n;
     return PG_OK;
 }

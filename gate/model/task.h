@@ -200,9 +200,13 @@ int pg_task_find_symbol(const pg_task *t, const char *name);
 void pg_task_symtab(const pg_task *t, const pg_workload *w, const char **names_storage,
                     pg_symtab *out);
 
+/* The most bytes one tensor may take: 2^40 (1 TiB, above any GPU's memory; the bound of a
+ * workspace too, plan.h PG_MAX_WORKSPACE_BYTES). */
+#define PG_MAX_TENSOR_BYTES ((int64_t)1 << 40)
+
 /* Elements of tensor index `tensor` for workload w (product of its dims' values) into *out.
  * Errors: PG_ERR_INPUT (file = task file, field "tensors[i].dims") when the product overflows
- * 64 bits or tensor is out of range. */
+ * 64 bits, the tensor would take more than PG_MAX_TENSOR_BYTES, or tensor is out of range. */
 pg_status pg_task_tensor_elements(const pg_task *t, int tensor, const pg_workload *w,
                                   uint64_t *out, pg_diag *d);
 

@@ -405,14 +405,25 @@ static void test_attention_errors(void **state)
                "supported: S_q <= S_kv");
     expect_bad("mha_s_and_sq", "symbols", "symbol S (one length for queries and keys) and S_q",
                "cannot both be declared");
-    expect_bad("mha_bad_layout", "tensors[0]", "each also accepted in BSHD order",
-               "tensor 'Q' differs");
+    expect_bad("mha_bad_layout", "tensors[0]", "tensor 'Q' has dims [B,D,S,H], expected "
+               "[B,H,S,D] or [B,S,H,D]", "each also accepted in BSHD order");
     expect_bad("mha_bad_lse_base", "parameters.lse_base", "unsupported value '10'",
                "accepted: \"e\" (default), \"2\"");
     expect_bad("mha_bad_softmax_scale", "parameters.softmax_scale", "finite number > 0",
                "found -1");
     expect_bad("mha_unexpected_tensor", "tensors[5]", "unexpected tensor 'P'", NULL);
-    expect_bad("mha_k_heads_wrong", "tensors[1]", "K [B,H_kv,S_kv,D]", "tensor 'K' differs");
+    expect_bad("mha_k_heads_wrong", "tensors[1]",
+               "tensor 'K' has dims [B,H,S_kv,D], expected [B,H_kv,S_kv,D] or [B,S_kv,H_kv,D]",
+               NULL);
+    expect_bad("mha_misspelt_symbol", "symbols", "unknown symbol 'h_kv' for mha_fwd",
+               "accepted B, H, H_kv, S, S_q, S_kv, D, D_v");
+    expect_bad("mha_scale_denormal", "parameters.softmax_scale", "from 1e-09 to 1e+09",
+               "found 1e-45");
+    expect_bad("mha_scores_too_large", "workloads[0].symbols.S_q", "S_q = 262144",
+               "S_q·S_kv <= 2^28");
+    expect_bad("mha_output_as_input", "tensors[3]", "tensor 'O' has role \"input\"",
+               "mha_fwd writes it (role \"output\")");
+    expect_bad("mha_tensor_too_large", "tensors[0].dims", "more than 2^40 bytes", NULL);
     expect_bad("mha_optional_not_bool", "baseline.optional", "expected true or false", NULL);
     expect_bad("mha_mixed_dtype", "tensors[2]", "one dtype", "tensor 'V' is fp16");
     expect_bad("mha_d_not_multiple_of_8", "workloads[3].symbols.D", "D = 100",
