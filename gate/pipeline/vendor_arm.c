@@ -91,15 +91,15 @@ static pg_status prepare_sdpa(pg_wctx *c, pg_vendor *b, pg_diag *d)
         .dV = bwd ? b->out[m.dv] : NULL,
     };
     /* The stored baseline's pinned engine configuration when there is one (baseline_check.c). */
-    pg_status st2 = pg_baseline_prepare_sdpa(c, &a, &b->sdpa, &b->info, d);
+    st = pg_baseline_prepare_sdpa(c, &a, &b->sdpa, &b->info, d);
     /* cuDNN refused the configuration: the performance stage goes on without the vendor arm
      * only when the task allows it; otherwise an infrastructure error, as any baseline failure */
-    if (st2 == PG_ERR_UNAVAILABLE && !t->baseline_optional) {
-        st2 = PG_ERR_INFRA;
+    if (st == PG_ERR_UNAVAILABLE && !t->baseline_optional) {
+        st = PG_ERR_INFRA;
         if (d)
-            d->status = st2;
+            d->status = st;
     }
-    return st2;
+    return st;
 }
 
 pg_status pg_vendor_prepare(pg_wctx *c, pg_vendor **out, pg_diag *d)

@@ -174,8 +174,9 @@ static pg_status kernel_grid(pg_wctx *c, int l, unsigned grid[3], pg_diag *d)
     return PG_OK;
 }
 
-/* c's GEMM fields: the problem of its workload when the task is a GEMM. */
-static void gemm_fields(pg_wctx *c)
+/* c's problem fields: the GEMM of its workload when the task is a GEMM, the attention problem
+ * when it is attention. */
+static void problem_fields(pg_wctx *c)
 {
     pg_diag ignored;
     pg_diag_clear(&ignored);
@@ -195,7 +196,7 @@ pg_status pg_wctx_setup(pg_wctx *c, pg_diag *d)
     const pg_task *t = c->s->task;
     const pg_manifest *m = c->s->manifest;
     pg_status st;
-    gemm_fields(c);
+    problem_fields(c);
     for (int i = 0; i < t->n_tensors; i++) {
         if (c->inputs_from && !t->tensors[i].is_output) {
             c->tensors[i] = c->inputs_from->tensors[i];
