@@ -195,6 +195,18 @@ static int64_t value(const pg_task *t, const pg_workload *w, const char *name,
     return w->values[i >= 0 ? i : pg_task_find_symbol(t, fallback)];
 }
 
+/* The field of symbol name in workload wi: "workloads[wi].symbols.<name>", or
+ * "derived_symbols.<name>" when the task computes it (the workload does not write it). */
+static const char *symbol_field(const pg_task *t, int wi, const char *name, char *buf, size_t n)
+{
+    int i = pg_task_find_symbol(t, name);
+    if (i >= t->n_free_symbols)
+        snprintf(buf, n, "derived_symbols.%s", name);
+    else
+        snprintf(buf, n, "workloads[%d].symbols.%s", wi, name);
+    return buf;
+}
+
 pg_status pg_mha_check_workload(const pg_task *t, int wi, pg_diag *d)
 {
     const pg_workload *w = &t->workloads[wi];
@@ -206,7 +218,7 @@ pg_status pg_mha_check_workload(const pg_task *t, int wi, pg_diag *d)
         int64_t v = value(t, w, dims[i], "D");
         if (v % 8 == 0)
             continue;
-        snprintf(f, sizeof f, "workloads[%d].symbols.%s", wi, dims[i]);
+        symbol_field(t, wi, dims[i], f, sizeof f);
         return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
                            "workload '%s': %s = %" PRId64 " is not a multiple of 8; rows of Q, "
                            "K, V and O must be a multiple of 16 bytes (TMA global strides and "
@@ -214,7 +226,7 @@ pg_status pg_mha_check_workload(const pg_task *t, int wi, pg_diag *d)
     }
     int64_t H = value(t, w, "H", "H"), H_kv = value(t, w, "H_kv", "H");
     if (H % H_kv != 0) {
-        snprintf(f, sizeof f, "workloads[%d].symbols.H_kv", wi);
+        symbol_field(t, wi, has_symbol(t, "H_kv") ? "H_kv" : "H", f, sizeof f);
         return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
                            "workload '%s': H = %" PRId64 " is not a multiple of H_kv = %" PRId64
                            "; each KV head serves H / H_kv query heads (GQA; MQA: H_kv = 1)",
@@ -229,12 +241,12 @@ pg_status pg_mha_check_workload(const pg_task *t, int wi, pg_diag *d)
         int64_t v = value(t, w, dims[i], "D");
         if (v <= PG_MHA_MAX_HEAD_DIM)
             continue;
-        snprintf(f, sizeof f, "workloads[%d].symbols.%s", wi, dims[i]);
+        symbol_field(t, wi, dims[i], f, sizeof f);
         return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
                            "workload '%s': %s = %" PRId64 " is above %d, the largest head dim "
                            "ptxgate's reference takes", w->name, dims[i], v, PG_MHA_MAX_HEAD_DIM);
     }
-    snprintf(f, sizeof f, "workloads[%d].symbols.%s", wi, seq);
+    symbol_field(t, wi, seq, f, sizeof f);
     if (Smax > PG_MHA_MAX_SEQ || (Smax > 0 && Sq > PG_MHA_MAX_SCORES / Skv))
         return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
                            "workload '%s': S_q = %" PRId64 ", S_kv = %" PRId64 " exceed the "
@@ -249,7 +261,7 @@ pg_status pg_mha_check_workload(const pg_task *t, int wi, pg_diag *d)
     if (t->causal && has_symbol(t, "S_q")) {
         int64_t sq = value(t, w, "S_q", "S"), skv = value(t, w, "S_kv", "S");
         if (sq > skv) {
-            snprintf(f, sizeof f, "workloads[%d].symbols.S_q", wi);
+            symbol_field(t, wi, "S_q", f, sizeof f);
             return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
                                "workload '%s': S_q = %" PRId64 " > S_kv = %" PRId64 " in a causal "
                                "task: with the diagonal aligned bottom-right the first %" PRId64

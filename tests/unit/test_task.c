@@ -423,6 +423,8 @@ static void test_attention_errors(void **state)
                "S_q·S_kv <= 2^28");
     expect_bad("mha_output_as_input", "tensors[3]", "tensor 'O' has role \"input\"",
                "mha_fwd writes it (role \"output\")");
+    expect_bad("mha_derived_dv_unaligned", "derived_symbols.D_v", "D_v = 68",
+               "not a multiple of 8");
     expect_bad("mha_tensor_too_large", "tensors[0].dims", "more than 2^40 bytes", NULL);
     expect_bad("mha_optional_not_bool", "baseline.optional", "expected true or false", NULL);
     expect_bad("mha_mixed_dtype", "tensors[2]", "one dtype", "tensor 'V' is fp16");
