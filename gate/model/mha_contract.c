@@ -122,9 +122,10 @@ static pg_status check_symbols(const pg_task *t, const char *expect, pg_diag *d)
 
 pg_status pg_mha_check_contract(const pg_task *t, pg_diag *d)
 {
-    mha_symbols s = {
-        has_symbol(t, "S_q") ? "S_q" : "S", has_symbol(t, "S_kv") ? "S_kv" : "S",
-        has_symbol(t, "H_kv") ? "H_kv" : "H", has_symbol(t, "D_v") ? "D_v" : "D"};
+    /* one of S_q, S_kv declared: the task means two lengths, so the message names both */
+    bool two_lengths = has_symbol(t, "S_q") || has_symbol(t, "S_kv");
+    mha_symbols s = {two_lengths ? "S_q" : "S", two_lengths ? "S_kv" : "S",
+                     has_symbol(t, "H_kv") ? "H_kv" : "H", has_symbol(t, "D_v") ? "D_v" : "D"};
     char expect[1024];
     contract_text(t, &s, expect, sizeof expect);
     pg_status st = check_symbols(t, expect, d);
