@@ -41,14 +41,16 @@ static int64_t symbol_or(const pg_task *t, const pg_workload *w, const char *nam
     return i < 0 ? fallback : w->values[i];
 }
 
-/* Strides of tensor k (index in t, -1: none): BSHD when its dims[1] is a sequence symbol. */
+/* Strides of tensor k (index in t, -1: none): BSHD when its dims[1] is a sequence symbol (the
+ * contract allows only a head or a sequence symbol there). */
 static pg_mha_strides strides_of(const pg_task *t, int k, int64_t heads, int64_t positions,
                                  int64_t dim)
 {
     if (k < 0)
         return (pg_mha_strides){0};
     const char *second = t->tensors[k].dims[1];
-    bool bshd = second[0] == 'S';
+    bool bshd = strcmp(second, "S") == 0 || strcmp(second, "S_q") == 0 ||
+                strcmp(second, "S_kv") == 0;
     return pg_mha_dense_strides(heads, positions, dim, bshd);
 }
 

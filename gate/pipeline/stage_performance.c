@@ -341,27 +341,20 @@ bool pg_stage_performance(pg_wctx *c)
     read_settings(c, &s);
     pg_perf_measured *m = calloc(1, sizeof *m);
     pg_perf_verdict *v = calloc(1, sizeof *v);
+    if (m && v)
+        pg_perf_measure(c, &s, t0, m);
     if (!m || !v) {
         pg_stage_finish(stage, "error", pg_now_s() - t0, "out of memory");
+    } else if (m->status == PG_ERR_UNAVAILABLE && c->s->task->baseline_optional) {
+        /* cuDNN refused the configuration and the task's baseline is optional */
+        json_object_set_new(det, "baseline",
+                            json_pack("{s:s, s:s, s:s}", "library", c->s->task->baseline_library,
+                                      "status", "NOT_SUPPORTED", "reason", m->diag.message));
+        pg_stage_finish(stage, "skipped", pg_now_s() - t0,
+                        "not judged: the vendor baseline cannot run this configuration "
+                        "(NOT_SUPPORTED; the task's baseline is optional): %s",
+                        m->diag.message);
     } else {
-        pg_perf_measure(c, &s, t0, m);
-        if (m->status == PG_ERR_UNAVAILABLE && c->s->task->baseline_optional) {
-            /* cuDNN refused the configuration and the task's baseline is optional */
-            json_object_set_new(det, "baseline",
-                                json_pack("{s:s, s:s, s:s}", "library",
-                                          c->s->task->baseline_library, "status", "NOT_SUPPORTED",
-                                          "reason", m->diag.message));
-            pg_stage_finish(stage, "skipped", pg_now_s() - t0,
-                            "not judged: the vendor baseline cannot run this configuration "
-                            "(NOT_SUPPORTED; the task's baseline is optional): %s",
-                            m->diag.message);
-            pg_perf_measured_release(m);
-            free(m);
-            free(v);
-            pg_progress(run, c->s, c->w->name, "performance", pg_stage_status(stage),
-                        pg_stage_message(stage));
-            return false;
-        }
         pg_perf_decide(&s.decide, &m->k, &m->view, v);
         json_object_set_new(det, "method", method_json(run, &s, m));
         json_object_set_new(det, "mode", json_string(s.mode));
@@ -376,8 +369,9 @@ bool pg_stage_performance(pg_wctx *c)
         }
         pg_stage_finish(stage, v->status, pg_now_s() - t0, "%s", v->message);
         json_object_set_new(det, "phases_s", pg_phases_json(c));
-        pg_perf_measured_release(m);
     }
+    if (m)
+        pg_perf_measured_release(m);
     free(m);
     free(v);
     pg_progress(run, c->s, c->w->name, "performance", pg_stage_status(stage),
