@@ -135,6 +135,16 @@ pg_status pg_perf_arms_setup(pg_perf_arms *p, pg_wctx *c, bool sustained, bool w
         st = pg_buffer_alloc(dev, out_bytes, &p->base_out[k], d);
     if (st == PG_OK)
         st = pg_vendor_prepare(c, &p->baseline, d);
+    /* cuDNN refused the configuration and the task's baseline is optional (vendor_arm.c turns
+     * the refusal into an infrastructure error otherwise): with an accepted kernel to time, the
+     * stage is judged against it alone */
+    if (st == PG_ERR_UNAVAILABLE && t->baseline_optional && with_accepted) {
+        snprintf(p->vendor_refusal, sizeof p->vendor_refusal, "%s", d ? d->message : "");
+        p->reference_is_accepted = true;
+        if (d)
+            pg_diag_clear(d);
+        st = PG_OK;
+    }
     if (st == PG_OK)
         st = pg_wctx_init_workspaces(c, d);
     for (int k = 0; st == PG_OK && with_accepted && k < p->copies; k++)
@@ -142,8 +152,8 @@ pg_status pg_perf_arms_setup(pg_perf_arms *p, pg_wctx *c, bool sustained, bool w
     if (st != PG_OK)
         return st;
 
-    p->has_accepted = with_accepted;
-    p->n_arms = with_accepted ? PG_ARM_ACCEPTED + 1 : PG_ARM_CANARY + 1;
+    p->has_accepted = with_accepted && !p->reference_is_accepted;
+    p->n_arms = p->has_accepted ? PG_ARM_ACCEPTED + 1 : PG_ARM_CANARY + 1;
     for (int a = 0; a < PG_PERF_MAX_ARMS; a++)
         p->launches[a] = 1;
     if (!sustained) {
@@ -162,10 +172,13 @@ pg_status pg_perf_arms_setup(pg_perf_arms *p, pg_wctx *c, bool sustained, bool w
          * device work (docs/performance.md, the accepted kernel). */
         p->arms[PG_ARM_ACCEPTED] = (pg_arm){.enqueue = enqueue_accepted, .ctx = &p->acc[0],
                                              .prepare = pg_wctx_prepare_launch};
+        if (p->reference_is_accepted)
+            p->arms[PG_ARM_BASE] = p->arms[PG_ARM_CANARY] = p->arms[PG_ARM_ACCEPTED];
         return PG_OK;
     }
-    static const pg_enqueue_rot_fn rot[PG_PERF_MAX_ARMS] = {rot_candidate, rot_baseline, NULL,
-                                                            rot_accepted};
+    pg_enqueue_rot_fn rot[PG_PERF_MAX_ARMS] = {rot_candidate, rot_baseline, NULL, rot_accepted};
+    if (p->reference_is_accepted)
+        rot[PG_ARM_BASE] = rot_accepted;
     for (int a = 0; st == PG_OK && a < p->n_arms; a++) {
         if (a == PG_ARM_CANARY)
             continue;

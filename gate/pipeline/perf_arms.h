@@ -14,7 +14,7 @@ typedef struct {
     pg_wctx *c;                       /* the candidate's workload (borrowed), copy 0 */
     bool sustained;
     bool has_accepted;
-    int n_arms;                       /* 3, or 4 with the accepted kernel */
+    int n_arms;                       /* 3, or 4 with the accepted kernel as its own arm */
     pg_arm arms[PG_PERF_MAX_ARMS];
     int launches[PG_PERF_MAX_ARMS];   /* work launches per arm launch: 1 (cold) or the graph's k */
     int copies;                       /* rotated copies (1 in cold mode) */
@@ -22,7 +22,13 @@ typedef struct {
     int n_cand;
     pg_wctx acc[PG_PERF_MAX_COPIES];  /* the accepted kernel per copy, inputs borrowed */
     int n_acc;
-    pg_vendor *baseline;            /* cuBLASLt or cuDNN on copy 0 (vendor_arm.c) */
+    pg_vendor *baseline;            /* cuBLASLt or cuDNN on copy 0 (vendor_arm.c); NULL
+                                       when reference_is_accepted */
+    /* The library refused the configuration (NOT_SUPPORTED), the task's baseline is optional
+     * and the accepted kernel is timed: the accepted kernel is then the baseline arm (and the
+     * canary), there is no PG_ARM_ACCEPTED arm, and vendor_refusal says why (issue 17). */
+    bool reference_is_accepted;
+    char vendor_refusal[sizeof(((pg_diag *)0)->message)];
     pg_buffer *base_out[PG_PERF_MAX_COPIES]; /* GEMM baseline outputs of copies 1.. */
     pg_sgraph *graph[PG_PERF_MAX_ARMS];
 } pg_perf_arms;

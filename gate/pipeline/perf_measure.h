@@ -32,7 +32,8 @@ typedef struct {
     pg_perf_arms *arms;        /* owned; NULL when it could not be allocated */
     pg_status status;          /* PG_OK when every device step succeeded */
     pg_diag diag;              /* the failure otherwise */
-    const char *vendor_label;  /* "cuBLASLt" or "cuDNN" (pg_vendor_label) */
+    const char *vendor_label;  /* "cuBLASLt" or "cuDNN" (pg_vendor_label), or "the accepted
+                                  kernel" when it is the baseline arm */
     int n_arms;                /* 3, or 4 with the accepted kernel; 0 without arms */
     double probe_ms[PG_PERF_MAX_ARMS]; /* one launch each; NaN when not run */
     int warmup, reps;          /* per arm and block, from the probe */
@@ -61,7 +62,11 @@ typedef struct {
  * successful blocks. A failure leaves m->status and m->diag set (PG_FAIL_KERNEL when a kernel
  * faulted); m->view always holds what the decision needs, with the accepted kernel's facts from
  * c->s and the peaks as run holds them. */
-void pg_perf_measure(pg_wctx *c, const pg_perf_stage_settings *s, double t0, pg_perf_measured *m);
+/* s: the stage's settings; when the vendor library refused the configuration and the accepted
+ * kernel became the baseline arm (pg_perf_arms.reference_is_accepted), the measurement turns
+ * s->with_accepted off and s->decide.reference_is_accepted on, for the decision and the record
+ * that follow. */
+void pg_perf_measure(pg_wctx *c, pg_perf_stage_settings *s, double t0, pg_perf_measured *m);
 /* Release the arms (pg_perf_arms_release) and free the arrays of m, then zero it (m->view is no
  * longer valid). A zeroed record is left as it is. */
 void pg_perf_measured_release(pg_perf_measured *m);

@@ -165,7 +165,7 @@ static json_t *method_json(const pg_run *run, const pg_perf_stage_settings *s,
     unsigned long long seed = (unsigned long long)m->k.main.seed;
     if (s->sustained)
         return json_sprintf("sustained mode: heat soak %.1f s, then blocks of the candidate, "
-                            "%s, a %s A/A canary%s in an order randomized per block "
+                            "%s, %s again as an A/A canary%s in an order randomized per block "
                             "(seed %llu); each arm a CUDA graph of >= 20 ms of back-to-back "
                             "launches rotating over %d copies of the tensors (>= 3x L2), no L2 "
                             "flush; per arm and block %d untimed and %d timed graph launches, "
@@ -175,7 +175,7 @@ static json_t *method_json(const pg_run *run, const pg_perf_stage_settings *s,
                             m->soak.seconds, L, L, acc, seed, m->arms ? m->arms->copies : 0,
                             m->warmup, m->reps);
     return json_sprintf("cold mode: heat soak %.1f s, then blocks of the candidate, %s, "
-                        "a %s A/A canary%s in an order randomized per block (seed "
+                        "%s again as an A/A canary%s in an order randomized per block (seed "
                         "%llu); per arm and block %d untimed and %d timed launches, L2 "
                         "flushed (%zu bytes) before each, CUDA events; block statistic = "
                         "median; one-sided sign-flip tests on per-block log ratios at looks "
@@ -217,11 +217,17 @@ static json_t *comparisons_json(const pg_submission *sub, int index, const pg_pe
     const char *L = m->vendor_label;
     const pg_perf_comparisons *r = &m->cmp;
     json_t *cmps = json_array();
-    char main_name[64], main_meaning[160], canary_meaning[160];
-    snprintf(main_name, sizeof main_name, "candidate_vs_%s", library);
-    snprintf(main_meaning, sizeof main_meaning,
-             "ratio = candidate time / %s time; FAIL when it exceeds 1/min_speedup beyond doubt",
-             L);
+    char main_name[64], main_meaning[200], canary_meaning[160];
+    snprintf(main_name, sizeof main_name, "candidate_vs_%s", library ? library : "accepted");
+    if (library)
+        snprintf(main_meaning, sizeof main_meaning,
+                 "ratio = candidate time / %s time; FAIL when it exceeds 1/min_speedup beyond "
+                 "doubt", L);
+    else
+        snprintf(main_meaning, sizeof main_meaning,
+                 "ratio = candidate time / accepted kernel time (no vendor arm: the library "
+                 "refused the configuration); FAIL when the candidate is slower by more than "
+                 "the tolerance beyond doubt");
     snprintf(canary_meaning, sizeof canary_meaning,
              "%s against itself; FAIL means the machine is too noisy to judge", L);
     add_comparison(cmps,
@@ -241,7 +247,7 @@ static json_t *comparisons_json(const pg_submission *sub, int index, const pg_pe
                                        "beyond doubt",
                                        r->regression.verdict),
                        "candidate_vs_accepted", out);
-    else if (sub->accepted.kernel)
+    else if (sub->accepted.kernel && library)
         add_comparison(cmps,
                        json_pack("{s:s, s:s, s:o}", "name", "candidate_vs_accepted", "verdict",
                                  sub->accepted.identical ? "PASS" : "NOT_COMPARED", "reason",
@@ -258,6 +264,26 @@ static json_t *energies_json(const pg_perf_measured *m)
         if (a != PG_ARM_CANARY)
             json_object_set_new(j, k_arm_names[a], energy_json(&m->energy[a], m->energy_why[a]));
     return j;
+}
+
+/* details.baseline when the library refused the configuration (issue 17). */
+static json_t *refusal_json(const pg_wctx *c, const char *reason)
+{
+    return json_pack("{s:s, s:s, s:s}", "library", c->s->task->baseline_library, "status",
+                     "NOT_SUPPORTED", "reason", reason);
+}
+
+/* Why a stage without a vendor arm has nothing to time against. */
+static const char *no_reference_reason(const pg_submission *sub, int index)
+{
+    if (!sub->accepted.kernel)
+        return "the task has no accepted kernel";
+    if (sub->accepted.identical)
+        return "the candidate is SASS-identical to the task's accepted kernel";
+    if (!sub->accepted.usable)
+        return "the task's accepted kernel is not usable";
+    return pg_accepted_plan(sub, index) ? "the accepted kernel was not timed"
+                                        : "the task's accepted kernel declines this workload";
 }
 
 /* The details of a completed measurement, in the results' field order (docs/results.md), and
@@ -280,27 +306,37 @@ static void record_details(pg_wctx *c, json_t *det, const pg_perf_stage_settings
     json_t *cj = summary_json(&v->candidate, flop);
     json_object_set_new(cj, "launches_per_timed_launch", json_integer(p->launches[PG_ARM_CAND]));
     json_object_set_new(det, "candidate", cj);
-    json_t *bj = summary_json(&v->baseline, flop);
-    pg_vendor_describe(p->baseline, bj);
-    json_object_set_new(det, "baseline", bj);
+    bool vendor = !p->reference_is_accepted;
     pg_perf_state *out = &c->wl->perf;
-    out->have_baseline = isfinite(v->baseline.median) && isfinite(v->baseline.ci_low) &&
-                         isfinite(v->baseline.ci_high);
-    out->baseline_ms[0] = v->baseline.median;
-    out->baseline_ms[1] = v->baseline.ci_low;
-    out->baseline_ms[2] = v->baseline.ci_high;
-    if (s->with_accepted) {
-        json_t *aj = summary_json(&v->accepted, flop);
+    if (vendor) {
+        json_t *bj = summary_json(&v->baseline, flop);
+        pg_vendor_describe(p->baseline, bj);
+        json_object_set_new(det, "baseline", bj);
+        out->have_baseline = isfinite(v->baseline.median) && isfinite(v->baseline.ci_low) &&
+                             isfinite(v->baseline.ci_high);
+        out->baseline_ms[0] = v->baseline.median;
+        out->baseline_ms[1] = v->baseline.ci_low;
+        out->baseline_ms[2] = v->baseline.ci_high;
+    } else {
+        json_object_set_new(det, "baseline", refusal_json(c, p->vendor_refusal));
+    }
+    if (s->with_accepted || !vendor) {
+        json_t *aj = summary_json(vendor ? &v->accepted : &v->baseline, flop);
         json_object_set_new(aj, "manifest", pg_jstr(c->s->accepted.kernel->manifest->file));
         json_object_set_new(det, "accepted", aj);
     }
+    /* what the speedup and the main comparison are against */
+    json_object_set_new(det, "reference", json_string(vendor ? "baseline" : "accepted"));
     json_object_set_new(det, "speedup",
                         json_pack("{s:o, s:o, s:o, s:f}", "estimate",
                                   pg_json_real_or_null(v->speedup), "ci_low",
                                   pg_json_real_or_null(v->speedup_ci_low), "ci_high",
                                   pg_json_real_or_null(v->speedup_ci_high), "confidence",
                                   m->k.main.confidence));
-    json_object_set_new(det, "min_speedup", json_real(s->decide.min_speedup));
+    if (vendor)
+        json_object_set_new(det, "min_speedup", json_real(s->decide.min_speedup));
+    else
+        json_object_set_new(det, "regression_tolerance", json_real(m->k.delta_regression));
     json_object_set_new(det, "comparisons",
                         comparisons_json(c->s, c->index, m, v, pg_vendor_library(p->baseline),
                                          out));
@@ -319,12 +355,19 @@ static void record_details(pg_wctx *c, json_t *det, const pg_perf_stage_settings
     json_object_set_new(det, "energy_s", json_real(m->energy_s));
     json_object_set_new(det, "faster_than_baseline_p", pg_json_real_or_null(v->faster_p));
     json_object_set_new(det, "rule",
-                        json_string("fail when the sign-flip test rejects speedup >= min_speedup, "
-                                    "or rejects 'no slower than the accepted kernel by more than "
-                                    "the tolerance'"));
+                        json_string(vendor ? "fail when the sign-flip test rejects speedup >= "
+                                             "min_speedup, or rejects 'no slower than the "
+                                             "accepted kernel by more than the tolerance'"
+                                           : "no vendor arm (NOT_SUPPORTED, baseline.optional): "
+                                             "fail when the sign-flip test rejects 'no slower "
+                                             "than the accepted kernel by more than the "
+                                             "tolerance'"));
     json_object_set_new(c->json, "latency_ms", json_real(v->candidate.median));
-    json_object_set_new(c->json, "reference_latency_ms", json_real(v->baseline.median));
-    json_object_set_new(c->json, "speedup_factor", json_real(v->speedup));
+    /* The speedup over the vendor library only: compare and history read it as that. */
+    if (vendor) {
+        json_object_set_new(c->json, "reference_latency_ms", json_real(v->baseline.median));
+        json_object_set_new(c->json, "speedup_factor", json_real(v->speedup));
+    }
 }
 
 bool pg_stage_performance(pg_wctx *c)
@@ -346,14 +389,13 @@ bool pg_stage_performance(pg_wctx *c)
     if (!m || !v) {
         pg_stage_finish(stage, "error", pg_now_s() - t0, "out of memory");
     } else if (m->status == PG_ERR_UNAVAILABLE && c->s->task->baseline_optional) {
-        /* cuDNN refused the configuration and the task's baseline is optional */
-        json_object_set_new(det, "baseline",
-                            json_pack("{s:s, s:s, s:s}", "library", c->s->task->baseline_library,
-                                      "status", "NOT_SUPPORTED", "reason", m->diag.message));
+        /* The library refused the configuration, the task's baseline is optional, and there
+         * is no accepted kernel to time instead (with one, the stage is judged against it) */
+        json_object_set_new(det, "baseline", refusal_json(c, m->diag.message));
         pg_stage_finish(stage, "skipped", pg_now_s() - t0,
                         "not judged: the vendor baseline cannot run this configuration "
-                        "(NOT_SUPPORTED; the task's baseline is optional): %s",
-                        m->diag.message);
+                        "(NOT_SUPPORTED; the task's baseline is optional) and %s: %s",
+                        no_reference_reason(c->s, c->index), m->diag.message);
     } else {
         pg_perf_decide(&s.decide, &m->k, &m->view, v);
         json_object_set_new(det, "method", method_json(run, &s, m));

@@ -22,11 +22,18 @@ void pg_perf_configure(const pg_perf_settings *s, double probe_baseline_ms,
     k->canary.alpha = s->run_alpha / (2.0 * (double)m);
     pg_cmp_config_min_speedup(&k->main, s->min_speedup, k->delta);
     k->main.alpha = pg_cmp_comparison_alpha(s->run_alpha, m);
+    if (s->reference_is_accepted)
+        probe_accepted_ms = probe_baseline_ms;
     double dr = s->regression_tolerance > 0 ? s->regression_tolerance
                                             : pg_cmp_default_delta(probe_accepted_ms);
     k->delta_regression = isfinite(dr) ? dr : 0.05;
     pg_cmp_config_default(&k->regression, k->delta_regression);
     k->regression.alpha = k->main.alpha;
+    if (s->reference_is_accepted) {
+        double alpha = k->main.alpha;
+        k->main = k->regression;
+        k->main.alpha = alpha;
+    }
     pg_cmp_config *all[3] = {&k->main, &k->canary, &k->regression};
     for (int i = 0; i < 3; i++) {
         all[i]->confidence = s->confidence;
@@ -83,16 +90,23 @@ static void regression_text(const pg_perf_measurement *m, const pg_perf_configs 
 }
 
 /* The numbers behind every verdict: speedup, looks, both medians and their rates. */
-static void numbers_text(const pg_perf_settings *s, const pg_perf_measurement *m,
-                         const pg_perf_verdict *v, char *buf, size_t n)
+static void numbers_text(const pg_perf_settings *s, const pg_perf_configs *k,
+                         const pg_perf_measurement *m, const pg_perf_verdict *v, char *buf,
+                         size_t n)
 {
     double tf_c = m->flop / (v->candidate.median * 1e-3) / 1e12;
     double tf_b = m->flop / (v->baseline.median * 1e-3) / 1e12;
+    char against[96];
+    if (s->reference_is_accepted)
+        snprintf(against, sizeof against, "over %s, regression tolerance %.1f%%",
+                 m->vendor_label, 100.0 * k->delta_regression);
+    else
+        snprintf(against, sizeof against, "vs min_speedup %.3g", s->min_speedup);
     snprintf(buf, n,
-             "speedup %.3fx [%.3f, %.3f] vs min_speedup %.3g after %d blocks (%s); candidate "
+             "speedup %.3fx [%.3f, %.3f] %s after %d blocks (%s); candidate "
              "%.4f ms (%.1f TFLOP/s, %.0f %% of speed of light), %s %.4f ms (%.1f TFLOP/s)",
-             v->speedup, v->speedup_ci_low, v->speedup_ci_high, s->min_speedup, m->blocks,
-             m->mode, v->candidate.median, tf_c, 100.0 * v->floor_ms / v->candidate.median,
+             v->speedup, v->speedup_ci_low, v->speedup_ci_high, against, m->blocks, m->mode,
+             v->candidate.median, tf_c, 100.0 * v->floor_ms / v->candidate.median,
              m->vendor_label, v->baseline.median, tf_b);
 }
 
@@ -147,7 +161,7 @@ void pg_perf_decide(const pg_perf_settings *s, const pg_perf_configs *k,
     const pg_perf_comparisons *c = &m->cmp;
     const char *L = m->vendor_label;
     char numbers[512], reg[400];
-    numbers_text(s, m, v, numbers, sizeof numbers);
+    numbers_text(s, k, m, v, numbers, sizeof numbers);
     regression_text(m, k, reg, sizeof reg);
     if (v->implausible)
         finish(v, PG_PERF_IMPLAUSIBLE, "fail",
@@ -175,7 +189,8 @@ void pg_perf_decide(const pg_perf_settings *s, const pg_perf_configs *k,
                "%.2f%%%s",
                numbers, 100.0 * (c->main.mde_ratio - 1.0), reg);
     else if (v->faster_p <= k->main.alpha)
-        finish(v, PG_PERF_FAST, "pass", "FAST (faster than the library): %s%s", numbers, reg);
+        finish(v, PG_PERF_FAST, "pass", "FAST (faster than %s): %s%s",
+               s->reference_is_accepted ? m->vendor_label : "the library", numbers, reg);
     else
         finish(v, PG_PERF_PASS, "pass", "PASS: %s%s", numbers, reg);
 }

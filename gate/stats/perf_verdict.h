@@ -11,7 +11,11 @@
  *   - canary: the baseline against itself (A/A), λ = ln(1+δ); when it rejects the machine, not the
  *     kernel, is at fault and the stage is an infrastructure error;
  *   - regression: the candidate against the task's accepted kernel, λ = ln(1+δ_regression); a
- *     SASS-identical candidate needs no timing (the pipeline decides that before timing). */
+ *     SASS-identical candidate needs no timing (the pipeline decides that before timing).
+ * Without a vendor arm (the library refused the configuration, NOT_SUPPORTED, and the task's
+ * baseline is optional: issue 17) the accepted kernel takes the baseline's place: main is then
+ * the regression comparison (candidate against the accepted kernel, λ = ln(1+δ_regression)),
+ * the canary is the accepted kernel against itself, and there is no third comparison. */
 #ifndef PG_STATS_PERF_VERDICT_H
 #define PG_STATS_PERF_VERDICT_H
 
@@ -35,6 +39,8 @@ typedef struct {
     int n_comparisons;           /* the run's performance comparisons (Holm's m); < 1 counts 1 */
     double run_alpha;            /* the run's false-FAIL level, for the comparisons and,
                                     separately, the canaries (0.01) */
+    bool reference_is_accepted;  /* no vendor arm: the baseline arm is the accepted kernel and
+                                    main is judged as the regression comparison (see above) */
 } pg_perf_settings;
 
 /* The comparisons' configurations (comparison.h) and their tolerances (fractions). */
@@ -52,6 +58,8 @@ typedef struct {
  *     directions (pg_cmp_canary_rejects);
  *   regression: pg_cmp_config_default(δ_regression), alpha as main; δ_regression the task's
  *     tolerance when > 0, else pg_cmp_default_delta(probe_accepted_ms), 0.05 when not finite;
+ *   reference_is_accepted: the baseline arm is the accepted kernel, so probe_accepted_ms is
+ *     read from probe_baseline_ms and main = the regression configuration (alpha as main);
  *   all three: confidence from the settings and seed = seed ^ (0x9E3779B97F4A7C15 ·
  *     (workload + 1)) (the golden-ratio constant of splitmix64: workloads get distinct seeds). */
 void pg_perf_configure(const pg_perf_settings *s, double probe_baseline_ms,

@@ -61,37 +61,126 @@ sys.exit(1 if bad else 0)
 PY
 [[ $rc == 1 ]] || { echo "FAIL: ptxgate exit $rc, expected 1 (the naive kernels fail the speed gate)"; exit 1; }
 
-echo "--- baseline.optional at D = 512: where cuDNN refuses it, NOT_SUPPORTED and the stage skipped (cuDNN 9.14.0 on the H200 runs it: then only noted)"
-opt="$out/optional" && mkdir -p "$opt/tasks/mha_fwd_d512" "$opt/sub"
-python3 - "$root/tasks/mha_fwd_d128/task.json" "$opt/tasks/mha_fwd_d512/task.json" <<'PY'
-import json, sys
-t = json.load(open(sys.argv[1]))
-t["id"] = "mha_fwd_d512"
-t["workloads"] = [{"name": "b1_h2_s256_d512", "symbols": {"B": 1, "H": 2, "S": 256, "D": 512}}]
-t["baseline"]["optional"] = True
-t["gate"].pop("accepted_kernel", None)
-json.dump(t, open(sys.argv[2], "w"), indent=2)
+echo "--- baseline.optional where cuDNN refuses: D = 512 with the fused graph only (PTXGATE_CUDNN_SDPA_GRAPH=fused)"
+# cuDNN's composite graphs run D = 512 (cuDNN 9.14.0 on the H200); its fused SDPA_FWD does not.
+# Three tasks of one workload: optional with an accepted kernel (judged against it alone),
+# optional without one (skipped), not optional (infrastructure error, exit 3).
+opt="$out/optional" && mkdir -p "$opt/sub"
+python3 - "$root/tasks/mha_fwd_d128/task.json" "$opt/tasks" <<'PY'
+import json, os, sys
+base = json.load(open(sys.argv[1]))
+for name, optional, accepted in (("mha_fwd_d512_acc", True, True), ("mha_fwd_d512", True, False),
+                                 ("mha_fwd_d512_req", False, False)):
+    t = json.loads(json.dumps(base))
+    t["id"] = name
+    t["workloads"] = [{"name": "b1_h2_s256_d512", "symbols": {"B": 1, "H": 2, "S": 256, "D": 512}}]
+    t["baseline"]["optional"] = optional
+    t["gate"].pop("accepted_kernel", None)
+    if accepted:
+        t["gate"]["accepted_kernel"] = "accepted/naive_fwd_unroll1.json"
+    os.makedirs(f"{sys.argv[2]}/{name}/accepted", exist_ok=True)
+    json.dump(t, open(f"{sys.argv[2]}/{name}/task.json", "w"), indent=2)
 PY
 cp "$root/tests/fixtures/mha/naive_fwd.cu" "$opt/sub/"
-python3 -c "import json,sys; m=json.load(open(sys.argv[1])); m['task']='mha_fwd_d512'; json.dump(m, open(sys.argv[2],'w'))" \
-  "$root/tests/fixtures/mha/naive_fwd.json" "$opt/sub/naive_fwd.json"
-"$bin" check --if-no-gpu fail --tasks "$opt/tasks" --output "$opt/out" "$opt/sub/naive_fwd.json" \
-  >"$opt/stdout" 2>"$opt/stderr"
-rc=$?
-python3 - "$opt/out/results.json" "$rc" <<'PY' || exit 1
+# The accepted kernel: the same smoke kernel with its dot-product loop kept rolled, so that its
+# code differs (a SASS-identical accepted kernel would need no timing).
+acc="$opt/tasks/mha_fwd_d512_acc/accepted"
+sed 's|^\( *\)for (unsigned int d = 0; d < D; d++)|\1#pragma unroll 1\n&|' \
+  "$root/tests/fixtures/mha/naive_fwd.cu" >"$acc/naive_fwd_unroll1.cu"
+grep -q "pragma unroll 1" "$acc/naive_fwd_unroll1.cu" || { echo "FAIL: accepted variant not made"; exit 1; }
+for name in mha_fwd_d512_acc mha_fwd_d512 mha_fwd_d512_req; do
+  python3 -c "import json,sys; m=json.load(open(sys.argv[1])); m['task']=sys.argv[3]; json.dump(m, open(sys.argv[2],'w'))" \
+    "$root/tests/fixtures/mha/naive_fwd.json" "$opt/sub/$name.json" "$name"
+done
+python3 -c "import json,sys; m=json.load(open(sys.argv[1])); m['task']='mha_fwd_d512_acc'; m['source']='naive_fwd_unroll1.cu'; json.dump(m, open(sys.argv[2],'w'))" \
+  "$root/tests/fixtures/mha/naive_fwd.json" "$acc/naive_fwd_unroll1.json"
+for name in mha_fwd_d512_acc mha_fwd_d512 mha_fwd_d512_req; do
+  PTXGATE_CUDNN_SDPA_GRAPH=fused "$bin" check --if-no-gpu fail --instructions off --root "$opt" \
+    --tasks "$opt/tasks" --output "$opt/out_$name" "$opt/sub/$name.json" \
+    >"$opt/stdout_$name" 2>"$opt/stderr_$name"
+  echo $? >"$opt/rc_$name"
+done
+python3 - "$opt" <<'PY' || exit 1
 import json, sys
-r = json.load(open(sys.argv[1]))
-w = r["submissions"][0]["workloads"][0]
-st = {x["stage"]: x for x in w["stages"]}
+opt = sys.argv[1]
+bad = 0
+def check(cond, what):
+    global bad
+    print(("ok   " if cond else "FAIL ") + what)
+    bad += 0 if cond else 1
+def perf(name):
+    r = json.load(open(f"{opt}/out_{name}/results.json"))
+    st = {x["stage"]: x for x in r["submissions"][0]["workloads"][0]["stages"]}
+    return st, int(open(f"{opt}/rc_{name}").read())
+st, rc = perf("mha_fwd_d512")
 p = st["performance"]
 b = p["details"].get("baseline", {})
-print(f"exit {sys.argv[2]}; correctness {st['correctness']['status']}; performance {p['status']}: {p['message'][:200]}")
+print(f"optional, no accepted kernel: exit {rc}; correctness {st['correctness']['status']}; "
+      f"performance {p['status']}: {p['message'][:400]}")
 if p["status"] != "skipped":
-    print("NOTE: cuDNN ran D = 512 here; the NOT_SUPPORTED path was not exercised")
+    print("NOTE: cuDNN's fused graph ran D = 512 here; the NOT_SUPPORTED path was not exercised")
     sys.exit(0)
-ok = (st["correctness"]["status"] == "pass" and b.get("status") == "NOT_SUPPORTED"
-      and b.get("reason") and sys.argv[2] in ("0", "1"))
-print(("ok   " if ok else "FAIL ") + "NOT_SUPPORTED recorded with its reason, the run not an infrastructure error")
-sys.exit(0 if ok else 1)
+check(st["correctness"]["status"] == "pass" and b.get("status") == "NOT_SUPPORTED"
+      and b.get("library") == "cudnn" and "cannot run SDPA forward" in b.get("reason", "")
+      and rc == 0, "NOT_SUPPORTED recorded with cuDNN's reason, the stage skipped, exit 0")
+check("the task has no accepted kernel" in p["message"], "the skip says why nothing was timed")
+st, rc = perf("mha_fwd_d512_acc")
+p = st["performance"]
+d = p["details"]
+cmps = d.get("comparisons", [])
+print(f"optional, accepted kernel: exit {rc}; performance {p['status']}: {p['message'][:400]}")
+check(p["status"] in ("pass", "fail") and rc in (0, 1), "judged without the vendor arm (pass or fail, exit 0/1)")
+check(d.get("reference") == "accepted" and d.get("baseline", {}).get("status") == "NOT_SUPPORTED",
+      f"reference {d.get('reference')}, baseline {d.get('baseline', {}).get('status')}")
+check([c["name"] for c in cmps] == ["candidate_vs_accepted", "aa_canary"]
+      and cmps[0].get("verdict") in ("PASS", "FAIL", "INCONCLUSIVE", "FAST"),
+      f"comparisons {[(c['name'], c.get('verdict'), c.get('ratio_estimate')) for c in cmps]}")
+check(d.get("accepted", {}).get("median_ms", 0) > 0 and d.get("candidate", {}).get("median_ms", 0) > 0
+      and "regression_tolerance" in d and "min_speedup" not in d,
+      f"candidate {d.get('candidate', {}).get('median_ms')} ms, accepted {d.get('accepted', {}).get('median_ms')} ms, "
+      f"tolerance {d.get('regression_tolerance')}")
+check("over the accepted kernel" in p["message"], "the message says what the speedup is over")
+w = json.load(open(f"{opt}/out_mha_fwd_d512_acc/results.json"))["submissions"][0]["workloads"][0]
+check(w.get("speedup_factor") is None and w.get("latency_ms", 0) > 0,
+      f"no speedup over a library recorded (speedup_factor {w.get('speedup_factor')}), latency {w.get('latency_ms')} ms")
+st, rc = perf("mha_fwd_d512_req")
+p = st["performance"]
+print(f"not optional: exit {rc}; performance {p['status']}: {p['message'][:300]}")
+check(p["status"] == "error" and rc == 3 and "cannot run SDPA forward" in p["message"],
+      "not optional: an infrastructure error with cuDNN's reason, exit 3")
+sys.exit(1 if bad else 0)
 PY
+echo "--- what cuDNN refuses under the default graph choice (noted, not judged)"
+for spec in "mha_bwd_d128 512 256" "mha_fwd_d128 1024 128" "mha_bwd_d128 1024 128"; do
+  set -- $spec
+  probe="$out/probe_$1_$2" && mkdir -p "$probe/tasks/p" "$probe/sub"
+  python3 - "$root/tasks/$1/task.json" "$probe/tasks/p/task.json" "$2" "$3" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+D, S = int(sys.argv[3]), int(sys.argv[4])
+t["id"] = "p"
+t["workloads"] = [{"name": f"b1_h2_s{S}_d{D}", "symbols": {"B": 1, "H": 2, "S": S, "D": D}}]
+t["baseline"]["optional"] = True
+t["gate"].pop("accepted_kernel", None)
+json.dump(t, open(sys.argv[2], "w"))
+PY
+  kind=${1#mha_}; kind=${kind%%_*}
+  cp "$root/tests/fixtures/mha/naive_$kind.cu" "$probe/sub/"
+  python3 -c "import json,sys; m=json.load(open(sys.argv[1])); m['task']='p'; json.dump(m, open(sys.argv[2],'w'))" \
+    "$root/tests/fixtures/mha/naive_$kind.json" "$probe/sub/p.json"
+  "$bin" check --if-no-gpu fail --instructions off --root "$probe" --tasks "$probe/tasks" \
+    --output "$probe/out" "$probe/sub/p.json" >/dev/null 2>&1
+  python3 - "$probe/out/results.json" "$1 D=$2 S=$3" <<'PY'
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))
+    st = {x["stage"]: x for x in r["submissions"][0]["workloads"][0]["stages"]}
+    p = st["performance"]
+    b = p["details"].get("baseline", {})
+    print(f"NOTE {sys.argv[2]}: correctness {st['correctness']['status']}, performance {p['status']}, "
+          f"cuDNN {b.get('status') or b.get('graph')}: {(b.get('reason') or '')[:200]}")
+except Exception as e:
+    print(f"NOTE {sys.argv[2]}: no results ({e})")
+PY
+done
 echo "PASS"

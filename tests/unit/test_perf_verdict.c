@@ -72,6 +72,28 @@ static void test_configure_without_probe_and_with_task_tolerance(void **state)
     assert_true(k.delta_regression == 0.05);
 }
 
+/* Without a vendor arm the baseline arm is the accepted kernel: main is the regression
+ * comparison (λ = ln(1+δ_regression)), δ_regression from the baseline arm's probe. */
+static void test_configure_with_the_accepted_kernel_as_reference(void **state)
+{
+    pg_perf_settings s = settings();
+    s.n_comparisons = 2;
+    s.reference_is_accepted = true;
+    pg_perf_configs k;
+    /* The baseline arm's probe 0.05 ms (the accepted kernel): δ = δ_regression = 2 %. */
+    pg_perf_configure(&s, 0.05, NAN, &k);
+    assert_true(k.delta == 0.02);
+    assert_true(k.delta_regression == 0.02);
+    assert_true(fabs(k.main.lambda - log1p(0.02)) < 1e-15);
+    assert_true(fabs(k.main.lambda - k.regression.lambda) < 1e-15);
+    assert_true(k.main.alpha == 0.01 / 2);
+    assert_true(fabs(k.canary.lambda - log1p(0.02)) < 1e-15);
+    /* The task's tolerance still wins over the probe. */
+    s.regression_tolerance = 0.03;
+    pg_perf_configure(&s, 0.05, NAN, &k);
+    assert_true(fabs(k.main.lambda - log1p(0.03)) < 1e-15);
+}
+
 /* --- the stop rule */
 
 static void fill(double *d, double v)
@@ -277,6 +299,31 @@ static void test_fail_vs_accepted_kernel(void **state)
                                      "1.0700], tolerance 5.0%");
 }
 
+/* Without a vendor arm: the message says what the speedup is over and the tolerance. */
+static void test_verdict_with_the_accepted_kernel_as_reference(void **state)
+{
+    fixture f;
+    setup_fixture(&f);
+    f.s.reference_is_accepted = true;
+    f.s.regression_tolerance = 0.02;
+    pg_perf_configure(&f.s, 1.25, NAN, &f.k);
+    f.m.vendor_label = "the accepted kernel";
+    f.m.cmp.main.verdict = PG_CMP_FAIL;
+    decide(&f);
+    assert_string_equal(f.v.status, "fail");
+    assert_string_equal(f.v.message,
+                        "FAIL: speedup 1.250x [1.220, 1.282] over the accepted kernel, "
+                        "regression tolerance 2.0% after 16 blocks (cold); candidate 1.0000 ms "
+                        "(100.0 TFLOP/s, 10 % of speed of light), the accepted kernel 1.2500 ms "
+                        "(80.0 TFLOP/s)");
+    assert_true(f.v.main_fail && f.v.record_main && !f.v.record_regression);
+    fill(f.d_main, log(0.8));
+    f.m.cmp.main.verdict = PG_CMP_PASS;
+    decide(&f);
+    assert_int_equal(f.v.outcome, PG_PERF_FAST);
+    assert_true(strncmp(f.v.message, "FAST (faster than the accepted kernel): speedup", 47) == 0);
+}
+
 static void test_regression_inconclusive_is_a_warning(void **state)
 {
     fixture f;
@@ -467,12 +514,14 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_configure_from_probe),
         cmocka_unit_test(test_configure_without_probe_and_with_task_tolerance),
+        cmocka_unit_test(test_configure_with_the_accepted_kernel_as_reference),
         cmocka_unit_test(test_look_stops_when_all_decided),
         cmocka_unit_test(test_look_goes_on_while_canary_rejects_or_regression_undecided),
         cmocka_unit_test(test_pass),
         cmocka_unit_test(test_fast_needs_the_faster_test),
         cmocka_unit_test(test_fail_vs_vendor),
         cmocka_unit_test(test_fail_vs_accepted_kernel),
+        cmocka_unit_test(test_verdict_with_the_accepted_kernel_as_reference),
         cmocka_unit_test(test_regression_inconclusive_is_a_warning),
         cmocka_unit_test(test_accepted_identical_or_not_compared),
         cmocka_unit_test(test_main_inconclusive_is_a_warning),
