@@ -136,19 +136,33 @@ static void check_ptx(const pg_target *tg, const pg_arch_table *table, const dis
         r->n_nearest--;
 }
 
-static void check_sass(const pg_target *tg, const pg_sass_listing *sass, pg_tc_result *r)
+/* Index of family in list (n names), or -1. */
+static int family_index(const char *family, const char (*list)[PG_SASS_FAMILY_MAX], int n)
+{
+    for (int k = 0; k < n; k++)
+        if (strcmp(family, list[k]) == 0)
+            return k;
+    return -1;
+}
+
+static void check_sass(const pg_target *tg, const pg_arch_family *fam,
+                       const pg_sass_listing *sass, pg_tc_result *r)
 {
     /* Distinct opcodes in order of first appearance, then sorted by count (stable). */
     pg_tc_opcode all[64];
     size_t n_all = 0;
+    size_t other[PG_ARCH_MAX_SASS] = {0};
     r->sass_checked = true;
     for (size_t i = 0; i < sass->n_instrs; i++) {
         const pg_sass_instr *in = &sass->instrs[i];
-        bool proves = false;
-        for (int k = 0; k < tg->n_sass && !proves; k++)
-            proves = strcmp(in->family, tg->sass[k]) == 0;
-        if (!proves)
+        bool proves = family_index(in->family, tg->sass, tg->n_sass) >= 0;
+        if (!proves) {
+            /* the PTX family's other SASS families: what ptxas made instead */
+            int k = family_index(in->family, fam->sass, fam->n_sass);
+            if (k >= 0)
+                other[k]++;
             continue;
+        }
         r->sass_count++;
         size_t j = 0;
         while (j < n_all && strcmp(all[j].opcode, in->opcode) != 0)
@@ -170,6 +184,14 @@ static void check_sass(const pg_target *tg, const pg_sass_listing *sass, pg_tc_r
         }
     for (size_t i = 0; i < n_all && r->n_opcodes < PG_TC_MAX_OPCODES; i++)
         r->opcodes[r->n_opcodes++] = all[i];
+    size_t most = 0;
+    for (int k = 0; k < fam->n_sass; k++) {
+        r->other_family_count += other[k];
+        if (other[k] > most) {
+            most = other[k];
+            snprintf(r->other_family, sizeof r->other_family, "%s", fam->sass[k]);
+        }
+    }
 }
 
 pg_status pg_target_check(const pg_target_set *set, const pg_arch_table *table,
@@ -186,10 +208,12 @@ pg_status pg_target_check(const pg_target_set *set, const pg_arch_table *table,
         r->target = &set->targets[t];
         check_ptx(r->target, table, ds, ptx->n_mnemonics, r);
         if (sass)
-            check_sass(r->target, sass, r);
-        r->reason = r->ptx_count == 0                      ? "absent_in_ptx"
-                    : r->sass_checked && r->sass_count == 0 ? "removed_by_ptxas"
-                                                            : NULL;
+            check_sass(r->target, &table->families[r->target->family], sass, r);
+        bool no_sass = r->sass_checked && r->sass_count == 0;
+        r->reason = r->ptx_count == 0                         ? "absent_in_ptx"
+                    : no_sass && r->other_family_count > 0 ? "other_sass_family"
+                    : no_sass                              ? "removed_by_ptxas"
+                                                           : NULL;
     }
     free(ds);
     return PG_OK;
@@ -247,7 +271,12 @@ void pg_tc_describe(const pg_tc_result *r, char *buf, size_t n)
         ADD(" but no ");
         for (int k = 0; k < tg->n_sass; k++)
             ADD("%s%s", k == 0 ? "" : k + 1 == tg->n_sass ? " or " : ", ", tg->sass[k]);
-        ADD(" in the SASS: removed by ptxas");
+        if (r->other_family_count > 0)
+            ADD(" in the SASS: ptxas made %s of it instead (%zu instruction%s; operand types "
+                "other than the target's)", r->other_family, r->other_family_count,
+                r->other_family_count == 1 ? "" : "s");
+        else
+            ADD(" in the SASS: removed by ptxas");
     } else {
         ADD(", SASS");
         for (int i = 0; i < r->n_opcodes; i++)

@@ -6,9 +6,11 @@
  * table classifies it into the target's family (so "cp.async" is not proven by a
  * cp.async.bulk.tensor, which is a more specific family). A SASS instruction counts when its
  * opcode family is one of the target's SASS families.
- * Reasons: absent_in_ptx (no PTX instruction counts), removed_by_ptxas (PTX has it, the
- * disassembled cubin has none of its SASS families). Without a listing the SASS part is "not
- * checked", which is never a pass. */
+ * Reasons: absent_in_ptx (no PTX instruction counts), other_sass_family (PTX has it, the cubin
+ * has none of the target's SASS families but others of the same PTX family: an e4m3 task's
+ * QGMMA wanted, HGMMA made, because the wgmma's operand types are not the task's),
+ * removed_by_ptxas (PTX has it, the disassembled cubin has no SASS of its family at all).
+ * Without a listing the SASS part is "not checked", which is never a pass. */
 #ifndef PG_MODEL_TARGET_CHECK_H
 #define PG_MODEL_TARGET_CHECK_H
 
@@ -57,8 +59,12 @@ typedef struct {
     pg_tc_opcode opcodes[PG_TC_MAX_OPCODES]; /* most frequent first, ties by first appearance */
     int n_opcodes;
     size_t opcode_kinds;              /* distinct opcodes in all */
-    const char *reason;               /* NULL, "absent_in_ptx" or "removed_by_ptxas" (static
-                                         strings) */
+    /* SASS of the PTX family's other SASS families (the arch table's, not the target's): the
+     * most frequent one and how many instructions of them in all */
+    char other_family[PG_SASS_FAMILY_MAX];
+    size_t other_family_count;
+    const char *reason;               /* NULL, "absent_in_ptx", "other_sass_family" or
+                                         "removed_by_ptxas" (static strings) */
 } pg_tc_result;
 
 /* Check every target of set: out has set->n_targets entries (caller-owned). sass may be NULL
@@ -71,6 +77,8 @@ pg_status pg_target_check(const pg_target_set *set, const pg_arch_table *table,
  * "wgmma.mma_async absent in PTX; nearest: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
  *  ×64 at lines 876, 880, 884, 888, …" (at most 4 lines per mnemonic, then "…");
  * "wgmma.mma_async in PTX ×8 (lines 120, 131) but no HGMMA in the SASS: removed by ptxas";
+ * "wgmma.mma_async in PTX ×8 (lines 120, 131) but no QGMMA in the SASS: ptxas made HGMMA of
+ *  it instead (16 instructions; operand types other than the target's)";
  * "wgmma.mma_async: PTX ×8 (lines 120, 131), SASS HGMMA.64x128x16.F32.BF16 ×16". */
 void pg_tc_describe(const pg_tc_result *r, char *buf, size_t n);
 

@@ -171,6 +171,28 @@ static void test_removed_by_ptxas(void **state)
     release(&f);
 }
 
+/* An e4m3 task wants QGMMA; a bf16 wgmma becomes HGMMA: named as another SASS family of the
+ * same PTX family, not as removed. */
+static void test_other_sass_family(void **state)
+{
+    (void)state;
+    fixture f;
+    run(&f, "gemm_e4m3_tn", "sm_90a", PG_TEST_DATA "/ptx/inventory_traps.ptx",
+        FIXTURES "/sass/wgmma_tma_sm90a.nvdisasm.txt");
+    assert_string_equal(f.set.targets[0].sass[0], "QGMMA");
+    assert_string_equal(f.r[0].reason, "other_sass_family");
+    assert_int_equal(f.r[0].sass_count, 0);
+    assert_string_equal(f.r[0].other_family, "HGMMA");
+    assert_true(f.r[0].other_family_count > 0);
+    char want[256];
+    snprintf(want, sizeof want,
+             "wgmma.mma_async in PTX ×1 (lines 39) but no QGMMA in the SASS: ptxas made HGMMA of "
+             "it instead (%zu instruction%s; operand types other than the target's)",
+             f.r[0].other_family_count, f.r[0].other_family_count == 1 ? "" : "s");
+    expect_describe(&f.r[0], want);
+    release(&f);
+}
+
 static void test_no_listing(void **state)
 {
     (void)state;
@@ -263,7 +285,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_absent_with_nearest), cmocka_unit_test(test_present_and_proven),
-        cmocka_unit_test(test_removed_by_ptxas),    cmocka_unit_test(test_no_listing),
+        cmocka_unit_test(test_removed_by_ptxas), cmocka_unit_test(test_other_sass_family),    cmocka_unit_test(test_no_listing),
         cmocka_unit_test(test_sm100a_fixture),      cmocka_unit_test(test_cp_async_target),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
