@@ -790,10 +790,9 @@ pg_status pg_manifest_check_task(const pg_manifest *m, const pg_task *t, pg_diag
                            t->id);
     for (int i = 0; i < t->n_symbols; i++)
         names[i] = t->symbols[i];
-    /* The device symbols too, unless the task has a symbol of the same name (its own wins). */
+    /* The device symbols too (task.c refuses a task symbol of the same name). */
     for (int i = 0; i < PG_N_DEVICE_SYMBOLS; i++)
-        if (pg_task_find_symbol(t, pg_device_symbol_names[i]) < 0)
-            names[count++] = pg_device_symbol_names[i];
+        names[count++] = pg_device_symbol_names[i];
     /* supports: task symbols only, so that a workload is declined the same way with a GPU or
      * without one. */
     if (m->supports[0])

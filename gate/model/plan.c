@@ -198,7 +198,8 @@ static pg_status eval_launch(builder *b, const pg_launch_spec *l, pg_launch_valu
     return eval_params(b, l->params, l->n_params, &out->params, &out->n_params);
 }
 
-/* Task symbols first, then the device symbols the task does not shadow. */
+/* Task symbols first, then the device symbols (task.c refuses a task symbol of the same
+ * name). */
 static void builder_init(builder *b, const pg_task *t, const pg_manifest *m, const pg_workload *w,
                          const pg_device_symbols *dev, pg_diag *d)
 {
@@ -207,11 +208,10 @@ static void builder_init(builder *b, const pg_task *t, const pg_manifest *m, con
     pg_task_symtab(t, w, b->names, &b->syms);
     size_t n = b->syms.count;
     memcpy(b->values, w->values, n * sizeof *b->values);
-    for (int i = 0; dev && i < PG_N_DEVICE_SYMBOLS; i++)
-        if (pg_task_find_symbol(t, pg_device_symbol_names[i]) < 0) {
-            b->names[n] = pg_device_symbol_names[i];
-            b->values[n++] = dev->values[i];
-        }
+    for (int i = 0; dev && i < PG_N_DEVICE_SYMBOLS; i++) {
+        b->names[n] = pg_device_symbol_names[i];
+        b->values[n++] = dev->values[i];
+    }
     b->syms.values = b->values;
     b->syms.count = n;
 }
