@@ -103,6 +103,16 @@ __device__ __forceinline__ void gemm_tiles_128x256(const sm90::TensorMap *tmap_a
     const uint32_t t = threadIdx.x % 128u;
     const uint32_t k_slices = (K + GWT2_BK - 1) / GWT2_BK;
 
+    // Maps in global memory: each producer thread acquires its map through the tensormap proxy
+    // before anything else, so that the fence's latency (about 0.8 us at a CTA's start on the
+    // H200) overlaps the barrier initialisation and __syncthreads below. Measured 2026-12-04
+    // against the fence after __syncthreads: 1.0327 instead of 1.0371 times wgmma_tma's time at
+    // 2048^3, 1.0283 instead of 1.0349 at 257x513x1000.
+    if (maps_in_global && (threadIdx.x == 0 || threadIdx.x == 32)) {
+        const sm90::TensorMap *mine = threadIdx.x == 0 ? tmap_a : tmap_b;
+        sm90::fence_tensormap_acquire(mine);
+        sm90::tma_prefetch_map(mine);
+    }
     if (threadIdx.x == 0) {
         for (uint32_t s = 0; s < GWT2_STAGES; ++s) {
             sm90::mbar_init(full0 + 8u * s, kProducers);
@@ -121,12 +131,10 @@ __device__ __forceinline__ void gemm_tiles_128x256(const sm90::TensorMap *tmap_a
             return;
         const uint32_t bytes = (loads_a ? GWT2_TILE_A_BYTES : 0u) +
                                (loads_b ? GWT2_TILE_B_BYTES : 0u);
-        if (maps_in_global)
-            sm90::fence_tensormap_acquire(loads_a ? tmap_a : tmap_b);
-        if (loads_a)
+        if (!maps_in_global) { // maps in global memory were acquired and prefetched above
             sm90::tma_prefetch_map(tmap_a);
-        if (loads_b)
             sm90::tma_prefetch_map(tmap_b);
+        }
         uint32_t g = 0;
         for (uint32_t i = range.first; i < range.end; i += range.step) {
             uint32_t m0, n0;

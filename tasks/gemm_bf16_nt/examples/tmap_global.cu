@@ -26,9 +26,10 @@
 // tile (a CTA per tile) made this kernel 3.4-3.7 % slower than wgmma_tma at 4000x3000x4000
 // and 257x513x1000, against 0.0 % without the fence (measured 2026-12-02). Hence a persistent
 // grid, which fences once per CTA instead of once per tile (0.9935x wgmma_tma's time at
-// 4000x3000x4000), and the two maps acquired by two producer threads side by side. Where each
-// CTA has a single tile anyway (2048^3, 257x513x1000) the fence remains 2.8-3.0 % of the
-// kernel's time.
+// 4000x3000x4000), and the two maps acquired by two producer threads side by side, first of
+// all in the kernel (gemm_wgmma_tile.cuh). Where each CTA has a single tile anyway (2048^3,
+// 257x513x1000) the fence remains 2.8-3.3 % of the kernel's time (measured 2026-12-04), more
+// than the 2 % regression tolerance there: the gate reports that cost, it is this interface's.
 #include <cuda_bf16.h>
 #include <stdint.h>
 
