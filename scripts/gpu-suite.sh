@@ -15,7 +15,8 @@
 #               attention   tests/gpu/test_attention_baseline.sh
 #               adversarial tests/gpu/test_adversarial_gpu.sh
 #               shard       tests/gpu/test_shard_merge_gpu.sh
-#               gemm        tests/gpu/test_gemm_tasks_gpu.sh: the "gemm" tasks' examples (fp32, tf32, bf16, fp8) on
+#               gemm        the fp8 output modes cuBLASLt runs (blaslt_fp8_output_modes, a table), then
+#                           tests/gpu/test_gemm_tasks_gpu.sh: the "gemm" tasks' examples (fp32, tf32, bf16, fp8) on
 #                           every workload, with their errors and speedups against the tasks'
 #                           tolerances and min_speedup
 #               interfaces  tests/gpu/test_interfaces_gpu.sh, then one check of the launch-interface
@@ -62,12 +63,12 @@ if [[ "${1:-}" == --prepare ]]; then
   set -e
   scripts/build.sh
   cmake --build build -j "$(nproc)" --target device_smoke timing_smoke gemm_general \
-    rangeprof_calibration tma_smoke attention_baseline ptxgate_bench
+    blaslt_fp8_output_modes rangeprof_calibration tma_smoke attention_baseline ptxgate_bench
   rm -rf build/gpu && mkdir -p build/gpu/tests build/gpu/package
   cp build/ptxgate build/ptxgate_bench build/gpu/
   printf '%s\n' "$root" >build/gpu/ptxgate-source-root
-  for p in device_smoke timing_smoke gemm_general rangeprof_calibration tma_smoke attention_baseline \
-    tma_probe.cubin; do
+  for p in device_smoke timing_smoke gemm_general blaslt_fp8_output_modes rangeprof_calibration \
+    tma_smoke attention_baseline tma_probe.cubin; do
     cp "build/tests/$p" build/gpu/tests/
   done
   (cd build && cpack -G TGZ -B "$root/build/gpu/package" >/dev/null)
@@ -146,7 +147,10 @@ part_baseline() { gpu_test baseline test_baseline_gpu; }
 part_attention() { gpu_test attention test_attention_baseline; }
 part_adversarial() { gpu_test adversarial test_adversarial_gpu; }
 part_shard() { gpu_test shard test_shard_merge_gpu; }
-part_gemm() { gpu_test gemm test_gemm_tasks_gpu; }
+part_gemm() {
+  step gemm blaslt_fp8_output_modes "$build/tests/blaslt_fp8_output_modes"
+  gpu_test gemm test_gemm_tasks_gpu
+}
 
 # The installed package, as a user installs it (issue 20).
 installed_unpack() {

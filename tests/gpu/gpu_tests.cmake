@@ -19,8 +19,13 @@ add_test(NAME gpu.timing_smoke COMMAND timing_smoke)
 add_executable(gemm_general ${CMAKE_CURRENT_LIST_DIR}/gemm_general.c)
 target_link_libraries(gemm_general PRIVATE ptxgate_device ptxgate m)
 add_test(NAME gpu.gemm_general COMMAND gemm_general)
+# blaslt_fp8_output_modes: which D-scale / amax-of-D modes of an fp8 GEMM the installed cuBLASLt
+# runs (a table; CUDA runtime and cuBLASLt called directly).
+add_executable(blaslt_fp8_output_modes ${CMAKE_CURRENT_LIST_DIR}/blaslt_fp8_output_modes.c)
+target_link_libraries(blaslt_fp8_output_modes PRIVATE CUDA::cublasLt CUDA::cudart)
+add_test(NAME gpu.blaslt_fp8_output_modes COMMAND blaslt_fp8_output_modes)
 set_tests_properties(gpu.device_smoke gpu.device_fault gpu.device_hang gpu.timing_smoke
-  gpu.gemm_general PROPERTIES
+  gpu.gemm_general gpu.blaslt_fp8_output_modes PROPERTIES
   SKIP_RETURN_CODE 77
   TIMEOUT 900)
 # rangeprof_calibration: kernels of known instruction counts (rangeprof_kernels.cu, nvcc for
