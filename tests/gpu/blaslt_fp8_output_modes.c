@@ -21,14 +21,17 @@ typedef struct {
     int d_scale, amax;
 } mode;
 
-static int run_mode(cublasLtHandle_t h, const mode *md, void *A, void *B, void *D, void *ws,
-                    float *scales, float *amax)
+/* scales: A's, B's and D's scale 64 bytes apart (cuBLASLt wants scale pointers aligned; three
+ * neighbouring floats made even the plain mode NOT_SUPPORTED at cublasLtMatmul). C is its own
+ * buffer (beta = 0): an in-place C = D of another type is refused. */
+static int run_mode(cublasLtHandle_t h, const mode *md, void *A, void *B, void *C, void *D,
+                    void *ws, float *scales, float *amax)
 {
     cublasLtMatmulDesc_t op = NULL;
     cublasLtMatrixLayout_t la = NULL, lb = NULL, lc = NULL, ld = NULL;
     cublasLtMatmulPreference_t pref = NULL;
     cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-    float *sa = scales, *sb = scales + 1, *sd = scales + 2;
+    float *sa = scales, *sb = scales + 16, *sd = scales + 32;
     size_t ws_bytes = WS_BYTES;
     cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F);
     cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta);
@@ -57,7 +60,7 @@ static int run_mode(cublasLtHandle_t h, const mode *md, void *A, void *B, void *
     cudaMemset(D, 0, (size_t)DIM * DIM * 4);
     float one = 1.0f, zero = 0.0f;
     if (hs == CUBLAS_STATUS_SUCCESS && n > 0)
-        ms = cublasLtMatmul(h, op, &one, A, la, B, lb, &zero, D, lc, D, ld, &r[0].algo, ws,
+        ms = cublasLtMatmul(h, op, &one, A, la, B, lb, &zero, C, lc, D, ld, &r[0].algo, ws,
                             ws_bytes, 0);
     cudaError_t ce = cudaDeviceSynchronize();
     float got = -1;
@@ -90,17 +93,21 @@ int main(void)
         printf("SKIP: %s (sm_%d%d) has no fp8 tensor cores\n", prop.name, prop.major, prop.minor);
         return 77;
     }
-    void *A = NULL, *B = NULL, *D = NULL, *ws = NULL;
+    void *A = NULL, *B = NULL, *C = NULL, *D = NULL, *ws = NULL;
     float *scales = NULL, *amax = NULL;
     if (cudaMalloc(&A, DIM * DIM) || cudaMalloc(&B, DIM * DIM) ||
-        cudaMalloc(&D, (size_t)DIM * DIM * 4) || cudaMalloc(&ws, WS_BYTES) ||
-        cudaMalloc((void **)&scales, 3 * sizeof(float)) || cudaMalloc((void **)&amax, sizeof(float))) {
+        cudaMalloc(&C, (size_t)DIM * DIM * 4) || cudaMalloc(&D, (size_t)DIM * DIM * 4) ||
+        cudaMalloc(&ws, WS_BYTES) || cudaMalloc((void **)&scales, 48 * sizeof(float)) ||
+        cudaMalloc((void **)&amax, sizeof(float))) {
         printf("FAIL: cudaMalloc\n");
         return 1;
     }
     cudaMemset(A, 0x38, DIM * DIM); /* e4m3 0x38 = 1.0 */
     cudaMemset(B, 0x38, DIM * DIM);
-    const float host_scales[3] = {1.0f, 1.0f, 0.5f}; /* A, B, D */
+    float host_scales[48] = {0};
+    host_scales[0] = host_scales[16] = 1.0f; /* A, B */
+    host_scales[32] = 0.5f;                  /* D */
+    cudaMemset(C, 0, (size_t)DIM * DIM * 4);
     cudaMemcpy(scales, host_scales, sizeof host_scales, cudaMemcpyHostToDevice);
     cublasLtHandle_t h;
     if (cublasLtCreate(&h) != CUBLAS_STATUS_SUCCESS) {
@@ -109,7 +116,7 @@ int main(void)
     }
     printf("%s, cuBLASLt %zu; e4m3 x e4m3 TN, M = N = K = %d, fp32 compute, A and B scales 1, "
            "D scale 0.5 where set; exact amax of D = %d\n\n",
-           prop.name, cublasLtGetVersion(), DIM, DIM, DIM);
+           prop.name, cublasLtGetVersion(), DIM, DIM);
     printf("| D | D scale | amax | heuristic | algos | matmul | amax written |\n");
     printf("|---|---|---|---|--:|---|---|\n");
     static const mode modes[] = {
@@ -119,7 +126,7 @@ int main(void)
     };
     int plain_ok = 0;
     for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
-        int ok = run_mode(h, &modes[i], A, B, D, ws, scales, amax);
+        int ok = run_mode(h, &modes[i], A, B, C, D, ws, scales, amax);
         if (i == 0)
             plain_ok = ok;
     }
