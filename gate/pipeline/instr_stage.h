@@ -27,7 +27,8 @@ typedef struct {
     char sass_families[PG_ARCH_MAX_SASS][PG_SASS_FAMILY_MAX]; /* "HGMMA", ... */
     int n_sass;
     char status[16];                 /* "pass", "fail" or "unknown" */
-    char reason[32];                 /* "absent_in_ptx", "other_sass_family", "removed_by_ptxas", "never_executed",
+    char reason[32];                 /* "absent_in_ptx", "other_sass_family",
+                                        "removed_by_ptxas", "never_executed",
                                         "coverage_too_low"; "" = null */
     char summary[PG_INSTR_SUMMARY_MAX];
     long long ptx_count;             /* PTX instructions that count for the target */

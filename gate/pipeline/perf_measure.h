@@ -34,7 +34,8 @@ typedef struct {
     pg_diag diag;              /* the failure otherwise */
     const char *vendor_label;  /* "cuBLASLt" or "cuDNN" (pg_vendor_label), or "the accepted
                                   kernel" when it is the baseline arm */
-    int n_arms;                /* 3, or 4 with the accepted kernel; 0 without arms */
+    int n_arms;                /* 3, or 4 with the accepted kernel as its own arm; 0 without
+                                  arms */
     double probe_ms[PG_PERF_MAX_ARMS]; /* one launch each; NaN when not run */
     int warmup, reps;          /* per arm and block, from the probe */
     pg_soak_result soak;
@@ -61,9 +62,8 @@ typedef struct {
  * Adds the phases ARMS, PROBE, SOAK, BLOCKS and PEAKS to c and sets run->gpu_warm_t after
  * successful blocks. A failure leaves m->status and m->diag set (PG_FAIL_KERNEL when a kernel
  * faulted); m->view always holds what the decision needs, with the accepted kernel's facts from
- * c->s and the peaks as run holds them. */
-/* s: the stage's settings; when the vendor library refused the configuration and the accepted
- * kernel became the baseline arm (pg_perf_arms.reference_is_accepted), the measurement turns
+ * c->s and the peaks as run holds them. When the vendor library refused the configuration and
+ * the accepted kernel became the baseline arm (pg_perf_arms.reference_is_accepted), it turns
  * s->with_accepted off and s->decide.reference_is_accepted on, for the decision and the record
  * that follow. */
 void pg_perf_measure(pg_wctx *c, pg_perf_stage_settings *s, double t0, pg_perf_measured *m);

@@ -73,7 +73,16 @@ static json_t *comparison_json(const char *name, const pg_cmp_result *r, double 
 static const char *const k_arm_names[PG_PERF_MAX_ARMS] = {"candidate", "baseline", "canary",
                                                           "accepted"};
 
-static json_t *cupti_json(const pg_block_data *data, int blocks, int n_arms)
+/* The key of arm a in the records: without a vendor arm the baseline arm is the accepted
+ * kernel and is named so. */
+static const char *arm_name(const pg_perf_measured *m, int a)
+{
+    return a == PG_ARM_BASE && m->arms && m->arms->reference_is_accepted ? "accepted"
+                                                                         : k_arm_names[a];
+}
+
+static json_t *cupti_json(const pg_perf_measured *m, const pg_block_data *data, int blocks,
+                          int n_arms)
 {
     json_t *j = json_object();
     json_object_set_new(j, "cupti_used", json_boolean(data->cupti_used));
@@ -83,7 +92,7 @@ static json_t *cupti_json(const pg_block_data *data, int blocks, int n_arms)
     }
     for (int a = 0; a < n_arms; a++) {
         char key[64];
-        snprintf(key, sizeof key, "%s_gpu_ms", k_arm_names[a]);
+        snprintf(key, sizeof key, "%s_gpu_ms", arm_name(m, a));
         json_object_set_new(j, key,
                             pg_json_real_or_null(
                                 pg_median(data->gpu_ms + (size_t)a * PG_BLOCK_MAX_BLOCKS,
@@ -92,7 +101,8 @@ static json_t *cupti_json(const pg_block_data *data, int blocks, int n_arms)
     return j;
 }
 
-static json_t *watch_json(const pg_block_data *data, int blocks, int n_arms)
+static json_t *watch_json(const pg_perf_measured *m, const pg_block_data *data, int blocks,
+                          int n_arms)
 {
     json_t *j = json_object();
     json_object_set_new(j, "nvml", json_boolean(data->nvml_used));
@@ -100,7 +110,7 @@ static json_t *watch_json(const pg_block_data *data, int blocks, int n_arms)
         return j;
     for (int a = 0; a < n_arms; a++) {
         char key[64];
-        snprintf(key, sizeof key, "%s_sm_clock_mhz", k_arm_names[a]);
+        snprintf(key, sizeof key, "%s_sm_clock_mhz", arm_name(m, a));
         json_object_set_new(j, key,
                             pg_json_real_or_null(pg_median(
                                 data->sm_clock_mhz + (size_t)a * PG_BLOCK_MAX_BLOCKS,
@@ -262,7 +272,7 @@ static json_t *energies_json(const pg_perf_measured *m)
     json_t *j = json_object();
     for (int a = 0; a < m->n_arms; a++)
         if (a != PG_ARM_CANARY)
-            json_object_set_new(j, k_arm_names[a], energy_json(&m->energy[a], m->energy_why[a]));
+            json_object_set_new(j, arm_name(m, a), energy_json(&m->energy[a], m->energy_why[a]));
     return j;
 }
 
@@ -340,7 +350,7 @@ static void record_details(pg_wctx *c, json_t *det, const pg_perf_stage_settings
     json_object_set_new(det, "comparisons",
                         comparisons_json(c->s, c->index, m, v, pg_vendor_library(p->baseline),
                                          out));
-    json_object_set_new(det, "cross_check", cupti_json(&m->data, m->blocks, m->n_arms));
+    json_object_set_new(det, "cross_check", cupti_json(m, &m->data, m->blocks, m->n_arms));
     json_object_set_new(det, "speed_of_light",
                         json_pack("{s:o, s:o, s:f, s:o, s:o, s:f}", "peak_tflops",
                                   pg_json_real_or_null(run->peak_tflops), "peak_write_gbps",
@@ -349,7 +359,7 @@ static void record_details(pg_wctx *c, json_t *det, const pg_perf_stage_settings
                                   "percent",
                                   pg_json_real_or_null(100.0 * v->floor_ms / v->candidate.median),
                                   "slack", PG_PERF_SOL_SLACK));
-    json_object_set_new(det, "environment", watch_json(&m->data, m->blocks, m->n_arms));
+    json_object_set_new(det, "environment", watch_json(m, &m->data, m->blocks, m->n_arms));
     json_object_set_new(det, "decision_s", json_real(m->decision_s));
     json_object_set_new(det, "energy", energies_json(m));
     json_object_set_new(det, "energy_s", json_real(m->energy_s));

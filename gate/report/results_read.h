@@ -68,8 +68,8 @@ typedef struct {
 typedef struct {
     const char *target;         /* "wgmma.mma_async" */
     const char *status;         /* "pass", "fail", "unknown" */
-    const char *reason;         /* absent_in_ptx, other_sass_family, removed_by_ptxas, never_executed,
-                                   coverage_too_low; NULL when none */
+    const char *reason;         /* absent_in_ptx, other_sass_family, removed_by_ptxas,
+                                   never_executed, coverage_too_low; NULL when none */
     const char *summary;        /* one line; "" when absent */
     const char *sass_status;    /* "checked", "skipped", "error"; "" when absent */
     const char *runtime_status; /* "measured", "not measured"; "" when absent */
