@@ -272,8 +272,8 @@ void pg_tc_describe(const pg_tc_result *r, char *buf, size_t n)
         for (int k = 0; k < tg->n_sass; k++)
             ADD("%s%s", k == 0 ? "" : k + 1 == tg->n_sass ? " or " : ", ", tg->sass[k]);
         if (r->other_family_count > 0)
-            ADD(" in the SASS: ptxas made %s of it instead (%zu instruction%s; operand types "
-                "other than the target's)", r->other_family, r->other_family_count,
+            ADD(" in the SASS, only %s of the same PTX family (%zu instruction%s: operand "
+                "types other than the target's)", r->other_family, r->other_family_count,
                 r->other_family_count == 1 ? "" : "s");
         else
             ADD(" in the SASS: removed by ptxas");

@@ -77,8 +77,9 @@ pg_status pg_target_check(const pg_target_set *set, const pg_arch_table *table,
  * "wgmma.mma_async absent in PTX; nearest: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
  *  ×64 at lines 876, 880, 884, 888, …" (at most 4 lines per mnemonic, then "…");
  * "wgmma.mma_async in PTX ×8 (lines 120, 131) but no HGMMA in the SASS: removed by ptxas";
- * "wgmma.mma_async in PTX ×8 (lines 120, 131) but no QGMMA in the SASS: ptxas made HGMMA of
- *  it instead (16 instructions; operand types other than the target's)";
+ * "wgmma.mma_async in PTX ×8 (lines 120, 131) but no QGMMA in the SASS, only HGMMA of the same
+ *  PTX family (16 instructions: operand types other than the target's)" (the most frequent
+ *  other family named; the count is of all of them);
  * "wgmma.mma_async: PTX ×8 (lines 120, 131), SASS HGMMA.64x128x16.F32.BF16 ×16". */
 void pg_tc_describe(const pg_tc_result *r, char *buf, size_t n);
 

@@ -475,6 +475,12 @@ void pg_baseline_check_stage(pg_wctx *c)
     const char *status = pg_stage_status(stage);
     const char *msg = pg_stage_message(stage);
     double dur = stage->duration_s;
+    if (c->wl->perf.vendor_refused) {
+        json_object_set_new(det, "baseline_drift",
+                            drift_json("not_compared", "the library refused the configuration "
+                                                       "(NOT_SUPPORTED): nothing to compare"));
+        return;
+    }
     if (!w) {
         json_object_set_new(det, "baseline_drift", drift_json("not_compared", why));
         /* A missing file is one note of the run; a file without this workload's entry is one

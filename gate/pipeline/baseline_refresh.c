@@ -196,12 +196,22 @@ static pg_status fingerprint_from_results(const pg_res_env *env, pg_fingerprint 
     return PG_OK;
 }
 
-/* Fill w from one workload of the results, or say why not (code 1 or 3). The stage outcomes
- * come from the typed view's enums; the details are read through its checked getters. */
+/* Fill w from one workload of the results, or say why not (code 1 or 3; -1: nothing to store,
+ * which is not an error: the library refused the configuration under baseline.optional). The
+ * stage outcomes come from the typed view's enums; the details are read through its checked
+ * getters. */
 static int workload_from_results(const pg_res_workload *wl, double confidence,
                                  pg_baseline_workload *w, char *why, size_t n)
 {
     const pg_res_stage *perf = pg_res_find_stage(wl->stages, wl->n_stages, "performance");
+    const char *refused = NULL;
+    pg_diag rd;
+    if (perf && pg_res_detail_string(perf, "baseline.status", &refused, &rd) == PG_OK &&
+        refused && strcmp(refused, "NOT_SUPPORTED") == 0) {
+        snprintf(why, n, "%s: not stored, the library refused the configuration "
+                         "(NOT_SUPPORTED; the task's baseline is optional)", wl->name);
+        return -1;
+    }
     if (!perf || (perf->status != PG_RES_PASS && perf->status != PG_RES_FAIL)) {
         const pg_res_stage *corr = pg_res_find_stage(wl->stages, wl->n_stages, "correctness");
         bool kernel = corr && corr->status == PG_RES_FAIL;
@@ -366,6 +376,8 @@ static pg_status build_task(const refresh_input *in,
             append(r->message, sizeof r->message, why);
         if (code > r->exit_code)
             r->exit_code = code;
+        if (code < 0) /* nothing to store: an old entry, if any, is kept (merge_old) */
+            continue;
         if (code == 0 && (st = pg_baseline_put(b, &w, d)) != PG_OK)
             break;
         measured[k] = code == 0;

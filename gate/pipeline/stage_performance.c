@@ -327,16 +327,16 @@ static void record_details(pg_wctx *c, json_t *det, const pg_perf_stage_settings
         out->baseline_ms[0] = v->baseline.median;
         out->baseline_ms[1] = v->baseline.ci_low;
         out->baseline_ms[2] = v->baseline.ci_high;
-    } else {
-        json_object_set_new(det, "baseline", refusal_json(c, p->vendor_refusal));
     }
     if (s->with_accepted || !vendor) {
         json_t *aj = summary_json(vendor ? &v->accepted : &v->baseline, flop);
         json_object_set_new(aj, "manifest", pg_jstr(c->s->accepted.kernel->manifest->file));
         json_object_set_new(det, "accepted", aj);
     }
-    /* what the speedup and the main comparison are against */
-    json_object_set_new(det, "reference", json_string(vendor ? "baseline" : "accepted"));
+    /* what the speedup and the main comparison are against ("accepted" is written with the
+     * refusal, pg_stage_performance) */
+    if (vendor)
+        json_object_set_new(det, "reference", json_string("baseline"));
     json_object_set_new(det, "speedup",
                         json_pack("{s:o, s:o, s:o, s:f}", "estimate",
                                   pg_json_real_or_null(v->speedup), "ci_low",
@@ -402,6 +402,7 @@ bool pg_stage_performance(pg_wctx *c)
         /* The library refused the configuration, the task's baseline is optional, and there
          * is no accepted kernel to time instead (with one, the stage is judged against it) */
         json_object_set_new(det, "baseline", refusal_json(c, m->diag.message));
+        c->wl->perf.vendor_refused = true;
         pg_stage_finish(stage, "skipped", pg_now_s() - t0,
                         "not judged: the vendor baseline cannot run this configuration "
                         "(NOT_SUPPORTED; the task's baseline is optional) and %s: %s",
@@ -411,6 +412,12 @@ bool pg_stage_performance(pg_wctx *c)
         json_object_set_new(det, "method", method_json(run, &s, m));
         json_object_set_new(det, "mode", json_string(s.mode));
         snprintf(c->wl->perf.mode, sizeof c->wl->perf.mode, "%s", s.mode);
+        if (m->arms && m->arms->reference_is_accepted) {
+            /* also when the timing failed: the refusal and what the stage was judged against */
+            c->wl->perf.vendor_refused = true;
+            json_object_set_new(det, "baseline", refusal_json(c, m->arms->vendor_refusal));
+            json_object_set_new(det, "reference", json_string("accepted"));
+        }
         if (m->view.completed) {
             run->peak_tflops = v->peak_tflops;
             record_details(c, det, &s, m, v);

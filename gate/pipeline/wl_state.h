@@ -29,6 +29,8 @@ typedef struct {
     bool have_baseline;     /* the vendor baseline was timed with finite numbers: */
     double baseline_ms[3];  /* its median, ci_low and ci_high (details.baseline) */
     char mode[16];          /* details.mode ("cold", "sustained"); "" when not written */
+    bool vendor_refused;    /* the library refused the configuration (NOT_SUPPORTED,
+                               baseline.optional): nothing of it was timed or searched */
 } pg_perf_state;
 
 /* One selected workload of a submission. */

@@ -288,7 +288,10 @@ static pg_status add_run(series_list *series, const pg_results *r, size_t k, pg_
                 continue; /* the first of duplicates counts (compare refuses them) */
             const pg_res_stage *perf = pg_res_find_stage(wl->stages, wl->n_stages, "performance");
             pg_res_num est = {0};
-            if (perf && perf->detail.kind == PG_RES_STAGE_PERFORMANCE)
+            /* a speedup over the accepted kernel (the library refused the configuration) is
+             * not a point of the series over the library */
+            if (perf && perf->detail.kind == PG_RES_STAGE_PERFORMANCE &&
+                !perf->detail.u.performance.over_accepted)
                 est = perf->detail.u.performance.speedup_estimate;
             p->present = true;
             p->void_timing = void_timing;

@@ -461,6 +461,8 @@ static pg_status performance_numbers(const pg_results *r, const pg_res_stage *s,
             if (conf.has)
                 pg_text_addf(t, " (%g%% CI)", conf.v * 100.0);
         }
+        if (p->over_accepted) /* the library refused the configuration */
+            pg_text_addf(t, " over the accepted kernel");
     }
     if (min.has) {
         item(t, first, sep);

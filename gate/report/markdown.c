@@ -547,9 +547,13 @@ static pg_status read_row(const pg_res_workload *w, row_numbers *n, pg_diag *d)
         const pg_res_performance *p = &perf->detail.u.performance;
         n->cand = p->candidate.tflops;
         n->base = p->baseline.tflops;
-        n->est = p->speedup_estimate;
-        n->lo = p->speedup_ci_low;
-        n->hi = p->speedup_ci_high;
+        /* the column is the speedup over the library; one over the accepted kernel (the
+         * library refused the configuration) is in the stage's message only */
+        if (!p->over_accepted) {
+            n->est = p->speedup_estimate;
+            n->lo = p->speedup_ci_low;
+            n->hi = p->speedup_ci_high;
+        }
     }
     if (cor && cor->detail.kind == PG_RES_STAGE_CORRECTNESS) {
         const pg_res_correctness *c = &cor->detail.u.correctness;

@@ -998,6 +998,7 @@ static const struct {
     {"performance", "speedup.ci_high", T_NUM, R_NONNEG},
     {"performance", "speedup.confidence", T_NUM, R_LEVEL},
     {"performance", "min_speedup", T_NUM, R_POS},
+    {"performance", "reference", T_STR, R_ANY},
     {"instructions", "policy", T_STR, R_ANY},
     {"instructions", "arch", T_STR, R_ANY},
     {"instructions", "targets", T_ARR, R_ANY},
@@ -1257,6 +1258,7 @@ static pg_status read_detail(pg_res_stage *s, pg_diag *d)
                 return st;
         x->u.instructions.failed_line = first_target_line(arr);
     } else if (strcmp(s->stage, "performance") == 0) {
+        const char *reference = NULL;
         x->kind = PG_RES_STAGE_PERFORMANCE;
         if ((st = read_timing(s, "candidate", &x->u.performance.candidate, d)) != PG_OK ||
             (st = read_timing(s, "baseline", &x->u.performance.baseline, d)) != PG_OK ||
@@ -1269,8 +1271,10 @@ static pg_status read_detail(pg_res_stage *s, pg_diag *d)
             (st = pg_res_detail_number(s, "speedup.confidence",
                                        &x->u.performance.speedup_confidence, d)) != PG_OK ||
             (st = pg_res_detail_number(s, "min_speedup", &x->u.performance.min_speedup, d)) !=
-                PG_OK)
+                PG_OK ||
+            (st = pg_res_detail_string(s, "reference", &reference, d)) != PG_OK)
             return st;
+        x->u.performance.over_accepted = reference && strcmp(reference, "accepted") == 0;
     } else if (strcmp(s->stage, "manifest") == 0) {
         x->kind = PG_RES_STAGE_MANIFEST;
         x->u.manifest.line = positive_line(json_object_get(s->details, "line"));

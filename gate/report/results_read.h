@@ -137,6 +137,9 @@ typedef struct {
     pg_res_timing candidate, baseline;
     pg_res_num speedup_estimate, speedup_ci_low, speedup_ci_high, speedup_confidence;
     pg_res_num min_speedup;
+    /* details.reference is "accepted": the library refused the configuration and the speedup
+     * is over the task's accepted kernel, not over the library (docs/results.md) */
+    bool over_accepted;
 } pg_res_performance;
 
 typedef struct {

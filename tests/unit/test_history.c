@@ -149,6 +149,33 @@ static void test_gaps_and_void_timings(void **state)
         json_decref(r[i]);
 }
 
+/* A speedup over the accepted kernel (the library refused the configuration) is no point of
+ * the series over the library: the run is present, its speedup is not. */
+static void test_speedup_over_the_accepted_kernel_is_no_point(void **state)
+{
+    (void)state;
+    json_t *r[2] = {run_of("v1", NULL, NULL, 1.0), run_of("v2", NULL, NULL, 1.0)};
+    json_t *w0 = json_array_get(
+        json_object_get(json_array_get(json_object_get(r[1], "submissions"), 0), "workloads"), 0);
+    size_t k;
+    json_t *st;
+    json_array_foreach(json_object_get(w0, "stages"), k, st)
+        if (strcmp(json_string_value(json_object_get(st, "stage")), "performance") == 0)
+            json_object_set_new(json_object_get(st, "details"), "reference",
+                                json_string("accepted"));
+    pg_history_model m = build(r, 2, PG_HISTORY_BY_INPUT);
+    const pg_history_series *s0 = &m.series[0]; /* m8192_n7168_k5120 of gemm_bf16_nt/tiled */
+    assert_string_equal(s0->workload, "m8192_n7168_k5120");
+    assert_true(s0->points[0].speedup.has);
+    assert_true(s0->points[1].present);
+    assert_false(s0->points[1].void_timing);
+    assert_false(s0->points[1].speedup.has);
+    assert_true(m.series[1].points[1].speedup.has); /* the other workload keeps its point */
+    pg_history_model_free(&m);
+    for (int i = 0; i < 2; i++)
+        json_decref(r[i]);
+}
+
 static void test_markdown_chart_and_escaping(void **state)
 {
     (void)state;
@@ -236,6 +263,7 @@ int main(void)
         cmocka_unit_test(test_run_meta),
         cmocka_unit_test(test_order),
         cmocka_unit_test(test_gaps_and_void_timings),
+        cmocka_unit_test(test_speedup_over_the_accepted_kernel_is_no_point),
         cmocka_unit_test(test_markdown_chart_and_escaping),
         cmocka_unit_test(test_bad_input),
     };

@@ -456,6 +456,37 @@ static void test_failure_messages_carry_the_numbers(void **state)
     free(xml);
 }
 
+
+/* The details of the performance stage of workload w of submission s (borrowed). */
+static json_t *perf_details(json_t *j, size_t s, size_t w)
+{
+    json_t *stages = json_object_get(
+        json_array_get(json_object_get(json_array_get(json_object_get(j, "submissions"), s),
+                                       "workloads"),
+                       w),
+        "stages");
+    for (size_t i = 0; i < json_array_size(stages); i++) {
+        json_t *st = json_array_get(stages, i);
+        if (strcmp(json_string_value(json_object_get(st, "stage")), "performance") == 0)
+            return json_object_get(st, "details");
+    }
+    fail_msg("no performance stage");
+    return NULL;
+}
+
+/* Without a vendor arm the speedup is named for what it is over. */
+static void test_speedup_over_the_accepted_kernel_is_named(void **state)
+{
+    (void)state;
+    size_t len;
+    json_t *j = load_fixture("performance_fail");
+    json_object_set_new(perf_details(j, 0, 0), "reference", json_string("accepted"));
+    char *xml = render(j, &len);
+    assert_non_null(strstr(xml, "speedup 0.150× [0.141, 0.160] (95% CI) over the accepted kernel"));
+    free(xml);
+    json_decref(j);
+}
+
 static void test_error_and_skipped_outcomes(void **state)
 {
     size_t len;
@@ -936,6 +967,7 @@ int main(void)
         cmocka_unit_test(test_duplicates_get_unique_names),
         cmocka_unit_test(test_many_entries_scale),
         cmocka_unit_test(test_failure_messages_carry_the_numbers),
+        cmocka_unit_test(test_speedup_over_the_accepted_kernel_is_named),
         cmocka_unit_test(test_error_and_skipped_outcomes),
         cmocka_unit_test(test_suite_attributes_and_system_out),
         cmocka_unit_test(test_failure_locations),

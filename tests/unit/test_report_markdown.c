@@ -160,6 +160,39 @@ static void test_submission_and_table(void **state)
     json_decref(j);
 }
 
+
+/* The details of the performance stage of workload w of submission s (borrowed). */
+static json_t *perf_details(json_t *j, size_t s, size_t w)
+{
+    json_t *stages = json_object_get(
+        json_array_get(json_object_get(json_array_get(json_object_get(j, "submissions"), s),
+                                       "workloads"),
+                       w),
+        "stages");
+    for (size_t i = 0; i < json_array_size(stages); i++) {
+        json_t *st = json_array_get(stages, i);
+        if (strcmp(json_string_value(json_object_get(st, "stage")), "performance") == 0)
+            return json_object_get(st, "details");
+    }
+    fail_msg("no performance stage");
+    return NULL;
+}
+
+/* A speedup over the accepted kernel (the library refused the configuration) is not one over
+ * the library: the table's speedup cell stays empty. */
+static void test_speedup_over_the_accepted_kernel_is_left_out(void **state)
+{
+    (void)state;
+    json_t *j = load_fixture("all_pass");
+    json_object_set_new(perf_details(j, 0, 0), "reference", json_string("accepted"));
+    char *md = render(j, NULL);
+    assert_line(md, "| m8192_n7168_k5120 | PASS | 590.1 | 791.9 | — | 0.0625 | 0.0021 | 0 |");
+    assert_line(md, "| m4096_n4096_k4096 | PASS | 558.5 | 670.8 | 0.833× [0.828, 0.837] | 0.0312 "
+                    "| 0.00184 | 0 |");
+    free(md);
+    json_decref(j);
+}
+
 static void test_assemble_diagnostics_with_ptx_lines(void **state)
 {
     /* registers and spills per entry when the module has several */
@@ -596,6 +629,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_title_and_environment),
         cmocka_unit_test(test_submission_and_table),
+        cmocka_unit_test(test_speedup_over_the_accepted_kernel_is_left_out),
         cmocka_unit_test(test_assemble_diagnostics_with_ptx_lines),
         cmocka_unit_test(test_skipped_stages_are_listed_with_reasons),
         cmocka_unit_test(test_hostile_text_is_neutralized),

@@ -137,6 +137,29 @@ static void refused(json_t *j, const char *field, const char *message)
     json_decref(j);
 }
 
+/* details.reference "accepted" marks a speedup over the accepted kernel; anything else, or none,
+ * one over the library. */
+static void test_reference_of_the_speedup(void **state)
+{
+    (void)state;
+    char path[256];
+    int k = perf_index();
+    snprintf(path, sizeof path, "submissions.0.workloads.0.stages.%d.details.reference", k);
+    const char *words[] = {"accepted", "baseline", NULL};
+    for (int i = 0; i < 3; i++) {
+        json_t *j = i < 2 ? edited(path, json_string(words[i])) : load_fixture("all_pass");
+        pg_results r;
+        pg_diag d;
+        assert_int_equal(pg_results_read(j, "r.json", &r, &d), PG_OK);
+        const pg_res_workload *w = &r.subs[0].workloads[0];
+        const pg_res_stage *perf = pg_res_find_stage(w->stages, w->n_stages, "performance");
+        assert_non_null(perf);
+        assert_int_equal(perf->detail.u.performance.over_accepted, i == 0);
+        pg_results_free(&r);
+        json_decref(j);
+    }
+}
+
 static void test_bad_fields_name_file_and_path(void **state)
 {
     (void)state;
@@ -154,6 +177,11 @@ static void test_bad_fields_name_file_and_path(void **state)
     snprintf(field, sizeof field,
              "submissions[0].workloads[0].stages[%d].details.candidate.median_ms", k);
     refused(edited(path, json_real(0.0)), field, "expected a number > 0 and below 1e12");
+    /* details.reference, a word */
+    snprintf(path, sizeof path, "submissions.0.workloads.0.stages.%d.details.reference", k);
+    snprintf(field, sizeof field, "submissions[0].workloads[0].stages[%d].details.reference",
+             k);
+    refused(edited(path, json_integer(1)), field, "expected a string");
     /* a word outside an enum */
     refused(edited("submissions.0.workloads.0.verdict", json_string("maybe")),
             "submissions[0].workloads[0].verdict",
@@ -365,6 +393,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_good_file),
         cmocka_unit_test(test_every_fixture_reads),
+        cmocka_unit_test(test_reference_of_the_speedup),
         cmocka_unit_test(test_bad_fields_name_file_and_path),
         cmocka_unit_test(test_baselines_read),
         cmocka_unit_test(test_shard_records),

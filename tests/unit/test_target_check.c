@@ -186,8 +186,8 @@ static void test_other_sass_family(void **state)
     assert_true(f.r[0].other_family_count > 0);
     char want[256];
     snprintf(want, sizeof want,
-             "wgmma.mma_async in PTX ×1 (lines 39) but no QGMMA in the SASS: ptxas made HGMMA of "
-             "it instead (%zu instruction%s; operand types other than the target's)",
+             "wgmma.mma_async in PTX ×1 (lines 39) but no QGMMA in the SASS, only HGMMA of the "
+             "same PTX family (%zu instruction%s: operand types other than the target's)",
              f.r[0].other_family_count, f.r[0].other_family_count == 1 ? "" : "s");
     expect_describe(&f.r[0], want);
     release(&f);
@@ -284,9 +284,13 @@ static void test_cp_async_target(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_absent_with_nearest), cmocka_unit_test(test_present_and_proven),
-        cmocka_unit_test(test_removed_by_ptxas), cmocka_unit_test(test_other_sass_family),    cmocka_unit_test(test_no_listing),
-        cmocka_unit_test(test_sm100a_fixture),      cmocka_unit_test(test_cp_async_target),
+        cmocka_unit_test(test_absent_with_nearest),
+        cmocka_unit_test(test_present_and_proven),
+        cmocka_unit_test(test_removed_by_ptxas),
+        cmocka_unit_test(test_other_sass_family),
+        cmocka_unit_test(test_no_listing),
+        cmocka_unit_test(test_sm100a_fixture),
+        cmocka_unit_test(test_cp_async_target),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
