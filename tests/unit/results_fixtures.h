@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "base/jsonget.h"
 
@@ -29,6 +30,24 @@ static json_t *load_fixture(const char *name)
     }
     assert_int_equal(st, PG_OK);
     return j;
+}
+
+/* The details of the performance stage of workload w of submission s of results j
+ * (borrowed); fails the test when there is none. */
+static inline json_t *perf_details(json_t *j, size_t s, size_t w)
+{
+    json_t *stages = json_object_get(
+        json_array_get(json_object_get(json_array_get(json_object_get(j, "submissions"), s),
+                                       "workloads"),
+                       w),
+        "stages");
+    for (size_t i = 0; i < json_array_size(stages); i++) {
+        json_t *st = json_array_get(stages, i);
+        if (strcmp(json_string_value(json_object_get(st, "stage")), "performance") == 0)
+            return json_object_get(st, "details");
+    }
+    fail_msg("no performance stage");
+    return NULL;
 }
 
 #endif

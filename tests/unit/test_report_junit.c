@@ -457,23 +457,6 @@ static void test_failure_messages_carry_the_numbers(void **state)
 }
 
 
-/* The details of the performance stage of workload w of submission s (borrowed). */
-static json_t *perf_details(json_t *j, size_t s, size_t w)
-{
-    json_t *stages = json_object_get(
-        json_array_get(json_object_get(json_array_get(json_object_get(j, "submissions"), s),
-                                       "workloads"),
-                       w),
-        "stages");
-    for (size_t i = 0; i < json_array_size(stages); i++) {
-        json_t *st = json_array_get(stages, i);
-        if (strcmp(json_string_value(json_object_get(st, "stage")), "performance") == 0)
-            return json_object_get(st, "details");
-    }
-    fail_msg("no performance stage");
-    return NULL;
-}
-
 /* Without a vendor arm the speedup is named for what it is over. */
 static void test_speedup_over_the_accepted_kernel_is_named(void **state)
 {

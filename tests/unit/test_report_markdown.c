@@ -161,23 +161,6 @@ static void test_submission_and_table(void **state)
 }
 
 
-/* The details of the performance stage of workload w of submission s (borrowed). */
-static json_t *perf_details(json_t *j, size_t s, size_t w)
-{
-    json_t *stages = json_object_get(
-        json_array_get(json_object_get(json_array_get(json_object_get(j, "submissions"), s),
-                                       "workloads"),
-                       w),
-        "stages");
-    for (size_t i = 0; i < json_array_size(stages); i++) {
-        json_t *st = json_array_get(stages, i);
-        if (strcmp(json_string_value(json_object_get(st, "stage")), "performance") == 0)
-            return json_object_get(st, "details");
-    }
-    fail_msg("no performance stage");
-    return NULL;
-}
-
 /* A speedup over the accepted kernel (the library refused the configuration) is not one over
  * the library: the table's speedup cell stays empty. */
 static void test_speedup_over_the_accepted_kernel_is_left_out(void **state)
