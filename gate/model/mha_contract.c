@@ -188,14 +188,6 @@ pg_status pg_mha_check_contract(const pg_task *t, pg_diag *d)
     return PG_OK;
 }
 
-/* The value of symbol name in workload w, or of `fallback` when the task lacks it. */
-static int64_t value(const pg_task *t, const pg_workload *w, const char *name,
-                     const char *fallback)
-{
-    int i = pg_task_find_symbol(t, name);
-    return w->values[i >= 0 ? i : pg_task_find_symbol(t, fallback)];
-}
-
 /* The field of symbol name in workload wi: "workloads[wi].symbols.<name>", or
  * "derived_symbols.<name>" when the task computes it (the workload does not write it). */
 static const char *symbol_field(const pg_task *t, int wi, const char *name, char *buf, size_t n)
@@ -211,12 +203,17 @@ static const char *symbol_field(const pg_task *t, int wi, const char *name, char
 pg_status pg_mha_check_workload(const pg_task *t, int wi, pg_diag *d)
 {
     const pg_workload *w = &t->workloads[wi];
+    pg_mha_problem p; /* the sizes, with S_q/S_kv, H_kv and D_v from their defaults */
+    pg_status st = pg_mha_problem_of(t, w, &p, d);
+    if (st != PG_OK)
+        return st;
     char f[128];
     const char *dims[] = {"D", "D_v"};
+    const int64_t dim_values[] = {p.D, p.D_v};
     for (int i = 0; i < 2; i++) {
         if (i == 1 && !has_symbol(t, "D_v"))
             break;
-        int64_t v = value(t, w, dims[i], "D");
+        int64_t v = dim_values[i];
         if (v % 8 == 0)
             continue;
         symbol_field(t, wi, dims[i], f, sizeof f);
@@ -225,21 +222,19 @@ pg_status pg_mha_check_workload(const pg_task *t, int wi, pg_diag *d)
                            "K, V and O must be a multiple of 16 bytes (TMA global strides and "
                            "cuDNN attention require it)", w->name, dims[i], v);
     }
-    int64_t H = value(t, w, "H", "H"), H_kv = value(t, w, "H_kv", "H");
-    if (H % H_kv != 0) {
+    if (p.H % p.H_kv != 0) {
         symbol_field(t, wi, has_symbol(t, "H_kv") ? "H_kv" : "H", f, sizeof f);
         return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
                            "workload '%s': H = %" PRId64 " is not a multiple of H_kv = %" PRId64
                            "; each KV head serves H / H_kv query heads (GQA; MQA: H_kv = 1)",
-                           w->name, H, H_kv);
+                           w->name, p.H, p.H_kv);
     }
-    int64_t B = value(t, w, "B", "B"), Sq = value(t, w, "S_q", "S"),
-            Skv = value(t, w, "S_kv", "S"), Smax = Sq > Skv ? Sq : Skv;
+    int64_t Sq = p.S_q, Skv = p.S_kv, Smax = Sq > Skv ? Sq : Skv;
     const char *seq = !has_symbol(t, "S_q") ? "S" : Sq >= Skv ? "S_q" : "S_kv";
     for (int i = 0; i < 2; i++) {
         if (i == 1 && !has_symbol(t, "D_v"))
             break;
-        int64_t v = value(t, w, dims[i], "D");
+        int64_t v = dim_values[i];
         if (v <= PG_MHA_MAX_HEAD_DIM)
             continue;
         symbol_field(t, wi, dims[i], f, sizeof f);
@@ -254,21 +249,18 @@ pg_status pg_mha_check_workload(const pg_task *t, int wi, pg_diag *d)
                            "reference's limits (each at most 2^23, and one head's fp32 scores "
                            "S_q·S_kv·4 bytes at most 1 GiB: S_q·S_kv <= 2^28)",
                            w->name, Sq, Skv);
-    if (B > ((int64_t)1 << 31) / H || B * H > (((int64_t)1 << 31) - 1) / Smax)
+    if (p.B > ((int64_t)1 << 31) / p.H || p.B * p.H > (((int64_t)1 << 31) - 1) / Smax)
         return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
                            "workload '%s': B·H·max(S_q, S_kv) = %" PRId64 "·%" PRId64 "·%" PRId64
                            " is not below 2^31, the rows ptxgate's reference and cuDNN's "
-                           "attention index", w->name, B, H, Smax);
-    if (t->causal && has_symbol(t, "S_q")) {
-        int64_t sq = value(t, w, "S_q", "S"), skv = value(t, w, "S_kv", "S");
-        if (sq > skv) {
-            symbol_field(t, wi, "S_q", f, sizeof f);
-            return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
-                               "workload '%s': S_q = %" PRId64 " > S_kv = %" PRId64 " in a causal "
-                               "task: with the diagonal aligned bottom-right the first %" PRId64
-                               " queries would see no key (cuDNN refuses it too); supported: "
-                               "S_q <= S_kv", w->name, sq, skv, sq - skv);
-        }
+                           "attention index", w->name, p.B, p.H, Smax);
+    if (t->causal && has_symbol(t, "S_q") && Sq > Skv) {
+        symbol_field(t, wi, "S_q", f, sizeof f);
+        return pg_diag_set(d, PG_ERR_INPUT, t->file, 0, f,
+                           "workload '%s': S_q = %" PRId64 " > S_kv = %" PRId64 " in a causal "
+                           "task: with the diagonal aligned bottom-right the first %" PRId64
+                           " queries would see no key (cuDNN refuses it too); supported: "
+                           "S_q <= S_kv", w->name, Sq, Skv, Sq - Skv);
     }
     return PG_OK;
 }

@@ -85,8 +85,8 @@ double pg_mha_lse_factor(const pg_mha_problem *p);
  * S_q <= S_kv). */
 int64_t pg_mha_visible_keys(const pg_mha_problem *p, int64_t i);
 
-/* Bytes of the problem's tensor with strides x, heads `heads`, positions `positions` and head
- * dim `dim` of `elem_size`-byte elements (dense, so the product of the dims). */
+/* Bytes of one of the problem's tensors: B · heads · positions · dim elements of `elem_size`
+ * bytes (every tensor is dense). */
 uint64_t pg_mha_tensor_bytes(const pg_mha_problem *p, int64_t heads, int64_t positions,
                              int64_t dim, size_t elem_size);
 

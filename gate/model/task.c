@@ -377,7 +377,7 @@ static pg_status parse_tensors(pg_task *t, const json_t *root, const pg_jctx *ct
     return PG_OK;
 }
 
-/* Attention "parameters": softmax_scale (a finite number > 0 within fp32 range), lse_base
+/* Attention "parameters": softmax_scale (from PG_MHA_MIN_SCALE to PG_MHA_MAX_SCALE), lse_base
  * ("e" or "2") and lse_scores ("scaled" or "unscaled"), each optional (model/mha_problem.h).
  * An LSE convention needs an LSE tensor. */
 static pg_status parse_mha_parameters(pg_task *t, const json_t *obj, const pg_jctx *c,

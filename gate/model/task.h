@@ -114,9 +114,9 @@ typedef struct {
     int baseline_max_candidates; /* 1..64, default 16: cuBLASLt algorithms timed, or cuDNN engine
                                     configurations tried until one finalizes */
     /* baseline.optional (default false): when the vendor library refuses the workload's
-     * configuration on the GPU in use (cuDNN NOT_SUPPORTED), the performance stage is recorded
-     * skipped with the reason (details.baseline.status NOT_SUPPORTED) instead of failing the run
-     * as an infrastructure error. */
+     * configuration on the GPU in use (cuDNN NOT_SUPPORTED), the performance stage is judged
+     * against the accepted kernel alone, or recorded skipped without one (details.baseline.status
+     * NOT_SUPPORTED), instead of failing the run as an infrastructure error. */
     bool baseline_optional;
     double min_speedup;          /* > 0 */
     char timing_mode[16];        /* gate.timing_mode: primary timing mode, "cold" (default) or
