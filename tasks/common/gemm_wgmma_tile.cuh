@@ -1,20 +1,23 @@
 // gemm_wgmma_tile.cuh — 128 x 256 tiles of C = A·Bᵀ (bf16 in, fp32 accumulation, bf16 out) on
 // wgmma + TMA, for the gemm_bf16_nt interface examples (params_struct.cu, tmap_global.cu,
-// tile_schedule.cu, flags_include.cu). It is the body of tasks/gemm_bf16_nt/examples/wgmma_tma.cu
-// (gwt::gemm_tile<256>, measured correct on the H200 on every workload of the task) with only
-// its interface changed: the tiles' origins (m0, n0) and C's row stride (ldc, elements) are
-// arguments instead of being derived from blockIdx and N, so that each example decides where
-// its tiles come from (a grouped raster, a table in a workspace, a persistent loop) and where
-// the maps live (a by-value struct, global memory). The math, the mbarrier pipeline, the
-// shared-memory layout and the epilogue are the proven ones; read wgmma_tma.cu's header
-// comment for why they hold.
+// tile_schedule.cu, flags_include.cu). Its main loop is the body of
+// tasks/gemm_bf16_nt/examples/wgmma_tma.cu (gwt::gemm_tile<256>, measured correct on the H200 on
+// every workload of the task) with its interface changed: the tiles' origins (m0, n0) and C's
+// row stride (ldc, elements) are arguments instead of being derived from blockIdx and N, so that
+// each example decides where its tiles come from (a grouped raster, a table in a workspace, a
+// persistent loop) and where the maps live (a by-value struct, global memory). The math, the
+// mbarrier pipeline and the stages' layout are the proven ones; read wgmma_tma.cu's header
+// comment for why they hold. The epilogue differs: each consumer warp stages its rows in shared
+// memory and writes whole rows (store_tile_bf16), where wgmma_tma.cu stores the accumulator
+// fragments directly. On the H200 (2026-12-04) that made params_struct 0.82x wgmma_tma's time at
+// 2048^3, 0.69x at 257x513x1000 and 0.91x at 4000x3000x4000.
 //
-// Contract: block (384, 1, 1), dynamic shared memory GWT2_SMEM_BYTES = 197696 bytes;
+// Contract: block (384, 1, 1), dynamic shared memory GWT2_SMEM_BYTES = 230464 bytes;
 //   tmap_a: A [M, K] bf16, dims (K, M) innermost first, box (64, 128), swizzle 128B, oob zero;
 //   tmap_b: B [N, K] bf16, dims (K, N), box (64, 256), swizzle 128B, oob zero;
 //   every tile origin has m0 < M, n0 < N (at least one valid row and column),
 //   m0 % 128 == n0 % 256 == 0;
-//   C [M, ldc] bf16 row-major, N <= ldc; ldc even allows the bf16x2 stores.
+//   C [M, ldc] bf16 row-major, 16-byte aligned, N <= ldc; ldc % 8 == 0 allows 16-byte stores.
 //   Maps in global memory (maps_in_global): each producer thread first acquires its map
 //   through the tensormap proxy (fence_tensormap_acquire), see sm90_tma_ext.cuh.
 #ifndef PTXGATE_GEMM_WGMMA_TILE_CUH
@@ -35,8 +38,11 @@
 #define GWT2_TILE_B_BYTES (GWT2_BN * GWT2_BK * 2)                 /* 32768 */
 #define GWT2_STAGE_BYTES (GWT2_TILE_A_BYTES + GWT2_TILE_B_BYTES) /* 49152 */
 #define GWT2_BAR_BYTES (2 * GWT2_STAGES * 8)
-/* 4 · 49152 + 64 + 1024 (alignment of the base to 1024 bytes) = 197696 */
-#define GWT2_SMEM_BYTES (GWT2_STAGES * GWT2_STAGE_BYTES + GWT2_BAR_BYTES + 1024)
+/* The epilogue's staging: 16 rows x 128 columns of bf16 per consumer warp, 8 warps. */
+#define GWT2_STAGING_BYTES (8 * 16 * 128 * 2) /* 32768 */
+/* 4 · 49152 + 32768 + 64 + 1024 (alignment of the base to 1024 bytes) = 230464 */
+#define GWT2_SMEM_BYTES \
+    (GWT2_STAGES * GWT2_STAGE_BYTES + GWT2_STAGING_BYTES + GWT2_BAR_BYTES + 1024)
 
 namespace gwt2 {
 
@@ -72,6 +78,84 @@ struct OneTile {
     }
 };
 
+// The epilogue of one consumer warp: its 16 rows x 256 columns of D (d[4j + 2h + e] =
+// D[lane/4 + 8h][8j + 2(lane%4) + e]) rounded to bf16 and written to C rows row0 .. row0+15,
+// columns n0 .. n0+255, clipped to M x N, in two halves of 128 columns through the warp's 4 KiB
+// staging buffer `stage` (16 rows of 256 bytes). The fragment layout spreads a warp's
+// accumulators over 8 rows; stored directly (wgmma_tma.cu's epilogue) each store instruction
+// writes 8 pieces of 16 bytes. Staged, each instruction writes 2 whole rows of 256 bytes with
+// 16-byte stores where ldc % 8 == 0 (the chunk at N's edge element by element), else 32
+// consecutive columns of one row with bf16 stores. Staging word w of row r sits at word
+// w ^ (4 (r % 8)), so that the fragment writes (8 rows x 4 words) and the 16-byte reads (8
+// chunks of a row) each hit 32 different banks.
+__device__ __forceinline__ void store_tile_bf16(const float (&d)[128], uint32_t stage,
+                                                __nv_bfloat16 *__restrict__ C, uint32_t ldc,
+                                                uint32_t M, uint32_t N, uint32_t row0,
+                                                uint32_t n0, uint32_t lane)
+{
+    const bool vectors = ldc % 8u == 0u;
+#pragma unroll
+    for (uint32_t half = 0; half < 2; ++half) {
+        __syncwarp(); // the previous half's reads are done
+#pragma unroll
+        for (uint32_t jj = 0; jj < 16; ++jj) {
+            const uint32_t j = 16u * half + jj;
+#pragma unroll
+            for (uint32_t h = 0; h < 2; ++h) {
+                const uint32_t r = lane / 4u + 8u * h, w = 4u * jj + lane % 4u;
+                const __nv_bfloat162 v = __floats2bfloat162_rn(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
+                asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(stage + r * 256u +
+                                                              ((w ^ (4u * (r % 8u))) * 4u)),
+                             "r"(*reinterpret_cast<const uint32_t *>(&v))
+                             : "memory");
+            }
+        }
+        __syncwarp();
+        const uint32_t col0 = n0 + 128u * half;
+        if (vectors) {
+#pragma unroll
+            for (uint32_t it = 0; it < 8; ++it) {
+                const uint32_t r = 2u * it + lane / 16u, chunk = lane % 16u;
+                const uint32_t row = row0 + r, col = col0 + 8u * chunk;
+                uint4 v;
+                asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+                             : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                             : "r"(stage + r * 256u + ((chunk ^ (r % 8u)) * 16u))
+                             : "memory");
+                if (row >= M || col >= N)
+                    continue;
+                __nv_bfloat16 *dst = C + (size_t)row * ldc + col;
+                if (col + 8u <= N) {
+                    *reinterpret_cast<uint4 *>(dst) = v;
+                } else {
+                    const __nv_bfloat16 *e = reinterpret_cast<const __nv_bfloat16 *>(&v);
+#pragma unroll
+                    for (uint32_t k = 0; k < 8; ++k)
+                        if (col + k < N)
+                            dst[k] = e[k];
+                }
+            }
+        } else {
+            // Rows not 16-byte aligned: a store instruction writes 32 consecutive columns.
+            for (uint32_t r = 0; r < 16u && row0 + r < M; ++r) {
+                __nv_bfloat16 *crow = C + (size_t)(row0 + r) * ldc;
+#pragma unroll
+                for (uint32_t q = 0; q < 4; ++q) {
+                    const uint32_t cc = 32u * q + lane, col = col0 + cc;
+                    unsigned short e;
+                    asm volatile("ld.shared.u16 %0, [%1];\n"
+                                 : "=h"(e)
+                                 : "r"(stage + r * 256u + (((cc / 2u) ^ (4u * (r % 8u))) * 4u) +
+                                       (cc % 2u) * 2u)
+                                 : "memory");
+                    if (col < N)
+                        crow[col] = __ushort_as_bfloat16(e);
+                }
+            }
+        }
+    }
+}
+
 // The tiles of `range` one after another on one CTA (a persistent CTA when the range holds
 // several): the producer runs ahead into the next tile while the consumers write the epilogue
 // of this one. The mbarrier ring continues across tiles: slice g of the CTA (counted over all
@@ -96,7 +180,8 @@ __device__ __forceinline__ void gemm_tiles_128x256(const sm90::TensorMap *tmap_a
 
     extern __shared__ __align__(1024) unsigned char gwt2_smem[];
     const uint32_t base = (sm90::smem_addr(gwt2_smem) + 1023u) & ~1023u;
-    const uint32_t full0 = base + GWT2_STAGES * kStageBytes; // full[s] = full0 + 8 s
+    const uint32_t staging0 = base + GWT2_STAGES * kStageBytes; // 4 KiB per consumer warp
+    const uint32_t full0 = staging0 + GWT2_STAGING_BYTES;       // full[s] = full0 + 8 s
     const uint32_t empty0 = full0 + 8u * GWT2_STAGES;         // empty[s] = empty0 + 8 s
 
     const uint32_t warpgroup = threadIdx.x / 128u;
@@ -106,7 +191,7 @@ __device__ __forceinline__ void gemm_tiles_128x256(const sm90::TensorMap *tmap_a
     // Maps in global memory: each producer thread acquires its map through the tensormap proxy
     // before anything else, so that the fence's latency (about 0.8 us at a CTA's start on the
     // H200) overlaps the barrier initialisation and __syncthreads below. Measured 2026-12-04
-    // against the fence after __syncthreads: 1.0327 instead of 1.0371 times wgmma_tma's time at
+    // (with the direct epilogue of wgmma_tma.cu) against the fence after __syncthreads: 1.0327 instead of 1.0371 times wgmma_tma's time at
     // 2048^3, 1.0283 instead of 1.0349 at 257x513x1000.
     if (maps_in_global && (threadIdx.x == 0 || threadIdx.x == 32)) {
         const sm90::TensorMap *mine = threadIdx.x == 0 ? tmap_a : tmap_b;
@@ -199,29 +284,8 @@ __device__ __forceinline__ void gemm_tiles_128x256(const sm90::TensorMap *tmap_a
         if (k_slices > 0 && lane == 0) // the tile's last slice, for the producer's next tile
             sm90::mbar_arrive(empty0 + 8u * ((g - 1u) % GWT2_STAGES));
 
-        // ---- epilogue: d[4j + 2h + e] = D[16 warp + lane/4 + 8h][8j + 2(lane%4) + e] ----
-        const bool pairs = (ldc & 1u) == 0u && (N & 1u) == 0u;
-#pragma unroll
-        for (uint32_t h = 0; h < 2; ++h) {
-            const uint32_t row = m0 + 64u * c + 16u * warp + lane / 4u + 8u * h;
-            if (row >= M)
-                continue;
-            __nv_bfloat16 *crow = C + (size_t)row * ldc;
-#pragma unroll
-            for (uint32_t j = 0; j < GWT2_BN / 8u; ++j) {
-                const uint32_t col = n0 + 8u * j + 2u * (lane % 4u); // even
-                const float lo = d[4 * j + 2 * h], hi = d[4 * j + 2 * h + 1];
-                if (pairs && col + 1u < N) {
-                    *reinterpret_cast<__nv_bfloat162 *>(crow + col) =
-                        __floats2bfloat162_rn(lo, hi);
-                } else {
-                    if (col < N)
-                        crow[col] = __float2bfloat16_rn(lo);
-                    if (col + 1u < N)
-                        crow[col + 1u] = __float2bfloat16_rn(hi);
-                }
-            }
-        }
+        store_tile_bf16(d, staging0 + (4u * c + warp) * 4096u, C, ldc, M, N,
+                        m0 + 64u * c + 16u * warp, n0, lane);
     }
 }
 

@@ -10,7 +10,7 @@
 //   .param .align 64 .b8 tmap_b[128], .param .u64 C, .param .u32 M, .param .u32 N,
 //   .param .u32 K) — as wgmma_tma.
 // Launch: grid (ceil_div(N, 256), ceil_div(M, 128), 1), block (384, 1, 1), dynamic shared
-// memory 197696 bytes (GWT2_SMEM_BYTES). Every workload of the task.
+// memory 230464 bytes (GWT2_SMEM_BYTES). Every workload of the task.
 #include <cuda_bf16.h>
 #include <stdint.h>
 

@@ -22,7 +22,7 @@
 //   size 320, alignment 64 (the maps' alignas(64)).
 //
 // Launch: grid (ceil_div(N, 256), ceil_div(M, 128), 1), block (384, 1, 1), dynamic shared
-// memory 197696 bytes (GWT2_SMEM_BYTES). Every workload of the task (ragged M, N, K tails are
+// memory 230464 bytes (GWT2_SMEM_BYTES). Every workload of the task (ragged M, N, K tails are
 // zero-filled by TMA and clipped by the epilogue); K % 8 == 0 (the maps' 16-byte stride rule).
 //
 // The struct is a __grid_constant__ parameter, so &p.tmap_a is an address in the kernel's

@@ -16,8 +16,8 @@
 //
 //   gemm_bf16_nt_tile_schedule(.param .align 64 .b8 tmap_a[128], .param .align 64 .b8
 //     tmap_b[128], .param .u64 C, .param .u64 table, .param .u32 M, N, K)
-//     grid (T, 1, 1), block (384, 1, 1), dynamic shared memory 197696 bytes: CTA i computes tile
-//     table[i] with the proven wgmma + TMA tile of wgmma_tma.cu
+//     grid (T, 1, 1), block (384, 1, 1), dynamic shared memory 230464 bytes: CTA i computes tile
+//     table[i] with the wgmma + TMA tile of wgmma_tma.cu
 //     (tasks/common/gemm_wgmma_tile.cuh): 128 x 256 tiles, maps as in wgmma_tma.json.
 //     A table entry outside the tile grid (a setup that did not run) leaves that CTA idle, so
 //     the gate's unwritten-element count shows it instead of a fault.

@@ -11,7 +11,7 @@
 //   of a ptxgate-owned device buffer (tmap_global.json binds them as device_struct):
 //   A [M, K]: dims (K, M), box (64, 128), 128B swizzle; B [N, K]: dims (K, N), box (64, 256).
 // Launch: grid (min(num_sms, T), 1, 1) with T = ceil_div(M, 128) · ceil_div(N, 256), block
-// (384, 1, 1), dynamic shared memory 197696 bytes: a persistent grid, CTA b computes tiles
+// (384, 1, 1), dynamic shared memory 230464 bytes: a persistent grid, CTA b computes tiles
 // b, b + gridDim.x, ... in the grouped raster order of wgmma_tma.cu. Every workload of the
 // task; K % 8 == 0 (the maps' stride rule).
 //
@@ -22,14 +22,16 @@
 // fence.proxy.tensormap::generic.acquire before its first use; after that no fence is needed
 // until the map changes. This kernel follows that rule (sm90::fence_tensormap_acquire,
 // `fence.proxy.tensormap::generic.acquire.sys [map], 128`, system scope as the guide asks for a
-// host copy). The fence costs about 0.8 us at each CTA's start on the H200: one fence per
-// tile (a CTA per tile) made this kernel 3.4-3.7 % slower than wgmma_tma at 4000x3000x4000
-// and 257x513x1000, against 0.0 % without the fence (measured 2026-12-02). Hence a persistent
-// grid, which fences once per CTA instead of once per tile (0.9935x wgmma_tma's time at
-// 4000x3000x4000), and the two maps acquired by two producer threads side by side, first of
-// all in the kernel (gemm_wgmma_tile.cuh). Where each CTA has a single tile anyway (2048^3,
-// 257x513x1000) the fence remains 2.8-3.3 % of the kernel's time (measured 2026-12-04), more
-// than the 2 % regression tolerance there: the gate reports that cost, it is this interface's.
+// host copy). The fence costs about 0.8 us at each CTA's start on the H200: with wgmma_tma's
+// epilogue, one fence per tile (a CTA per tile) made this kernel 3.4-3.7 % slower than
+// wgmma_tma at 4000x3000x4000 and 257x513x1000, against 0.0 % without the fence (measured
+// 2026-12-02). Hence a persistent grid, which fences once per CTA instead of once per tile,
+// and the two maps acquired by two producer threads side by side, first of all in the kernel
+// (gemm_wgmma_tile.cuh). Where each CTA has a single tile anyway (2048^3, 257x513x1000) the
+// fence remained 2.0-3.3 % of wgmma_tma's time; the staged epilogue of gemm_wgmma_tile.cuh
+// saves more than that (2026-12-04: 0.83x wgmma_tma's time at 2048^3, 0.69x at 257x513x1000).
+// Loading the first two K slices with cp.async while the maps are acquired, tried the same
+// day, made it 10-11 % slower at those two sizes.
 #include <cuda_bf16.h>
 #include <stdint.h>
 

@@ -17,7 +17,10 @@ rely on, as tests/cases/wgmma_tma_model does for wgmma_tma, whose tile body the 
      workload of the task and odd shapes, within the workspace size the manifest declares;
      tmap_global: its persistent walk covers every tile once for any number of SMs; the shared
      tile body's mbarrier ring over several tiles per CTA, with one producer thread or two
-     (one per map), never deadlocks, reads the right slice and never overwrites a stage.
+     (one per map), never deadlocks, reads the right slice and never overwrites a stage; its
+     staged epilogue writes each accumulator once into the warp's buffer where the 16-byte and
+     the bf16 reads find that element of C, with conflict-free banks, and the four examples on
+     it request the shared memory it needs.
 usage: model.py REPO_ROOT
 """
 import json
@@ -307,6 +310,48 @@ for prods in ([(ga, gb)], [(ga,), (gb,)]):
     ok = all(simulate(t, k, rng, G["STAGES"], prods) for t in (1, 2, 3) for k in (1, 2, 4, 5, 9)
              for _ in range(20))
     check(ok, f"gemm_tiles ring with producers {prods}: no deadlock, right slices, no overwrite")
+
+# the staged epilogue of gemm_tiles_128x256 (store_tile_bf16): per consumer warp, 16 rows x 128
+# columns at a time through a 4 KiB buffer; the shared memory it adds to the manifests' request
+check("((w ^ (4u * (r % 8u))) * 4u)" in hdr,
+      "fragment writes at word w ^ (4 (r % 8)) of row r")
+check("((chunk ^ (r % 8u)) * 16u)" in hdr and "(((cc / 2u) ^ (4u * (r % 8u))) * 4u) +" in hdr,
+      "vector and scalar reads use the same swizzle")
+STAGING = 8 * 16 * 128 * 2
+gsmem = G["STAGES"] * (ga + gb) + STAGING + 2 * G["STAGES"] * 8 + 1024
+for name in ("params_struct", "tmap_global", "tile_schedule", "flags_include"):
+    Ls = json.load(open(f"{ex}/{name}.json"))["launches"]
+    check(Ls[-1]["dynamic_shared_bytes"] == gsmem and gsmem <= 232448,
+          f"{name}: dynamic_shared_bytes {Ls[-1]['dynamic_shared_bytes']} = 4 stages + staging + barriers + 1024 = {gsmem}")
+for half in range(2):
+    where = {}
+    for jj in range(16):
+        for h in range(2):
+            banks = set()
+            for lane in range(32):
+                r, w = lane // 4 + 8 * h, 4 * jj + lane % 4
+                addr = r * 256 + ((w ^ (4 * (r % 8))) * 4)
+                banks.add((addr // 4) % 32)
+                j = 16 * half + jj
+                col = 8 * j + 2 * (lane % 4) - 128 * half   # d[4j + 2h + e], column within the half
+                for e in range(2):
+                    where[addr + 2 * e] = (r, col + e)
+            check(len(banks) == 32, f"fragment write (half {half}, jj {jj}, h {h}) hits 32 banks")
+    check(len(where) == 16 * 128 and min(where) >= 0 and max(where) < 4096, "staging written once, inside 4 KiB")
+    for it in range(8):  # 16-byte reads: lane -> row 2 it + lane / 16, chunk lane % 16
+        for quarter in range(4):
+            banks = set()
+            for lane in range(8 * quarter, 8 * quarter + 8):
+                r, chunk = 2 * it + lane // 16, lane % 16
+                addr = r * 256 + ((chunk ^ (r % 8)) * 16)
+                banks |= {(addr // 4 + k) % 32 for k in range(4)}
+                check(all(where[addr + 2 * k] == (r, 8 * chunk + k) for k in range(8)),
+                      f"16-byte read of row {r} chunk {chunk} returns its 8 columns in order")
+            check(len(banks) == 32, "a quarter warp's 16-byte reads hit 32 banks")
+    for r in range(16):  # scalar reads (rows not 16-byte aligned): lane -> column 32 q + lane
+        for cc in range(128):
+            addr = r * 256 + (((cc // 2) ^ (4 * (r % 8))) * 4) + (cc % 2) * 2
+            check(where[addr] == (r, cc), f"scalar read of ({r}, {cc})")
 
 print(f"interface examples model: {'ok' if failures == 0 else str(failures) + ' failed checks'}")
 sys.exit(1 if failures else 0)
