@@ -20,7 +20,7 @@
 #                           every workload, with their errors and speedups against the tasks'
 #                           tolerances and min_speedup
 #               interfaces  tests/gpu/test_interfaces_gpu.sh, then one check of the launch-interface
-#                           examples (issue 15) on every workload, with the per-workload table
+#                           examples (issue 15) on every workload, with the per-workload table; PASS only when every example passes
 #               installed   the release tarball (build/gpu/package) unpacked into a temporary
 #                           prefix: doctor --gpu, check of the installed wgmma_tma example,
 #                           baseline refresh of one workload, the adversarial test, all from
@@ -206,7 +206,7 @@ interface_examples() {
     tasks/mha_fwd_d128/examples/flags_include.json
   local rc=$?
   main_table "$out/interfaces/results.json"
-  [[ $rc == 0 || $rc == 1 ]] # 0 when every example passes; 1 is reported by main_table above
+  [[ $rc == 0 ]] # every example passes every workload it supports (issue 15's done-when)
 }
 part_interfaces() {
   gpu_test interfaces test_interfaces_gpu
