@@ -20,7 +20,8 @@
 #                           every workload, with their errors and speedups against the tasks'
 #                           tolerances and min_speedup
 #               interfaces  tests/gpu/test_interfaces_gpu.sh, then one check of the launch-interface
-#                           examples (issue 15) on every workload, with the per-workload table; PASS only when every example passes
+#                           examples (issue 15) on every workload, with the per-workload table;
+#                           PASS only when every example passes
 #               installed   the release tarball (build/gpu/package) unpacked into a temporary
 #                           prefix: doctor --gpu, check of the installed wgmma_tma example,
 #                           baseline refresh of one workload, the adversarial test, all from
