@@ -191,8 +191,9 @@ __device__ __forceinline__ void gemm_tiles_128x256(const sm90::TensorMap *tmap_a
     // Maps in global memory: each producer thread acquires its map through the tensormap proxy
     // before anything else, so that the fence's latency (about 0.8 us at a CTA's start on the
     // H200) overlaps the barrier initialisation and __syncthreads below. Measured 2026-12-04
-    // (with the direct epilogue of wgmma_tma.cu) against the fence after __syncthreads: 1.0327 instead of 1.0371 times wgmma_tma's time at
-    // 2048^3, 1.0283 instead of 1.0349 at 257x513x1000.
+    // (with the direct epilogue of wgmma_tma.cu) against the fence after __syncthreads: 1.0327
+    // instead of 1.0371 times wgmma_tma's time at 2048^3, 1.0283 instead of 1.0349 at
+    // 257x513x1000.
     if (maps_in_global && (threadIdx.x == 0 || threadIdx.x == 32)) {
         const sm90::TensorMap *mine = threadIdx.x == 0 ? tmap_a : tmap_b;
         sm90::fence_tensormap_acquire(mine);
